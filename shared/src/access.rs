@@ -1,0 +1,389 @@
+//! Who is calling: the bearer token, and the person, organization and permissions it carries.
+//!
+//! The token is a Kobana-issued JWT. Its payload is read **without verifying the signature**:
+//! the claims decide only what this server *shows* (tools, resources, prompts) and how a
+//! confirmation is bound. Kobana verifies the token on every call and stays the final judge.
+//!
+//! Claims read: `sub` (person), `org_id` (organization), and the permissions from `scope`
+//! (space-separated string), or `scp` / `permissions` (string or array). Each permission is a
+//! fine slug `<resource>:<read|write>` or a coarse `read` / `write` / `all`.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// A Kobana billing resource that permissions are granted on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Resource {
+    /// The token's organization.
+    Organization,
+    /// Customers and their billing accounts.
+    Customers,
+    /// Subscriptions.
+    Subscriptions,
+    /// Invoices (faturas).
+    Invoices,
+    /// Payments behind invoices.
+    Payments,
+    /// NF-e / NFS-e.
+    Nfes,
+}
+
+impl Resource {
+    /// Every resource, in catalog order.
+    pub const ALL: [Resource; 6] = [
+        Resource::Organization,
+        Resource::Customers,
+        Resource::Subscriptions,
+        Resource::Invoices,
+        Resource::Payments,
+        Resource::Nfes,
+    ];
+
+    /// The slug used in permissions and toolset names.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Resource::Organization => "organization",
+            Resource::Customers => "customers",
+            Resource::Subscriptions => "subscriptions",
+            Resource::Invoices => "invoices",
+            Resource::Payments => "payments",
+            Resource::Nfes => "nfes",
+        }
+    }
+
+    /// Parses a slug.
+    pub fn from_slug(slug: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.slug() == slug)
+    }
+}
+
+/// Read or write access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// May read.
+    Read,
+    /// May change (implies read).
+    Write,
+}
+
+/// One permission: a level on a resource, written `<resource>:<level>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Permission {
+    /// The resource.
+    pub resource: Resource,
+    /// The level.
+    pub level: Level,
+}
+
+impl Permission {
+    /// `<resource>:read`.
+    pub const fn read(resource: Resource) -> Self {
+        Self {
+            resource,
+            level: Level::Read,
+        }
+    }
+    /// `<resource>:write`.
+    pub const fn write(resource: Resource) -> Self {
+        Self {
+            resource,
+            level: Level::Write,
+        }
+    }
+}
+
+impl fmt::Display for Permission {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.level {
+            Level::Read => "read",
+            Level::Write => "write",
+        };
+        write!(f, "{}:{}", self.resource.slug(), level)
+    }
+}
+
+/// What a token may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Permissions {
+    /// The claims could not be read: show everything and let Kobana refuse.
+    Unknown,
+    /// The granted set, coarse scopes already expanded (write implies read).
+    Granted(BTreeSet<Permission>),
+}
+
+impl Permissions {
+    /// Expands a list of scope words into permissions. Unknown words are ignored.
+    pub fn from_scopes<'a>(words: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut set = BTreeSet::new();
+        for word in words {
+            match word {
+                "all" => {
+                    for r in Resource::ALL {
+                        set.insert(Permission::read(r));
+                        set.insert(Permission::write(r));
+                    }
+                }
+                "read" => set.extend(Resource::ALL.map(Permission::read)),
+                "write" => {
+                    for r in Resource::ALL {
+                        set.insert(Permission::read(r));
+                        set.insert(Permission::write(r));
+                    }
+                }
+                fine => {
+                    let Some((resource, level)) = fine.split_once(':') else {
+                        continue;
+                    };
+                    let Some(resource) = Resource::from_slug(resource) else {
+                        continue;
+                    };
+                    match level {
+                        "read" => {
+                            set.insert(Permission::read(resource));
+                        }
+                        "write" => {
+                            set.insert(Permission::read(resource));
+                            set.insert(Permission::write(resource));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Permissions::Granted(set)
+    }
+
+    /// Whether `permission` is granted (always true when the claims were unreadable).
+    pub fn allows(&self, permission: Permission) -> bool {
+        match self {
+            Permissions::Unknown => true,
+            Permissions::Granted(set) => set.contains(&permission),
+        }
+    }
+
+    /// Whether any write permission is granted.
+    pub fn can_write(&self) -> bool {
+        match self {
+            Permissions::Unknown => true,
+            Permissions::Granted(set) => set.iter().any(|p| p.level == Level::Write),
+        }
+    }
+}
+
+/// The caller's bearer token. Its `Debug`/`Display` never show the secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BearerToken(String);
+
+impl BearerToken {
+    /// Wraps a raw token.
+    pub fn new(raw: impl Into<String>) -> Self {
+        Self(raw.into())
+    }
+    /// The raw token, for the `Authorization` header sent to Kobana and nothing else.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for BearerToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("BearerToken(<redacted>)")
+    }
+}
+
+/// Why an `Authorization` header was refused (answered with HTTP 401).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    /// No `Authorization` header at all.
+    #[error("Token ausente: envie o cabeçalho Authorization: Bearer <token do Kobana>.")]
+    Missing,
+    /// A header that is not `Bearer <token>` with a plausible token.
+    #[error(
+        "Cabeçalho Authorization malformado: use Authorization: Bearer <token do Kobana>, sem espaços ou caracteres de controle no token."
+    )]
+    Malformed,
+    /// A JWT whose `exp` is in the past.
+    #[error("Token expirado: obtenha um novo token do Kobana.")]
+    Expired,
+}
+
+impl AuthError {
+    /// The RFC 6750 `error` code for the `WWW-Authenticate` header.
+    pub fn oauth_code(&self) -> Option<&'static str> {
+        match self {
+            AuthError::Missing => None,
+            AuthError::Malformed => Some("invalid_request"),
+            AuthError::Expired => Some("invalid_token"),
+        }
+    }
+}
+
+/// The authenticated caller, as far as this server can tell.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    /// The token, forwarded to Kobana unchanged.
+    pub token: BearerToken,
+    /// The person (`sub`), or a digest of the token when absent.
+    pub person: String,
+    /// The organization (`org_id`), or `unknown` when absent.
+    pub organization: String,
+    /// What the token may do.
+    pub permissions: Permissions,
+}
+
+impl Principal {
+    /// Reads the `Authorization` header value; `now` is Unix seconds, for `exp`.
+    pub fn from_authorization(header: Option<&str>, now: i64) -> Result<Self, AuthError> {
+        let header = header.ok_or(AuthError::Missing)?;
+        let (scheme, token) = header.trim().split_once(' ').ok_or(AuthError::Malformed)?;
+        if !scheme.eq_ignore_ascii_case("bearer") {
+            return Err(AuthError::Malformed);
+        }
+        let token = token.trim();
+        if token.is_empty() || token.len() > 8192 || !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(AuthError::Malformed);
+        }
+        Ok(Self::from_token(BearerToken::new(token), now)?)
+    }
+
+    /// Builds a principal from a token that is known to be well formed.
+    pub fn from_token(token: BearerToken, now: i64) -> Result<Self, AuthError> {
+        let claims = jwt_claims(token.expose());
+        if let Some(exp) = claims.as_ref().and_then(|c| c.get("exp")?.as_i64())
+            && exp <= now
+        {
+            return Err(AuthError::Expired);
+        }
+        let text = |key: &str| {
+            claims
+                .as_ref()
+                .and_then(|c| c.get(key)?.as_str().map(str::to_owned))
+                .filter(|s| !s.is_empty())
+        };
+        let person = text("sub").unwrap_or_else(|| format!("token:{}", token_digest(&token)));
+        let organization = text("org_id").unwrap_or_else(|| "unknown".to_owned());
+        let permissions = claims
+            .as_ref()
+            .and_then(scope_words)
+            .map(|words| Permissions::from_scopes(words.iter().map(String::as_str)))
+            .unwrap_or(Permissions::Unknown);
+        Ok(Self {
+            token,
+            person,
+            organization,
+            permissions,
+        })
+    }
+}
+
+/// First 16 hex digits of the token's SHA-256: an identifier that reveals nothing.
+pub fn token_digest(token: &BearerToken) -> String {
+    let digest = Sha256::digest(token.expose().as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn jwt_claims(token: &str) -> Option<serde_json::Map<String, Value>> {
+    let mut parts = token.split('.');
+    let (_header, payload, _sig) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let bytes = URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')).ok()?;
+    match serde_json::from_slice(&bytes).ok()? {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+fn scope_words(claims: &serde_json::Map<String, Value>) -> Option<Vec<String>> {
+    ["scope", "scp", "permissions"]
+        .into_iter()
+        .find_map(|key| match claims.get(key)? {
+            Value::String(s) => Some(s.split_whitespace().map(str::to_owned).collect()),
+            Value::Array(items) => Some(
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect(),
+            ),
+            _ => None,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jwt(payload: &str) -> String {
+        format!(
+            "eyJhbGciOiJIUzUxMiJ9.{}.c2ln",
+            URL_SAFE_NO_PAD.encode(payload)
+        )
+    }
+
+    #[test]
+    fn a3_missing_and_malformed_headers_are_refused() {
+        assert_eq!(
+            Principal::from_authorization(None, 0).unwrap_err(),
+            AuthError::Missing
+        );
+        for bad in ["Basic abc", "Bearer", "Bearer   ", "Bearer a b", "token"] {
+            assert_eq!(
+                Principal::from_authorization(Some(bad), 0).unwrap_err(),
+                AuthError::Malformed,
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn t1_claims_give_person_org_and_fine_permissions() {
+        let token =
+            jwt(r#"{"sub":"ana","org_id":"org-1","scope":"customers:read invoices:write"}"#);
+        let p = Principal::from_authorization(Some(&format!("Bearer {token}")), 0).unwrap();
+        assert_eq!(p.person, "ana");
+        assert_eq!(p.organization, "org-1");
+        assert!(p.permissions.allows(Permission::read(Resource::Customers)));
+        assert!(p.permissions.allows(Permission::read(Resource::Invoices)));
+        assert!(p.permissions.allows(Permission::write(Resource::Invoices)));
+        assert!(!p.permissions.allows(Permission::write(Resource::Customers)));
+        assert!(!p.permissions.allows(Permission::read(Resource::Nfes)));
+    }
+
+    #[test]
+    fn t1_coarse_scopes_expand() {
+        let read = Permissions::from_scopes(["read"]);
+        assert!(read.allows(Permission::read(Resource::Payments)));
+        assert!(!read.can_write());
+        let all = Permissions::from_scopes(["all"]);
+        assert!(all.allows(Permission::write(Resource::Nfes)));
+        let scp = jwt(r#"{"sub":"x","scp":["nfes:read"]}"#);
+        let p = Principal::from_token(BearerToken::new(scp), 0).unwrap();
+        assert!(p.permissions.allows(Permission::read(Resource::Nfes)));
+        assert!(!p.permissions.allows(Permission::read(Resource::Invoices)));
+    }
+
+    #[test]
+    fn opaque_tokens_show_everything_and_expired_jwts_are_refused() {
+        let p = Principal::from_token(BearerToken::new("opaque-api-token"), 0).unwrap();
+        assert_eq!(p.permissions, Permissions::Unknown);
+        assert!(p.person.starts_with("token:"));
+        let expired = jwt(r#"{"sub":"x","exp":100}"#);
+        assert_eq!(
+            Principal::from_token(BearerToken::new(expired), 200).unwrap_err(),
+            AuthError::Expired
+        );
+    }
+
+    #[test]
+    fn a3_token_never_appears_in_debug_output() {
+        let p = Principal::from_token(BearerToken::new("super-secret-token"), 0).unwrap();
+        let shown = format!("{p:?}");
+        assert!(!shown.contains("super-secret-token"), "{shown}");
+    }
+}

@@ -1,0 +1,45 @@
+//! Argument types shared by many tools.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// No arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// Page, size and order of a list.
+#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
+pub struct Paging {
+    /// Page number, starting at 1 (default 1).
+    #[schemars(range(min = 1))]
+    pub page: Option<u32>,
+    /// Items per page, 1 to 100 (default 20).
+    #[schemars(range(min = 1, max = 100))]
+    pub per_page: Option<u32>,
+    /// Field to sort by; allowed values are the resource's sortable fields in
+    /// billing_schemas_get (default created_at).
+    pub sort_by: Option<String>,
+    /// Sort direction (default desc).
+    pub sort_order: Option<SortOrder>,
+}
+
+/// Sort direction.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SortOrder {
+    /// Ascending.
+    Asc,
+    /// Descending.
+    Desc,
+}
+
+impl SortOrder {
+    /// The value Kobana takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortOrder::Asc => "asc",
+            SortOrder::Desc => "desc",
+        }
+    }
+}

@@ -1,0 +1,413 @@
+//! What a tool handler gets: the caller, the Kobana client, and helpers that turn Kobana's
+//! answers into results a model can use.
+
+use std::sync::Arc;
+
+use reqwest::Method;
+use serde_json::{Map, Value, json};
+
+use super::{Paging, ToolError, schemas};
+use crate::access::Principal;
+use crate::format::enrich;
+use crate::kobana::{KobanaClient, segment_is_safe};
+
+/// Largest page Kobana serves.
+pub const MAX_PER_PAGE: u32 = 100;
+
+/// The context of one tool call.
+#[derive(Debug, Clone)]
+pub struct ToolCtx {
+    /// Kobana client (shared, keep-alive).
+    pub kobana: KobanaClient,
+    /// The caller.
+    pub principal: Arc<Principal>,
+    /// `X-Idempotency-Key` for the write this call makes (the confirmation nonce, when the
+    /// person confirmed it).
+    pub idempotency_key: Option<String>,
+}
+
+/// Checks that `value` is a UUID (Kobana's ids), naming the argument when it is not.
+pub fn uuid_arg<'a>(name: &str, value: &'a str) -> Result<&'a str, ToolError> {
+    let v = value.trim();
+    let ok = v.len() == 36
+        && v.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    if ok {
+        Ok(v)
+    } else {
+        Err(ToolError::InvalidArguments(format!(
+            "`{name}` deve ser um UUID do Kobana (ex.: 47378190-96da-4dac-b2ff-5d2a386ecbe0); recebido {value:?}"
+        )))
+    }
+}
+
+/// Checks an id that may also be an `external_id` (customers): letters, digits, `-`, `_`, `.`.
+pub fn ref_arg<'a>(name: &str, value: &'a str) -> Result<&'a str, ToolError> {
+    let v = value.trim();
+    if segment_is_safe(v) {
+        Ok(v)
+    } else {
+        Err(ToolError::InvalidArguments(format!(
+            "`{name}` deve ser o UUID ou o external_id do registro (letras, dígitos, -, _ ou .); recebido {value:?}"
+        )))
+    }
+}
+
+/// Adds `key=value` to a query when the value is present.
+pub fn push_opt(query: &mut Vec<(String, String)>, key: &str, value: Option<impl ToString>) {
+    if let Some(value) = value {
+        let value = value.to_string();
+        if !value.trim().is_empty() {
+            query.push((key.to_owned(), value.trim().to_owned()));
+        }
+    }
+}
+
+impl ToolCtx {
+    /// `GET` one record and return `{ <key>: record }`, enriched.
+    pub async fn record(
+        &self,
+        segments: &[&str],
+        query: &[(String, String)],
+        key: &str,
+    ) -> Result<Value, ToolError> {
+        let envelope = self
+            .kobana
+            .get(&self.principal.token, segments, query)
+            .await?;
+        Ok(wrap(key, envelope.data))
+    }
+
+    /// `GET` a list page and return `{ <key>: [...], page, per_page, total, total_pages, next_page }`.
+    /// `paging.sort_by` is checked against the catalog's sortable fields of `schema` first.
+    pub async fn list(
+        &self,
+        segments: &[&str],
+        schema: &str,
+        key: &str,
+        paging: &Paging,
+        mut query: Vec<(String, String)>,
+    ) -> Result<Value, ToolError> {
+        let page = paging.page.unwrap_or(1);
+        if page == 0 {
+            return Err(ToolError::InvalidArguments("`page` começa em 1".to_owned()));
+        }
+        let per_page = paging.per_page.unwrap_or(20);
+        if !(1..=MAX_PER_PAGE).contains(&per_page) {
+            return Err(ToolError::InvalidArguments(format!(
+                "`per_page` deve estar entre 1 e {MAX_PER_PAGE}; recebido {per_page}"
+            )));
+        }
+        if let Some(sort_by) = &paging.sort_by {
+            schemas::check_sort(schema, sort_by)?;
+        }
+        query.push(("page".to_owned(), page.to_string()));
+        query.push(("per_page".to_owned(), per_page.to_string()));
+        push_opt(&mut query, "sort_by", paging.sort_by.as_deref());
+        push_opt(
+            &mut query,
+            "sort_order",
+            paging.sort_order.map(|o| o.as_str()),
+        );
+        let envelope = self
+            .kobana
+            .get(&self.principal.token, segments, &query)
+            .await?;
+        Ok(list_result(
+            key,
+            envelope.data,
+            envelope.meta,
+            page,
+            per_page,
+        ))
+    }
+
+    /// A write (`POST`/`PATCH`/`DELETE`) returning `{ <key>: data }`, enriched.
+    pub async fn write(
+        &self,
+        method: Method,
+        segments: &[&str],
+        body: Option<Value>,
+        key: &str,
+    ) -> Result<Value, ToolError> {
+        let envelope = self
+            .kobana
+            .send(
+                method,
+                &self.principal.token,
+                segments,
+                body.as_ref(),
+                self.idempotency_key.as_deref(),
+            )
+            .await?;
+        Ok(wrap(key, envelope.data))
+    }
+}
+
+/// `{ key: data }` with money and dates made readable.
+pub fn wrap(key: &str, mut data: Value) -> Value {
+    enrich(&mut data);
+    let mut map = Map::new();
+    map.insert(key.to_owned(), data);
+    Value::Object(map)
+}
+
+/// Builds the list result from Kobana's `data` and `meta`.
+pub fn list_result(
+    key: &str,
+    mut data: Value,
+    meta: Option<Value>,
+    page: u32,
+    per_page: u32,
+) -> Value {
+    enrich(&mut data);
+    let count = data.as_array().map_or(0, Vec::len) as u64;
+    let meta = meta.unwrap_or(Value::Null);
+    let number = |k: &str| meta.get(k).and_then(Value::as_u64);
+    let total = number("total").unwrap_or(count);
+    let page = number("page").unwrap_or(u64::from(page));
+    let per_page = number("per_page").unwrap_or(u64::from(per_page));
+    let total_pages = number("total_pages")
+        .unwrap_or_else(|| total.div_ceil(per_page.max(1)))
+        .max(1);
+    let next_page = (page < total_pages).then_some(page + 1);
+    json!({
+        key: data,
+        "page": page,
+        "per_page": per_page,
+        "total": total,
+        "total_pages": total_pages,
+        "next_page": next_page,
+    })
+}
+
+/// The sentence every destructive tool's description ends with (CF-2/CF-5), so the model
+/// knows who confirms.
+macro_rules! destructive_description {
+    ($text:literal) => {
+        concat!(
+            $text,
+            " In protocol 2026-07-28 clients with form elicitation, the server asks the person to confirm first; elsewhere the client's own confirmation applies."
+        )
+    };
+}
+pub(crate) use destructive_description;
+
+/// Checks a required free-text argument: present once trimmed, at most `max` characters.
+pub fn text_arg<'a>(name: &str, value: &'a str, max: usize) -> Result<&'a str, ToolError> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Err(ToolError::InvalidArguments(format!(
+            "`{name}` não pode ficar em branco"
+        )));
+    }
+    let len = v.chars().count();
+    if len > max {
+        return Err(ToolError::InvalidArguments(format!(
+            "`{name}` aceita até {max} caracteres; recebido {len}"
+        )));
+    }
+    Ok(v)
+}
+
+/// Checks an optional `YYYY-MM-DD` date argument (a real calendar date), naming it when wrong.
+pub fn date_arg(name: &str, value: Option<&str>) -> Result<Option<String>, ToolError> {
+    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let ok = v.len() == 10 && v.parse::<jiff::civil::Date>().is_ok();
+    if ok {
+        Ok(Some(v.to_owned()))
+    } else {
+        Err(ToolError::InvalidArguments(format!(
+            "`{name}` deve ser uma data AAAA-MM-DD válida (ex.: 2026-08-31); recebido {v:?}"
+        )))
+    }
+}
+
+/// Checks that `from` is not after `to` when both dates are given.
+pub fn date_range(
+    from_name: &str,
+    from: &Option<String>,
+    to_name: &str,
+    to: &Option<String>,
+) -> Result<(), ToolError> {
+    if let (Some(from), Some(to)) = (from, to)
+        && from > to
+    {
+        return Err(ToolError::InvalidArguments(format!(
+            "`{from_name}` ({from}) é posterior a `{to_name}` ({to}); inverta as datas"
+        )));
+    }
+    Ok(())
+}
+
+impl ToolCtx {
+    /// Describes a document Kobana serves (PDF, XML) without handing out its bytes:
+    /// `{ <key>: { <id_key>: id, mime_type, size_bytes, resource_uri } }`. Only the response
+    /// headers are read; the body is dropped unread. `size_bytes` is `null` when Kobana sends
+    /// no `Content-Length`.
+    pub async fn describe_document(
+        &self,
+        segments: &[&str],
+        accept: &str,
+        key: &str,
+        id_key: &str,
+        id: &str,
+        resource_uri: String,
+    ) -> Result<Value, ToolError> {
+        let download = self
+            .kobana
+            .download(&self.principal.token, segments, accept)
+            .await?;
+        let mime_type = download
+            .content_type
+            .as_deref()
+            .and_then(|c| c.split(';').next())
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .unwrap_or(accept)
+            .to_owned();
+        let size_bytes = download.content_length;
+        drop(download);
+        Ok(json!({ key: {
+            id_key: id,
+            "mime_type": mime_type,
+            "size_bytes": size_bytes,
+            "resource_uri": resource_uri,
+        }}))
+    }
+}
+
+/// The output schema of a document description (`billing_invoices_pdf`, `billing_nfes_xml`, …).
+pub fn document_schema(key: &str, id_key: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": { key: {
+            "type": "object",
+            "required": [id_key, "mime_type", "size_bytes", "resource_uri"]
+        }},
+        "required": [key]
+    })
+}
+
+/// Makes an argument schema terse for `tools/list` (which must stay under 32 KB): optional
+/// properties are typed `"string"` rather than `["string", "null"]` (a null is still
+/// accepted), integer `format`s and `minimum: 0` go, and so does `additionalProperties:
+/// false` (the registry refuses unknown argument names itself, listing the accepted ones).
+/// Use as `#[schemars(transform = compact)]` on argument structs.
+pub fn compact(schema: &mut schemars::Schema) {
+    fn tidy(node: &mut Value) {
+        let Some(map) = node.as_object_mut() else {
+            return;
+        };
+        if let Some(Value::Array(types)) = map.get("type")
+            && types.len() == 2
+            && types.contains(&json!("null"))
+            && let Some(kind) = types.iter().find(|t| *t != "null").cloned()
+        {
+            map.insert("type".to_owned(), kind);
+        }
+        if let Some(Value::Array(values)) = map.get_mut("enum") {
+            values.retain(|v| !v.is_null());
+        }
+        map.remove("format");
+        if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+            map.remove("additionalProperties");
+        }
+        if map.get("minimum") == Some(&json!(0)) {
+            map.remove("minimum");
+        }
+        if let Some(Value::Object(props)) = map.get_mut("properties") {
+            props.values_mut().for_each(tidy);
+        }
+        if let Some(items) = map.get_mut("items") {
+            tidy(items);
+        }
+    }
+    let mut value = Value::Object(std::mem::take(schema.ensure_object()));
+    tidy(&mut value);
+    if let Value::Object(map) = value {
+        *schema.ensure_object() = map;
+    }
+}
+
+// The schema of [`Paging`] as list tools show it: the same fields, terser, with the sort
+// direction inline. Use as `#[schemars(with = "PagingSchema")]` on the flattened `paging`.
+// (Plain comments: a doc comment here would become the description of every list's input.)
+#[derive(schemars::JsonSchema)]
+#[schemars(transform = compact)]
+#[allow(dead_code)]
+pub struct PagingSchema {
+    // Default 1.
+    #[schemars(range(min = 1))]
+    page: Option<u32>,
+    /// Default 20.
+    #[schemars(range(min = 1, max = 100))]
+    per_page: Option<u32>,
+    /// A sortable field (billing_schemas_get); default created_at.
+    sort_by: Option<String>,
+    // Default desc.
+    sort_order: Option<SortOrderSchema>,
+}
+
+#[derive(schemars::JsonSchema)]
+#[schemars(inline)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum SortOrderSchema {
+    Asc,
+    Desc,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t4_argument_checks_name_the_argument() {
+        assert!(uuid_arg("id", "47378190-96da-4dac-b2ff-5d2a386ecbe0").is_ok());
+        let e = uuid_arg("id", "FAT-2026-000812").unwrap_err().to_string();
+        assert!(e.contains("`id`") && e.contains("UUID"), "{e}");
+        assert_eq!(
+            date_arg("d", Some(" 2026-08-31 ")).unwrap().as_deref(),
+            Some("2026-08-31")
+        );
+        assert!(date_arg("d", None).unwrap().is_none());
+        for bad in ["2026-02-30", "31/08/2026", "2026-8-1"] {
+            let e = date_arg("due_date_to", Some(bad)).unwrap_err().to_string();
+            assert!(
+                e.contains("`due_date_to`") && e.contains("AAAA-MM-DD"),
+                "{e}"
+            );
+        }
+        let (a, b) = (Some("2026-09-01".to_owned()), Some("2026-08-01".to_owned()));
+        assert!(date_range("from", &a, "to", &b).is_err());
+        assert!(date_range("from", &b, "to", &a).is_ok());
+        assert!(text_arg("reason", "   ", 10).is_err());
+        assert!(text_arg("reason", "x".repeat(11).as_str(), 10).is_err());
+    }
+
+    #[test]
+    fn p1_full_tools_list_stays_under_32_kb() {
+        let tools: Vec<_> = super::super::registry()
+            .all()
+            .iter()
+            .map(|t| t.tool.clone())
+            .collect();
+        let bytes = serde_json::to_vec(&json!({ "tools": tools }))
+            .unwrap()
+            .len();
+        println!("tools/list: {} tools, {bytes} bytes", tools.len());
+        if std::env::var_os("DUMP_TOOLS").is_some() {
+            std::fs::write(
+                "/tmp/tools.json",
+                serde_json::to_vec_pretty(&json!({ "tools": tools })).unwrap(),
+            )
+            .unwrap();
+        }
+        assert!(bytes < 32 * 1024, "tools/list is {bytes} bytes");
+    }
+}

@@ -1,0 +1,279 @@
+//! Toolset `customers`: clientes and their billing accounts.
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::context::{push_opt, ref_arg};
+use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
+use crate::access::{Permission, Resource};
+
+const RECORD: Output = Output::Record {
+    key: "customer",
+    schema: "customers",
+};
+
+/// Person or company.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CustomerKind {
+    /// Pessoa física (CPF).
+    Natural,
+    /// Pessoa jurídica (CNPJ).
+    Juridical,
+}
+
+impl CustomerKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            CustomerKind::Natural => "natural",
+            CustomerKind::Juridical => "juridical",
+        }
+    }
+}
+
+/// Arguments of `billing_customers_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListArgs {
+    /// Free text matched against name, CPF/CNPJ and e-mail.
+    pub search: Option<String>,
+    /// Only people (natural) or only companies (juridical).
+    pub kind: Option<CustomerKind>,
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub paging: Paging,
+}
+
+/// Arguments naming one customer.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdArgs {
+    /// Customer UUID, or your own external_id.
+    pub id: String,
+}
+
+/// A postal address.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Address {
+    /// billing, shipping, …
+    pub kind: Option<String>,
+    /// Street.
+    pub street: Option<String>,
+    /// Number.
+    pub number: Option<String>,
+    /// Complement.
+    pub complement: Option<String>,
+    /// Neighborhood (bairro).
+    pub neighborhood: Option<String>,
+    /// City.
+    pub city: Option<String>,
+    /// State (UF), e.g. SP.
+    pub state: Option<String>,
+    /// CEP, e.g. 01304-001.
+    pub postal_code: Option<String>,
+    /// Country code, e.g. BR.
+    pub country: Option<String>,
+}
+
+/// Customer fields that can be set on create or update.
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct CustomerFields {
+    /// Name or razão social.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Person (natural) or company (juridical).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<CustomerKind>,
+    /// CPF (11 digits) or CNPJ (14 digits), mask allowed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document_number: Option<String>,
+    /// Nickname / nome fantasia.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nickname: Option<String>,
+    /// Razão social (companies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legal_name: Option<String>,
+    /// Your system's id for this customer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_id: Option<String>,
+    /// Free notes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    /// Tags.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// Addresses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub addresses: Option<Vec<Address>>,
+}
+
+/// Arguments of `billing_customers_create`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CreateArgs {
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub fields: CustomerFields,
+    /// Contact e-mail.
+    pub email: Option<String>,
+    /// Contact phone.
+    pub phone: Option<String>,
+    /// E-mail that receives invoices (defaults to `email`).
+    pub billing_email: Option<String>,
+    /// Days between invoice and due date, 1 to 90 (default 10).
+    #[schemars(range(min = 1, max = 90))]
+    pub payment_terms_days: Option<u32>,
+    /// Also create the billing account invoices hang off (default true).
+    pub create_billing_account: Option<bool>,
+}
+
+/// Arguments of `billing_customers_update`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UpdateArgs {
+    /// Customer UUID, or your own external_id.
+    pub id: String,
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub fields: CustomerFields,
+}
+
+fn body_of(value: &impl Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+pub(super) fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_customers_list",
+                title: "Listar clientes",
+                description: "Lists customers (clientes), newest first, one page at a time. Filter with `search` (name, CPF/CNPJ or e-mail) and `kind`. Returns the customers plus page, total and next_page; call again with page=next_page for more. Use it to find a customer's id.",
+                toolset: "customers",
+                permission: Some(Permission::read(Resource::Customers)),
+                effect: Effect::Read,
+                output: Output::List {
+                    key: "customers",
+                    schema: "customers",
+                },
+            },
+            |ctx, args: ListArgs| async move {
+                let mut query = Vec::new();
+                push_opt(&mut query, "search", args.search);
+                push_opt(&mut query, "kind", args.kind.map(CustomerKind::as_str));
+                ctx.list(
+                    &["customers"],
+                    "customers",
+                    "customers",
+                    &args.paging,
+                    query,
+                )
+                .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_customers_get",
+                title: "Ver cliente",
+                description: "Returns one customer by UUID or external_id, with its billing accounts (the ids invoices, subscriptions and NF-e point to).",
+                toolset: "customers",
+                permission: Some(Permission::read(Resource::Customers)),
+                effect: Effect::Read,
+                output: RECORD,
+            },
+            |ctx, args: IdArgs| async move {
+                let id = ref_arg("id", &args.id)?;
+                let include = [("include".to_owned(), "billing_accounts".to_owned())];
+                ctx.record(&["customers", id], &include, "customer").await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_customers_create",
+                title: "Criar cliente",
+                description: "Creates a customer and, unless create_billing_account is false, its billing account. `name` is required. Returns the customer and the billing account.",
+                toolset: "customers",
+                permission: Some(Permission::write(Resource::Customers)),
+                effect: Effect::Write { idempotent: false },
+                output: Output::Record {
+                    key: "created",
+                    schema: "customers",
+                },
+            },
+            |ctx, args: CreateArgs| async move {
+                if args
+                    .fields
+                    .name
+                    .as_deref()
+                    .is_none_or(|n| n.trim().is_empty())
+                {
+                    return Err(ToolError::InvalidArguments(
+                        "`name` é obrigatório para criar um cliente".to_owned(),
+                    ));
+                }
+                let mut body = body_of(&args.fields);
+                for (key, value) in [
+                    ("email", args.email.map(Value::from)),
+                    ("phone", args.phone.map(Value::from)),
+                    ("billing_email", args.billing_email.map(Value::from)),
+                    (
+                        "payment_terms_days",
+                        args.payment_terms_days.map(Value::from),
+                    ),
+                    (
+                        "create_billing_account",
+                        args.create_billing_account.map(Value::from),
+                    ),
+                ] {
+                    if let Some(value) = value {
+                        body[key] = value;
+                    }
+                }
+                ctx.write(Method::POST, &["customers"], Some(body), "created")
+                    .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_customers_update",
+                title: "Alterar cliente",
+                description: "Changes a customer's fields; only the fields you pass change. Returns the updated customer.",
+                toolset: "customers",
+                permission: Some(Permission::write(Resource::Customers)),
+                effect: Effect::Write { idempotent: true },
+                output: RECORD,
+            },
+            |ctx, args: UpdateArgs| async move {
+                let id = ref_arg("id", &args.id)?.to_owned();
+                let body = body_of(&args.fields);
+                if body.as_object().is_none_or(|m| m.is_empty()) {
+                    return Err(ToolError::InvalidArguments(
+                        "passe ao menos um campo para alterar (ex.: name, document_number, notes)"
+                            .to_owned(),
+                    ));
+                }
+                ctx.write(Method::PATCH, &["customers", &id], Some(body), "customer")
+                    .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_customers_delete",
+                title: "Remover cliente",
+                description: "Removes a customer (soft delete: history is kept, the customer disappears from lists). Cannot be undone through the API. In protocol 2026-07-28 clients with form elicitation, the server asks the person to confirm first; elsewhere the client's own confirmation applies.",
+                toolset: "customers",
+                permission: Some(Permission::write(Resource::Customers)),
+                effect: Effect::Destructive { idempotent: true },
+                output: Output::Record {
+                    key: "result",
+                    schema: "customers",
+                },
+            },
+            |ctx, args: IdArgs| async move {
+                let id = ref_arg("id", &args.id)?.to_owned();
+                ctx.write(Method::DELETE, &["customers", &id], None, "result")
+                    .await
+            },
+        ),
+    ]
+}

@@ -1,0 +1,203 @@
+//! Tool failures and the text that tells the model what to change (T-4).
+
+use serde_json::{Value, json};
+
+use crate::kobana::KobanaError;
+
+/// A tool call that did not succeed. Becomes an `isError: true` result, never a protocol error.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments are wrong; the text says which and how.
+    #[error("Argumentos inválidos: {0}")]
+    InvalidArguments(String),
+    /// The token lacks the permission the tool needs (checked before any Kobana call).
+    #[error(
+        "Permissão insuficiente: esta tool exige a permissão `{0}`, que o token não concede. Peça ao administrador da conta Kobana um token com `{0}`."
+    )]
+    PermissionDenied(String),
+    /// Kobana refused or failed.
+    #[error("{}", kobana_text(.0))]
+    Kobana(#[from] KobanaError),
+    /// The person declined the confirmation.
+    #[error("USER_DECLINED: a pessoa recusou a confirmação; nada foi executado.")]
+    UserDeclined,
+    /// A confirmation could not be recorded (e.g. the store is down): nothing ran.
+    #[error(
+        "Não foi possível registrar a confirmação ({0}); por segurança nada foi executado. Tente de novo em instantes."
+    )]
+    ConfirmationUnavailable(String),
+}
+
+impl ToolError {
+    /// A stable code for `structuredContent.error`.
+    pub fn code(&self) -> String {
+        match self {
+            ToolError::InvalidArguments(_) => "INVALID_ARGUMENTS".to_owned(),
+            ToolError::PermissionDenied(_) => "PERMISSION_DENIED".to_owned(),
+            ToolError::Kobana(e) => match e {
+                KobanaError::Api { code, .. } => format!("KOBANA_{}", code.to_uppercase()),
+                KobanaError::Timeout(_) => "KOBANA_TIMEOUT".to_owned(),
+                KobanaError::Unreachable(_) => "KOBANA_UNREACHABLE".to_owned(),
+                KobanaError::InvalidResponse { .. } => "KOBANA_INVALID_RESPONSE".to_owned(),
+                KobanaError::TooLarge { .. } => "DOCUMENT_TOO_LARGE".to_owned(),
+            },
+            ToolError::UserDeclined => "USER_DECLINED".to_owned(),
+            ToolError::ConfirmationUnavailable(_) => "CONFIRMATION_UNAVAILABLE".to_owned(),
+        }
+    }
+
+    /// The structured error: `{error, message, status?}`.
+    pub fn structured(&self) -> Value {
+        let mut value = json!({"error": self.code(), "message": self.to_string()});
+        if let ToolError::Kobana(e) = self
+            && let Some(status) = e.status()
+        {
+            value["kobana_status"] = json!(status);
+        }
+        value
+    }
+}
+
+fn details_text(details: &Option<Value>) -> String {
+    let Some(Value::Object(map)) = details else {
+        return String::new();
+    };
+    let parts: Vec<String> = map
+        .iter()
+        .map(|(field, msgs)| {
+            let msgs = match msgs {
+                Value::Array(items) => items
+                    .iter()
+                    .map(|m| m.as_str().map_or_else(|| m.to_string(), str::to_owned))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            format!("`{field}`: {msgs}")
+        })
+        .collect();
+    format!(" Detalhes: {}.", parts.join(", "))
+}
+
+fn kobana_text(error: &KobanaError) -> String {
+    match error {
+        KobanaError::Api {
+            status,
+            code,
+            message,
+            details,
+            request_id,
+            retry_after,
+        } => {
+            let rid = request_id
+                .as_deref()
+                .map(|id| format!(" (Request-Id {id})"))
+                .unwrap_or_default();
+            match (*status, code.as_str()) {
+                (401, _) => format!(
+                    "O Kobana recusou o token ({code}: {message}). Obtenha um token válido do Kobana e conecte de novo.{rid}"
+                ),
+                (403, _) => {
+                    let list = |key: &str| {
+                        details
+                            .as_ref()
+                            .and_then(|d| d.get(key))
+                            .and_then(Value::as_array)
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(Value::as_str)
+                                    .collect::<Vec<_>>()
+                                    .join(" ")
+                            })
+                            .filter(|s| !s.is_empty())
+                    };
+                    match list("required") {
+                        Some(required) => format!(
+                            "O Kobana negou a permissão: esta ação exige `{required}` e o token concede `{}`. Peça ao administrador um token com `{required}`.{rid}",
+                            list("granted").unwrap_or_else(|| "nenhuma".to_owned())
+                        ),
+                        None => format!(
+                            "O Kobana negou a permissão ({message}). O token não pode executar esta ação.{rid}"
+                        ),
+                    }
+                }
+                (404, _) => format!(
+                    "Não encontrado no Kobana ({message}). Confira o id: ele deve existir nesta organização; use a tool de listagem correspondente para encontrá-lo.{rid}"
+                ),
+                (429, _) => format!(
+                    "Limite de requisições do Kobana atingido ({message}). Tente de novo em {} s.{rid}",
+                    retry_after.unwrap_or(1)
+                ),
+                (s, "invalid_state") if s < 500 => format!(
+                    "O Kobana recusou por causa da situação atual do registro: {message}{}. Consulte o registro antes de tentar outra ação.{rid}",
+                    details_text(details)
+                ),
+                (s, _) if s < 500 => format!(
+                    "O Kobana rejeitou os dados ({code}): {message}.{} Corrija e tente de novo.{rid}",
+                    details_text(details)
+                ),
+                (s, _) => format!(
+                    "O Kobana está com falha (HTTP {s}: {message}). Nada indica que a ação foi aplicada; tente de novo em instantes.{rid}"
+                ),
+            }
+        }
+        KobanaError::Timeout(ms) => format!(
+            "O Kobana não respondeu em {ms} ms (tentativas incluídas). Tente de novo em instantes."
+        ),
+        KobanaError::Unreachable(reason) => {
+            format!("Não foi possível falar com o Kobana ({reason}). Tente de novo em instantes.")
+        }
+        KobanaError::InvalidResponse { status, reason } => format!(
+            "O Kobana respondeu algo inesperado (HTTP {status}: {reason}). Tente de novo; se persistir, avise o suporte."
+        ),
+        KobanaError::TooLarge { size, limit } => format!(
+            "O documento tem {size} bytes, acima do limite de {limit} bytes que este servidor entrega."
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(status: u16, code: &str, details: Option<Value>) -> ToolError {
+        ToolError::Kobana(KobanaError::Api {
+            status,
+            code: code.to_owned(),
+            message: "msg".to_owned(),
+            details,
+            request_id: Some("rid-1".to_owned()),
+            retry_after: Some(7),
+        })
+    }
+
+    #[test]
+    fn t4_error_texts_say_what_to_change() {
+        let t = api(
+            403,
+            "insufficient_scope",
+            Some(json!({"required": ["invoices:write"], "granted": ["invoices:read"]})),
+        )
+        .to_string();
+        assert!(
+            t.contains("`invoices:write`") && t.contains("`invoices:read`"),
+            "{t}"
+        );
+        let t = api(
+            422,
+            "validation_error",
+            Some(json!({"reason": ["muito curto"]})),
+        )
+        .to_string();
+        assert!(t.contains("`reason`: muito curto"), "{t}");
+        let t = api(429, "rate_limited", None).to_string();
+        assert!(t.contains("7 s"), "{t}");
+        let t = api(503, "unavailable", None).to_string();
+        assert!(t.contains("HTTP 503") && t.contains("rid-1"), "{t}");
+        assert_eq!(
+            api(422, "invalid_state", None).code(),
+            "KOBANA_INVALID_STATE"
+        );
+    }
+}

@@ -1,0 +1,521 @@
+//! Toolset `invoices`: faturas, their PDF, reminders, NF-e issuance, void and delete.
+//!
+//! Every invoice record this toolset returns carries `_derived` (computed here, not sent by
+//! Kobana): `is_overdue` = `status == "open"` and the due date is before today in
+//! America/Sao_Paulo, `days_overdue`, and `as_of` (the São Paulo date used).
+
+use jiff::civil::Date;
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::context::{
+    PagingSchema, compact, date_arg, date_range, destructive_description, document_schema,
+    push_opt, text_arg, uuid_arg,
+};
+use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
+use crate::access::{Permission, Resource};
+use crate::format::sao_paulo;
+
+const RECORD: Output = Output::Record {
+    key: "invoice",
+    schema: "invoices",
+};
+
+/// Most line items Kobana takes on one invoice.
+const MAX_LINE_ITEMS: usize = 200;
+
+// An invoice status.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum InvoiceStatus {
+    // Editable draft; not charged yet.
+    Draft,
+    // Finalized, awaiting payment (overdue once due_date passed).
+    Open,
+    // Paid.
+    Paid,
+    // Voided (cancelled).
+    Void,
+    // Written off.
+    Uncollectible,
+}
+
+impl InvoiceStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::Open => "open",
+            Self::Paid => "paid",
+            Self::Void => "void",
+            Self::Uncollectible => "uncollectible",
+        }
+    }
+}
+
+// Arguments of `billing_invoices_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = compact)]
+pub struct ListArgs {
+    // Status.
+    pub status: Option<InvoiceStatus>,
+    /// Billing account UUID.
+    pub billing_account_id: Option<String>,
+    /// Subscription UUID.
+    pub subscription_id: Option<String>,
+    /// Due from, YYYY-MM-DD.
+    pub due_date_from: Option<String>,
+    /// Due until, YYYY-MM-DD.
+    pub due_date_to: Option<String>,
+    /// Created from, YYYY-MM-DD.
+    pub date_from: Option<String>,
+    /// Created until, YYYY-MM-DD.
+    pub date_to: Option<String>,
+    /// Free text (number, customer).
+    pub search: Option<String>,
+    /// Customer CPF/CNPJ.
+    pub document_number: Option<String>,
+    /// true: open and past due. Only with billing_account_id and paging.
+    pub overdue: Option<bool>,
+    /// true: paid, NF-e missing or failed. Only with billing_account_id and paging.
+    pub without_nfe: Option<bool>,
+    #[serde(flatten)]
+    #[schemars(with = "PagingSchema")]
+    pub paging: Paging,
+}
+
+// Arguments naming one invoice.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct IdArgs {
+    /// Invoice UUID.
+    pub id: String,
+}
+
+// One line of a new invoice.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact, inline)]
+pub struct LineItem {
+    /// What is billed.
+    pub description: String,
+    /// Quantity (default 1).
+    #[schemars(range(min = 1))]
+    pub quantity: Option<u32>,
+    /// Unit price in cents (R$ 150,00 = 15000); sent as unit_amount_subcents = ×100.
+    pub unit_amount_cents: u64,
+}
+
+// Arguments of `billing_invoices_create`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct CreateArgs {
+    /// Payer's billing account UUID.
+    pub billing_account_id: String,
+    /// 1 to 200 lines.
+    #[schemars(length(min = 1, max = 200))]
+    pub line_items: Vec<LineItem>,
+    /// YYYY-MM-DD (default: account's payment terms).
+    pub due_date: Option<String>,
+    /// Shown on the invoice.
+    pub description: Option<String>,
+}
+
+// Arguments of `billing_invoices_void`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct VoidArgs {
+    /// Invoice UUID.
+    pub id: String,
+    /// Why (required).
+    pub reason: String,
+}
+
+/// Today in America/Sao_Paulo.
+fn today() -> Date {
+    jiff::Timestamp::now().to_zoned_datetime(sao_paulo()).date()
+}
+
+/// The São Paulo calendar date of a Kobana due date (`2026-08-05T03:00:00Z` or `2026-08-05`).
+fn due_day(text: &str) -> Option<Date> {
+    if text.len() == 10 {
+        return text.parse().ok();
+    }
+    let ts: jiff::Timestamp = text.parse().ok()?;
+    Some(ts.to_zoned_datetime(sao_paulo()).date())
+}
+
+/// Adds `_derived` to one invoice record.
+fn derive(invoice: &mut Value, today: Date) {
+    let Some(map) = invoice.as_object_mut() else {
+        return;
+    };
+    let open = map.get("status").and_then(Value::as_str) == Some("open");
+    let due = map
+        .get("due_date")
+        .and_then(Value::as_str)
+        .and_then(due_day);
+    let days = match due {
+        Some(due) if open && due < today => due.until(today).map_or(0, |s| s.get_days()),
+        _ => 0,
+    };
+    map.insert(
+        "_derived".to_owned(),
+        json!({"is_overdue": days > 0, "days_overdue": days, "as_of": today.to_string()}),
+    );
+}
+
+/// Adds `_derived` to the invoice (`invoice`) or invoices (`invoices`) of a result.
+fn with_derived(mut result: Value) -> Value {
+    let today = today();
+    if let Some(invoice) = result.get_mut("invoice") {
+        derive(invoice, today);
+    }
+    if let Some(Value::Array(items)) = result.get_mut("invoices") {
+        items.iter_mut().for_each(|i| derive(i, today));
+    }
+    result
+}
+
+fn pdf_schema() -> Value {
+    document_schema("pdf", "invoice_id")
+}
+
+async fn list(ctx: super::ToolCtx, args: ListArgs) -> Result<Value, ToolError> {
+    let overdue = args.overdue == Some(true);
+    let without_nfe = args.without_nfe == Some(true);
+    if overdue && without_nfe {
+        return Err(ToolError::InvalidArguments(
+            "`overdue` e `without_nfe` são listas diferentes do Kobana e não se combinam; faça uma chamada para cada".to_owned(),
+        ));
+    }
+    let due_from = date_arg("due_date_from", args.due_date_from.as_deref())?;
+    let due_to = date_arg("due_date_to", args.due_date_to.as_deref())?;
+    date_range("due_date_from", &due_from, "due_date_to", &due_to)?;
+    let from = date_arg("date_from", args.date_from.as_deref())?;
+    let to = date_arg("date_to", args.date_to.as_deref())?;
+    date_range("date_from", &from, "date_to", &to)?;
+    let mut query = Vec::new();
+    if let Some(id) = &args.billing_account_id {
+        push_opt(
+            &mut query,
+            "billing_account_id",
+            Some(uuid_arg("billing_account_id", id)?),
+        );
+    }
+    let segments: &[&str] = if overdue || without_nfe {
+        let flag = if overdue { "overdue" } else { "without_nfe" };
+        let set = |name: &'static str, present: bool| present.then_some(name);
+        let refused: Vec<&str> = [
+            set("status", args.status.is_some()),
+            set("subscription_id", args.subscription_id.is_some()),
+            set("due_date_from", due_from.is_some()),
+            set("due_date_to", due_to.is_some()),
+            set("date_from", from.is_some()),
+            set("date_to", to.is_some()),
+            set(
+                "search",
+                args.search.as_deref().is_some_and(|s| !s.trim().is_empty()),
+            ),
+            set(
+                "document_number",
+                args.document_number
+                    .as_deref()
+                    .is_some_and(|s| !s.trim().is_empty()),
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !refused.is_empty() {
+            return Err(ToolError::InvalidArguments(format!(
+                "com `{flag}: true` o Kobana só aceita billing_account_id, page, per_page, sort_by e sort_order; remova {} (ou chame sem `{flag}` e filtre a lista geral)",
+                refused.join(", ")
+            )));
+        }
+        if overdue {
+            &["invoices", "pending-payment"]
+        } else {
+            &["invoices", "pending-nfe"]
+        }
+    } else {
+        push_opt(&mut query, "status", args.status.map(InvoiceStatus::as_str));
+        if let Some(id) = &args.subscription_id {
+            push_opt(
+                &mut query,
+                "subscription_id",
+                Some(uuid_arg("subscription_id", id)?),
+            );
+        }
+        push_opt(&mut query, "due_date_from", due_from);
+        push_opt(&mut query, "due_date_to", due_to);
+        push_opt(&mut query, "date_from", from);
+        push_opt(&mut query, "date_to", to);
+        push_opt(&mut query, "search", args.search);
+        push_opt(&mut query, "document_number", args.document_number);
+        &["invoices"]
+    };
+    let result = ctx
+        .list(segments, "invoices", "invoices", &args.paging, query)
+        .await?;
+    Ok(with_derived(result))
+}
+
+fn create_body(args: CreateArgs) -> Result<Value, ToolError> {
+    let account = uuid_arg("billing_account_id", &args.billing_account_id)?;
+    let count = args.line_items.len();
+    if !(1..=MAX_LINE_ITEMS).contains(&count) {
+        return Err(ToolError::InvalidArguments(format!(
+            "`line_items` deve ter de 1 a {MAX_LINE_ITEMS} itens; recebido {count}"
+        )));
+    }
+    let mut items = Vec::with_capacity(count);
+    for (n, item) in args.line_items.iter().enumerate() {
+        let description = text_arg(
+            &format!("line_items[{n}].description"),
+            &item.description,
+            500,
+        )?;
+        let quantity = item.quantity.unwrap_or(1);
+        if quantity == 0 {
+            return Err(ToolError::InvalidArguments(format!(
+                "`line_items[{n}].quantity` deve ser ao menos 1"
+            )));
+        }
+        let subcents = item.unit_amount_cents.checked_mul(100).ok_or_else(|| {
+            ToolError::InvalidArguments(format!(
+                "`line_items[{n}].unit_amount_cents` é grande demais"
+            ))
+        })?;
+        items.push(json!({"description": description, "quantity": quantity,
+            "unit_amount_subcents": subcents}));
+    }
+    let mut body = Map::new();
+    body.insert("billing_account_id".into(), json!(account));
+    body.insert("line_items".into(), Value::Array(items));
+    if let Some(due) = date_arg("due_date", args.due_date.as_deref())? {
+        body.insert("due_date".into(), json!(due));
+    }
+    if let Some(description) = args.description.as_deref().filter(|d| !d.trim().is_empty()) {
+        body.insert(
+            "description".into(),
+            json!(text_arg("description", description, 1000)?),
+        );
+    }
+    Ok(Value::Object(body))
+}
+
+/// `POST /v1/invoices/{id}/<action>` without a body, answering with the invoice.
+fn action(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    effect: Effect,
+    path: &'static str,
+    key: &'static str,
+    output: Output,
+) -> ToolDef {
+    ToolDef::new(
+        ToolMeta {
+            name,
+            title,
+            description,
+            toolset: "invoices",
+            permission: Some(Permission::write(Resource::Invoices)),
+            effect,
+            output,
+        },
+        move |ctx, args: IdArgs| async move {
+            let id = uuid_arg("id", &args.id)?.to_owned();
+            let result = ctx
+                .write(Method::POST, &["invoices", &id, path], None, key)
+                .await?;
+            Ok(with_derived(result))
+        },
+    )
+}
+
+pub(super) fn tools() -> Vec<ToolDef> {
+    let read = Some(Permission::read(Resource::Invoices));
+    let write = Some(Permission::write(Resource::Invoices));
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_invoices_list",
+                title: "Listar faturas",
+                description: "Lists invoices (faturas) with _derived.is_overdue. Filter by status, account, subscription, dates, search or CPF/CNPJ; overdue=true: open past due; without_nfe=true: paid lacking NF-e. Returns a page with next_page.",
+                toolset: "invoices",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::List {
+                    key: "invoices",
+                    schema: "invoices",
+                },
+            },
+            list,
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_invoices_get",
+                title: "Ver fatura",
+                description: "Returns one invoice with line items, totals (cents and BRL) and _derived.is_overdue. Next: billing_invoices_pdf, billing_payments_list.",
+                toolset: "invoices",
+                permission: read,
+                effect: Effect::Read,
+                output: RECORD,
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?;
+                let include = [("include".to_owned(), "line_items".to_owned())];
+                let result = ctx.record(&["invoices", id], &include, "invoice").await?;
+                Ok(with_derived(result))
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_invoices_pdf",
+                title: "PDF da fatura",
+                description: "Describes a finalized invoice's PDF: mime_type, size_bytes and the resource_uri to read it. Never the bytes.",
+                toolset: "invoices",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::Custom(pdf_schema),
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?;
+                ctx.describe_document(
+                    &["invoices", id, "pdf"],
+                    "application/pdf",
+                    "pdf",
+                    "invoice_id",
+                    id,
+                    format!("kobana://billing/invoices/{id}/pdf"),
+                )
+                .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_invoices_create",
+                title: "Criar fatura",
+                description: "Creates a draft invoice: billing_account_id and 1-200 line_items priced in cents. Returns it; then billing_invoices_finalize.",
+                toolset: "invoices",
+                permission: write,
+                effect: Effect::Write { idempotent: false },
+                output: RECORD,
+            },
+            |ctx, args: CreateArgs| async move {
+                let body = create_body(args)?;
+                let result = ctx
+                    .write(Method::POST, &["invoices"], Some(body), "invoice")
+                    .await?;
+                Ok(with_derived(result))
+            },
+        ),
+        action(
+            "billing_invoices_finalize",
+            "Finalizar fatura",
+            "Finalizes a draft invoice: status open, numbered, payable. Returns it.",
+            Effect::Write { idempotent: true },
+            "finalize",
+            "invoice",
+            RECORD,
+        ),
+        action(
+            "billing_invoices_send_reminder",
+            "Enviar lembrete de fatura",
+            "E-mails a payment reminder for an open invoice to the account's billing_email; each call sends one. Returns it.",
+            Effect::Write { idempotent: false },
+            "send-reminder",
+            "invoice",
+            RECORD,
+        ),
+        action(
+            "billing_invoices_issue_nfe",
+            "Emitir NF-e da fatura",
+            "Issues the NF-e (nota fiscal) of an invoice now, asynchronously. Returns the NF-e; follow it with billing_nfes_get.",
+            Effect::Write { idempotent: false },
+            "issue-nfe",
+            "nfe",
+            Output::Record {
+                key: "nfe",
+                schema: "nfes",
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_invoices_void",
+                title: "Anular fatura",
+                description: destructive_description!(
+                    "Voids (anula) an open invoice; reason required. Paid: billing_payments_refund; drafts: billing_invoices_delete. Returns it."
+                ),
+                toolset: "invoices",
+                permission: write,
+                effect: Effect::Destructive { idempotent: true },
+                output: RECORD,
+            },
+            |ctx, args: VoidArgs| async move {
+                let id = uuid_arg("id", &args.id)?.to_owned();
+                let reason = text_arg("reason", &args.reason, 500)?;
+                let result = ctx
+                    .write(
+                        Method::POST,
+                        &["invoices", &id, "void"],
+                        Some(json!({"reason": reason})),
+                        "invoice",
+                    )
+                    .await?;
+                Ok(with_derived(result))
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_invoices_delete",
+                title: "Excluir rascunho de fatura",
+                description: destructive_description!(
+                    "Deletes a draft invoice (drafts only; void finalized ones). Returns {deleted: true}."
+                ),
+                toolset: "invoices",
+                permission: write,
+                effect: Effect::Destructive { idempotent: true },
+                output: Output::Record {
+                    key: "result",
+                    schema: "invoices",
+                },
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?.to_owned();
+                ctx.write(Method::DELETE, &["invoices", &id], None, "result")
+                    .await
+            },
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t3_overdue_is_derived_in_sao_paulo() {
+        let today: Date = "2026-08-20".parse().unwrap();
+        let mut open = json!({"status": "open", "due_date": "2026-08-05T03:00:00Z"});
+        derive(&mut open, today);
+        assert_eq!(
+            open["_derived"],
+            json!({"is_overdue": true, "days_overdue": 15, "as_of": "2026-08-20"})
+        );
+        // Due today (midnight in São Paulo) is not overdue yet.
+        let mut due_today = json!({"status": "open", "due_date": "2026-08-20T03:00:00Z"});
+        derive(&mut due_today, today);
+        assert_eq!(due_today["_derived"]["is_overdue"], false);
+        let mut paid = json!({"status": "paid", "due_date": "2026-07-25"});
+        derive(&mut paid, today);
+        assert_eq!(paid["_derived"]["days_overdue"], 0);
+    }
+}

@@ -1,0 +1,260 @@
+//! Toolset `nfes`: NF-e / NFS-e (notas fiscais), their DANFE PDF and XML, issue and cancel.
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::context::{
+    PagingSchema, compact, date_arg, date_range, destructive_description, document_schema,
+    push_opt, text_arg, uuid_arg,
+};
+use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
+use crate::access::{Permission, Resource};
+
+const RECORD: Output = Output::Record {
+    key: "nfe",
+    schema: "nfes",
+};
+
+/// Shortest cancellation reason Kobana accepts.
+pub const MIN_CANCEL_REASON: usize = 15;
+
+// An NF-e status.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum NfeStatus {
+    // Not submitted.
+    Draft,
+    // Queued.
+    Pending,
+    // At the provider.
+    Processing,
+    // Authorized.
+    Issued,
+    // Cancellation requested.
+    PendingCancel,
+    // Cancellation in progress.
+    Canceling,
+    // Canceled.
+    Canceled,
+    // Rejected/failed (see error_message).
+    Error,
+}
+
+impl NfeStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::Pending => "pending",
+            Self::Processing => "processing",
+            Self::Issued => "issued",
+            Self::PendingCancel => "pending_cancel",
+            Self::Canceling => "canceling",
+            Self::Canceled => "canceled",
+            Self::Error => "error",
+        }
+    }
+}
+
+// Arguments of `billing_nfes_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = compact)]
+pub struct ListArgs {
+    /// Status (issued = authorized, error = rejected).
+    pub status: Option<NfeStatus>,
+    /// Invoice UUID.
+    pub invoice_id: Option<String>,
+    /// Billing account UUID.
+    pub billing_account_id: Option<String>,
+    /// Issued from, YYYY-MM-DD.
+    pub issue_date_from: Option<String>,
+    /// Issued until, YYYY-MM-DD.
+    pub issue_date_to: Option<String>,
+    #[serde(flatten)]
+    #[schemars(with = "PagingSchema")]
+    pub paging: Paging,
+}
+
+// Arguments naming one NF-e.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct IdArgs {
+    /// NF-e UUID.
+    pub id: String,
+}
+
+// Arguments of `billing_nfes_cancel`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct CancelArgs {
+    /// NF-e UUID.
+    pub id: String,
+    /// Why; at least 15 characters.
+    #[schemars(length(min = 15))]
+    pub reason: String,
+}
+
+fn pdf_schema() -> Value {
+    document_schema("pdf", "nfe_id")
+}
+
+fn xml_schema() -> Value {
+    document_schema("xml", "nfe_id")
+}
+
+/// A tool describing one of an NF-e's files (`pdf` or `xml`).
+fn file_tool(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    kind: &'static str,
+    accept: &'static str,
+    schema: fn() -> Value,
+) -> ToolDef {
+    ToolDef::new(
+        ToolMeta {
+            name,
+            title,
+            description,
+            toolset: "nfes",
+            permission: Some(Permission::read(Resource::Nfes)),
+            effect: Effect::Read,
+            output: Output::Custom(schema),
+        },
+        move |ctx, args: IdArgs| async move {
+            let id = uuid_arg("id", &args.id)?;
+            ctx.describe_document(
+                &["nfes", id, kind],
+                accept,
+                kind,
+                "nfe_id",
+                id,
+                format!("kobana://billing/nfes/{id}/{kind}"),
+            )
+            .await
+        },
+    )
+}
+
+pub(super) fn tools() -> Vec<ToolDef> {
+    let read = Some(Permission::read(Resource::Nfes));
+    let write = Some(Permission::write(Resource::Nfes));
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_nfes_list",
+                title: "Listar notas fiscais",
+                description: "Lists NF-e (notas fiscais); filter by status (error = rejected), invoice_id, billing_account_id or issue dates. Returns a page with next_page.",
+                toolset: "nfes",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::List {
+                    key: "nfes",
+                    schema: "nfes",
+                },
+            },
+            |ctx, args: ListArgs| async move {
+                let from = date_arg("issue_date_from", args.issue_date_from.as_deref())?;
+                let to = date_arg("issue_date_to", args.issue_date_to.as_deref())?;
+                date_range("issue_date_from", &from, "issue_date_to", &to)?;
+                let mut query = Vec::new();
+                push_opt(&mut query, "status", args.status.map(NfeStatus::as_str));
+                if let Some(id) = &args.invoice_id {
+                    push_opt(&mut query, "invoice_id", Some(uuid_arg("invoice_id", id)?));
+                }
+                if let Some(id) = &args.billing_account_id {
+                    push_opt(
+                        &mut query,
+                        "billing_account_id",
+                        Some(uuid_arg("billing_account_id", id)?),
+                    );
+                }
+                push_opt(&mut query, "issue_date_from", from);
+                push_opt(&mut query, "issue_date_to", to);
+                ctx.list(&["nfes"], "nfes", "nfes", &args.paging, query)
+                    .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_nfes_get",
+                title: "Ver nota fiscal",
+                description: "Returns one NF-e: status, number, access key, amount, tomador, taxes, error_message. Next: billing_nfes_pdf or billing_nfes_xml.",
+                toolset: "nfes",
+                permission: read,
+                effect: Effect::Read,
+                output: RECORD,
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?;
+                ctx.record(&["nfes", id], &[], "nfe").await
+            },
+        ),
+        file_tool(
+            "billing_nfes_pdf",
+            "DANFE da nota fiscal",
+            "Describes an issued NF-e's DANFE PDF: mime_type, size_bytes and the resource_uri to read it. Never the bytes.",
+            "pdf",
+            "application/pdf",
+            pdf_schema,
+        ),
+        file_tool(
+            "billing_nfes_xml",
+            "XML da nota fiscal",
+            "Describes an issued NF-e's XML: mime_type, size_bytes and the resource_uri to read it. Never the content.",
+            "xml",
+            "application/xml",
+            xml_schema,
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_nfes_issue",
+                title: "Emitir nota fiscal",
+                description: "Issues a draft NF-e or retries a pending/error one, asynchronously. Returns the NF-e; check it later with billing_nfes_get.",
+                toolset: "nfes",
+                permission: write,
+                effect: Effect::Write { idempotent: true },
+                output: RECORD,
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?.to_owned();
+                ctx.write(Method::POST, &["nfes", &id, "issue"], None, "nfe")
+                    .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_nfes_cancel",
+                title: "Cancelar nota fiscal",
+                description: destructive_description!(
+                    "Cancels an issued NF-e; reason needs 15+ characters. Async: returns the NF-e (pending_cancel)."
+                ),
+                toolset: "nfes",
+                permission: write,
+                effect: Effect::Destructive { idempotent: true },
+                output: RECORD,
+            },
+            |ctx, args: CancelArgs| async move {
+                let id = uuid_arg("id", &args.id)?.to_owned();
+                let reason = text_arg("reason", &args.reason, 1000)?;
+                let len = reason.chars().count();
+                if len < MIN_CANCEL_REASON {
+                    return Err(ToolError::InvalidArguments(format!(
+                        "`reason` precisa ter ao menos {MIN_CANCEL_REASON} caracteres (a prefeitura exige uma justificativa); recebido {len}: {reason:?}. Escreva o motivo completo, ex.: \"Serviço não prestado; cancelamento pedido pelo tomador\""
+                    )));
+                }
+                ctx.write(
+                    Method::POST,
+                    &["nfes", &id, "cancel"],
+                    Some(json!({"reason": reason})),
+                    "nfe",
+                )
+                .await
+            },
+        ),
+    ]
+}

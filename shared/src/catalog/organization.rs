@@ -1,0 +1,22 @@
+//! Toolset `organization`: who the token belongs to.
+
+use super::{Effect, NoArgs, Output, ToolDef, ToolMeta};
+use crate::access::{Permission, Resource};
+
+pub(super) fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        ToolMeta {
+            name: "billing_organization_get",
+            title: "Ver organização",
+            description: "Returns the Kobana organization the token belongs to (id, name, CNPJ). Use it to confirm which company you are acting for before anything else.",
+            toolset: "organization",
+            permission: Some(Permission::read(Resource::Organization)),
+            effect: Effect::Read,
+            output: Output::Record {
+                key: "organization",
+                schema: "organization",
+            },
+        },
+        |ctx, _args: NoArgs| async move { ctx.record(&["organization"], &[], "organization").await },
+    )]
+}

@@ -1,0 +1,168 @@
+//! Toolset `payments`: the charges (Pix, boleto, card) behind invoices, and refunds.
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::context::{
+    PagingSchema, compact, destructive_description, push_opt, text_arg, uuid_arg,
+};
+use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
+use crate::access::{Permission, Resource};
+
+const RECORD: Output = Output::Record {
+    key: "payment",
+    schema: "payments",
+};
+
+// A payment status.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum PaymentStatus {
+    // Awaiting payment.
+    Pending,
+    // Paid.
+    Paid,
+    // Failed.
+    Failed,
+    // Canceled.
+    Canceled,
+    // Fully refunded.
+    Refunded,
+    // Partly refunded.
+    PartiallyRefunded,
+}
+
+impl PaymentStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Paid => "paid",
+            Self::Failed => "failed",
+            Self::Canceled => "canceled",
+            Self::Refunded => "refunded",
+            Self::PartiallyRefunded => "partially_refunded",
+        }
+    }
+}
+
+// Arguments of `billing_payments_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = compact)]
+pub struct ListArgs {
+    /// Invoice UUID.
+    pub invoice_id: Option<String>,
+    // Status.
+    pub status: Option<PaymentStatus>,
+    #[serde(flatten)]
+    #[schemars(with = "PagingSchema")]
+    pub paging: Paging,
+}
+
+// Arguments naming one payment.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct IdArgs {
+    /// Payment UUID.
+    pub id: String,
+}
+
+// Arguments of `billing_payments_refund`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct RefundArgs {
+    /// Payment UUID.
+    pub id: String,
+    /// Cents to refund (R$ 100,00 = 10000); omit for all that is left.
+    #[schemars(range(min = 1))]
+    pub amount_cents: Option<u64>,
+    /// Why.
+    pub reason: Option<String>,
+}
+
+pub(super) fn tools() -> Vec<ToolDef> {
+    let read = Some(Permission::read(Resource::Payments));
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_payments_list",
+                title: "Listar pagamentos",
+                description: "Lists payments (Pix, boleto, card) behind invoices; filter by invoice_id or status. Returns a page with next_page.",
+                toolset: "payments",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::List {
+                    key: "payments",
+                    schema: "payments",
+                },
+            },
+            |ctx, args: ListArgs| async move {
+                let mut query = Vec::new();
+                if let Some(id) = &args.invoice_id {
+                    push_opt(&mut query, "invoice_id", Some(uuid_arg("invoice_id", id)?));
+                }
+                push_opt(&mut query, "status", args.status.map(PaymentStatus::as_str));
+                ctx.list(&["payments"], "payments", "payments", &args.paging, query)
+                    .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_payments_get",
+                title: "Ver pagamento",
+                description: "Returns one payment: invoice, method, status, amount and refunded amount (cents and BRL), paid_at.",
+                toolset: "payments",
+                permission: read,
+                effect: Effect::Read,
+                output: RECORD,
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?;
+                ctx.record(&["payments", id], &[], "payment").await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_payments_refund",
+                title: "Estornar pagamento",
+                description: destructive_description!(
+                    "Refunds (estorna) a paid payment: all that is left, or amount_cents (partial). Returns it."
+                ),
+                toolset: "payments",
+                permission: Some(Permission::write(Resource::Payments)),
+                effect: Effect::Destructive { idempotent: false },
+                output: RECORD,
+            },
+            |ctx, args: RefundArgs| async move {
+                let id = uuid_arg("id", &args.id)?.to_owned();
+                let mut body = Map::new();
+                match args.amount_cents {
+                    Some(0) => {
+                        return Err(ToolError::InvalidArguments(
+                            "`amount_cents` deve ser maior que 0; omita-o para estornar o valor todo"
+                                .to_owned(),
+                        ));
+                    }
+                    Some(amount) => {
+                        body.insert("amount_cents".into(), json!(amount));
+                    }
+                    None => {}
+                }
+                if let Some(reason) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+                    body.insert("reason".into(), json!(text_arg("reason", reason, 500)?));
+                }
+                ctx.write(
+                    Method::POST,
+                    &["payments", &id, "refund"],
+                    Some(Value::Object(body)),
+                    "payment",
+                )
+                .await
+            },
+        ),
+    ]
+}

@@ -1,0 +1,253 @@
+//! The registry: tool definitions built once, looked up by name, filtered per request.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, LazyLock};
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{ToolCtx, ToolError};
+use crate::access::Permission;
+
+/// What a tool does to the world. Decides the annotations and the confirmation rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Reads only.
+    Read,
+    /// Creates or changes something that can be changed back.
+    Write {
+        /// Repeating the call with the same arguments changes nothing more.
+        idempotent: bool,
+    },
+    /// Deletes, cancels, voids or refunds: cannot be undone (CF-1).
+    Destructive {
+        /// Repeating the call with the same arguments changes nothing more.
+        idempotent: bool,
+    },
+}
+
+/// The shape of a tool's structured result, for its `outputSchema`.
+#[derive(Debug, Clone, Copy)]
+pub enum Output {
+    /// `{ <key>: { …one Kobana record… } }`, described by `kobana://billing/schemas/<schema>`.
+    Record {
+        /// Member holding the record (`customer`).
+        key: &'static str,
+        /// Catalog resource describing it (`customers`).
+        schema: &'static str,
+    },
+    /// `{ <key>: [records], page, per_page, total, total_pages, next_page }`.
+    List {
+        /// Member holding the records (`customers`).
+        key: &'static str,
+        /// Catalog resource describing them.
+        schema: &'static str,
+    },
+    /// A schema of its own.
+    Custom(fn() -> Value),
+}
+
+/// Everything about a tool except its handler.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolMeta {
+    /// `billing_<resource>_<verb>`.
+    pub name: &'static str,
+    /// Short human title.
+    pub title: &'static str,
+    /// When to use it and what it returns.
+    pub description: &'static str,
+    /// Toolset it belongs to (see [`super::TOOLSETS`]).
+    pub toolset: &'static str,
+    /// The permission it requires; `None` for the server's own catalog.
+    pub permission: Option<Permission>,
+    /// What it does to the world.
+    pub effect: Effect,
+    /// Its structured result.
+    pub output: Output,
+}
+
+type Handler = Arc<
+    dyn Fn(ToolCtx, Value) -> Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// One tool: metadata, wire definition and handler.
+#[derive(Clone)]
+pub struct ToolDef {
+    /// Metadata.
+    pub meta: ToolMeta,
+    /// The definition `tools/list` shows.
+    pub tool: Tool,
+    allowed_args: Vec<String>,
+    handler: Handler,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef")
+            .field("name", &self.meta.name)
+            .finish()
+    }
+}
+
+impl ToolDef {
+    /// Defines a tool whose handler takes arguments of type `A`.
+    pub fn new<A, F, Fut>(meta: ToolMeta, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(ToolCtx, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        let input_schema = input_schema::<A>();
+        let allowed_args = input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        let handler = Arc::new(handler);
+        let handler: Handler = Arc::new(move |ctx: ToolCtx, args: Value| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let args: A = serde_json::from_value(args)
+                    .map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+                handler(ctx, args).await
+            })
+        });
+        let (read_only, destructive, idempotent) = match meta.effect {
+            Effect::Read => (true, false, true),
+            Effect::Write { idempotent } => (false, false, idempotent),
+            Effect::Destructive { idempotent } => (false, true, idempotent),
+        };
+        let mut annotations = ToolAnnotations::new().read_only(read_only).open_world(true);
+        if !read_only {
+            annotations = annotations.destructive(destructive).idempotent(idempotent);
+        }
+        let tool = Tool::new(meta.name, meta.description, Arc::new(input_schema))
+            .with_title(meta.title)
+            .with_raw_output_schema(Arc::new(output_schema(meta.output)))
+            .with_annotations(annotations);
+        Self {
+            meta,
+            tool,
+            allowed_args,
+            handler,
+        }
+    }
+
+    /// Runs the tool: checks argument names, deserializes, calls the handler.
+    pub async fn run(&self, ctx: ToolCtx, args: Option<JsonObject>) -> Result<Value, ToolError> {
+        let args = args.unwrap_or_default();
+        if let Some(unknown) = args.keys().find(|k| !self.allowed_args.contains(k)) {
+            let allowed = if self.allowed_args.is_empty() {
+                "nenhum".to_owned()
+            } else {
+                self.allowed_args.join(", ")
+            };
+            return Err(ToolError::InvalidArguments(format!(
+                "argumento desconhecido `{unknown}`; argumentos aceitos: {allowed}"
+            )));
+        }
+        (self.handler)(ctx, Value::Object(args)).await
+    }
+}
+
+fn input_schema<A: JsonSchema + 'static>() -> JsonObject {
+    let mut schema = (*rmcp::handler::server::common::schema_for_type::<A>()).clone();
+    schema.remove("$schema");
+    schema.remove("title");
+    if schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(|p| p.is_empty())
+    {
+        schema.insert("properties".to_owned(), json!({}));
+        schema.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
+    schema
+}
+
+fn output_schema(output: Output) -> JsonObject {
+    let value = match output {
+        Output::Record { key, schema } => json!({
+            "type": "object",
+            "properties": { key: {
+                "type": "object",
+                "description": format!("Registro do Kobana; campos em kobana://billing/schemas/{schema}, com *_brl e *_sao_paulo adicionados.")
+            }},
+            "required": [key]
+        }),
+        Output::List { key, schema } => json!({
+            "type": "object",
+            "properties": {
+                key: {
+                    "type": "array",
+                    "items": {"type": "object"},
+                    "description": format!("Registros; campos em kobana://billing/schemas/{schema}.")
+                },
+                "page": {"type": "integer"},
+                "per_page": {"type": "integer"},
+                "total": {"type": "integer"},
+                "total_pages": {"type": "integer"},
+                "next_page": {"type": ["integer", "null"], "description": "Página seguinte, ou null na última."}
+            },
+            "required": [key, "page", "total"]
+        }),
+        Output::Custom(schema) => schema(),
+    };
+    match value {
+        Value::Object(map) => map,
+        _ => unreachable!("output schemas are objects"),
+    }
+}
+
+/// All tools, in catalog order, with a name index.
+#[derive(Debug)]
+pub struct Registry {
+    tools: Vec<ToolDef>,
+    by_name: HashMap<&'static str, usize>,
+}
+
+impl Registry {
+    fn build() -> Self {
+        let tools: Vec<ToolDef> = [
+            super::organization::tools(),
+            super::schema_tools::tools(),
+            super::customers::tools(),
+            super::subscriptions::tools(),
+            super::invoices::tools(),
+            super::payments::tools(),
+            super::nfes::tools(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let by_name = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.meta.name, i))
+            .collect::<HashMap<_, _>>();
+        assert_eq!(by_name.len(), tools.len(), "tool names are unique");
+        Self { tools, by_name }
+    }
+
+    /// Every tool, in catalog order.
+    pub fn all(&self) -> &[ToolDef] {
+        &self.tools
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&ToolDef> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+}
+
+/// The process-wide registry, built on first use.
+pub fn registry() -> &'static Registry {
+    static REGISTRY: LazyLock<Registry> = LazyLock::new(Registry::build);
+    &REGISTRY
+}

@@ -1,0 +1,86 @@
+//! Toolset `schemas`: the server's own catalog of billing resources (no permission needed).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::schemas::{catalog, resource};
+use super::{Effect, NoArgs, Output, ToolDef, ToolError, ToolMeta};
+
+/// Arguments of `billing_schemas_get`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaArgs {
+    /// Resource name: customers, billing_accounts, subscriptions, invoices, payments or nfes.
+    pub resource: String,
+}
+
+fn list_schema() -> Value {
+    json!({"type": "object", "properties": {"resources": {"type": "array", "items": {"type": "object"}},
+        "money": {"type": "string"}, "dates": {"type": "string"}}, "required": ["resources"]})
+}
+
+fn get_schema() -> Value {
+    json!({"type": "object", "properties": {"schema": {"type": "object",
+        "description": "name, title, description, default_sort e fields [{name, type, nullable, sortable, meaning, values}]"}},
+        "required": ["schema"]})
+}
+
+/// The catalog summary: one line per resource.
+pub fn summary() -> Value {
+    let c = catalog();
+    let resources: Vec<Value> = c
+        .resources
+        .iter()
+        .map(|r| {
+            json!({"name": r.name, "title": r.title, "description": r.description,
+                "uri": format!("kobana://billing/schemas/{}", r.name), "field_count": r.fields.len()})
+        })
+        .collect();
+    json!({"resources": resources, "money": c.money, "dates": c.dates})
+}
+
+/// One resource's full schema, or an error listing the names that exist.
+pub fn schema_of(name: &str) -> Result<Value, ToolError> {
+    let r = resource(name.trim()).ok_or_else(|| {
+        ToolError::InvalidArguments(format!(
+            "recurso {name:?} não está no catálogo; use um de: {}",
+            catalog()
+                .resources
+                .iter()
+                .map(|r| r.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    Ok(json!({"schema": r}))
+}
+
+pub(super) fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_schemas_list",
+                title: "Listar esquemas",
+                description: "Lists the billing resources this server knows (customers, billing_accounts, subscriptions, invoices, payments, nfes) with a one-line description each, plus how money and dates are expressed. Use it before filtering or sorting by a field you are unsure of.",
+                toolset: "schemas",
+                permission: None,
+                effect: Effect::Read,
+                output: Output::Custom(list_schema),
+            },
+            |_ctx, _args: NoArgs| async move { Ok(summary()) },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_schemas_get",
+                title: "Ver esquema de um recurso",
+                description: "Returns one resource's fields: type, whether nullable, whether `sort_by` accepts it, a one-line meaning, and each enum value with its meaning (e.g. invoice status open = finalizada aguardando pagamento). Use it to read a record correctly or to pick a valid sort_by.",
+                toolset: "schemas",
+                permission: None,
+                effect: Effect::Read,
+                output: Output::Custom(get_schema),
+            },
+            |_ctx, args: SchemaArgs| async move { schema_of(&args.resource) },
+        ),
+    ]
+}

@@ -1,0 +1,402 @@
+//! Toolset `subscriptions`: assinaturas (recurring billing of a billing account).
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::context::{
+    PagingSchema, compact, destructive_description, push_opt, text_arg, uuid_arg,
+};
+use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
+use crate::access::{Permission, Resource};
+
+const RECORD: Output = Output::Record {
+    key: "subscription",
+    schema: "subscriptions",
+};
+
+// A subscription status.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum SubscriptionStatus {
+    // Not confirmed; does not bill.
+    Draft,
+    // Confirmed, waiting for trial or first billing.
+    Confirmed,
+    // Free trial.
+    Trialing,
+    // Billing every cycle.
+    Active,
+    // Payment failed; dunning retries.
+    PastDue,
+    // Collection paused.
+    Paused,
+    // Suspended.
+    Suspended,
+    // Canceled (final).
+    Canceled,
+}
+
+impl SubscriptionStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::Confirmed => "confirmed",
+            Self::Trialing => "trialing",
+            Self::Active => "active",
+            Self::PastDue => "past_due",
+            Self::Paused => "paused",
+            Self::Suspended => "suspended",
+            Self::Canceled => "canceled",
+        }
+    }
+}
+
+// Billing cycle.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum BillingCycle {
+    // Every month.
+    Monthly,
+    // Every 3 months.
+    Quarterly,
+    // Every 6 months.
+    Semiannual,
+    // Every year.
+    Annual,
+}
+
+impl BillingCycle {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Monthly => "monthly",
+            Self::Quarterly => "quarterly",
+            Self::Semiannual => "semiannual",
+            Self::Annual => "annual",
+        }
+    }
+}
+
+// What happens to invoices while collection is paused.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum PauseBehavior {
+    // New invoices are marked uncollectible (Kobana's default).
+    MarkUncollectible,
+    // New invoices stay as drafts.
+    KeepAsDraft,
+    // New invoices are voided.
+    Void,
+}
+
+impl PauseBehavior {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::MarkUncollectible => "mark_uncollectible",
+            Self::KeepAsDraft => "keep_as_draft",
+            Self::Void => "void",
+        }
+    }
+}
+
+// Arguments of `billing_subscriptions_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = compact)]
+pub struct ListArgs {
+    // Status.
+    pub status: Option<SubscriptionStatus>,
+    /// Billing account UUID.
+    pub billing_account_id: Option<String>,
+    /// Plan UUID.
+    pub plan_id: Option<String>,
+    /// Free text: customer name, CPF/CNPJ.
+    pub search: Option<String>,
+    #[serde(flatten)]
+    #[schemars(with = "PagingSchema")]
+    pub paging: Paging,
+}
+
+// Arguments naming one subscription.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct IdArgs {
+    /// Subscription UUID.
+    pub id: String,
+}
+
+// One item of a subscription without a plan.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact, inline)]
+pub struct Item {
+    /// What is billed.
+    pub description: String,
+    /// Quantity (default 1).
+    #[schemars(range(min = 1))]
+    pub quantity: Option<u32>,
+    /// Unit price per cycle in cents (R$ 99,90 = 9990).
+    pub unit_amount_cents: u64,
+}
+
+// Arguments of `billing_subscriptions_create`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct CreateArgs {
+    /// Payer's billing account UUID.
+    pub billing_account_id: String,
+    /// Plan UUID; or pass items.
+    pub plan_id: Option<String>,
+    /// Items billed each cycle (no plan).
+    pub items: Option<Vec<Item>>,
+    /// Cycle (default monthly).
+    pub billing_cycle: Option<BillingCycle>,
+}
+
+// Arguments of `billing_subscriptions_pause`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct PauseArgs {
+    /// Subscription UUID.
+    pub id: String,
+    /// Invoices meanwhile (default mark_uncollectible).
+    pub behavior: Option<PauseBehavior>,
+    /// Auto-resume date (YYYY-MM-DD or ISO date-time); omit = until resumed.
+    pub resumes_at: Option<String>,
+}
+
+// Arguments of `billing_subscriptions_cancel`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = compact)]
+pub struct CancelArgs {
+    /// Subscription UUID.
+    pub id: String,
+    /// true: at period end; default now.
+    pub cancel_at_period_end: Option<bool>,
+    /// Why.
+    pub reason: Option<String>,
+}
+
+fn instant_arg(name: &str, value: &str) -> Result<String, ToolError> {
+    let v = value.trim();
+    let ok = (v.len() == 10 && v.parse::<jiff::civil::Date>().is_ok())
+        || v.parse::<jiff::Timestamp>().is_ok();
+    if ok {
+        Ok(v.to_owned())
+    } else {
+        Err(ToolError::InvalidArguments(format!(
+            "`{name}` deve ser uma data AAAA-MM-DD ou data-hora ISO 8601 (ex.: 2026-10-01); recebido {v:?}"
+        )))
+    }
+}
+
+fn create_body(args: CreateArgs) -> Result<Value, ToolError> {
+    let mut body = Map::new();
+    body.insert(
+        "billing_account_id".into(),
+        json!(uuid_arg("billing_account_id", &args.billing_account_id)?),
+    );
+    if let Some(plan) = &args.plan_id {
+        body.insert("plan_id".into(), json!(uuid_arg("plan_id", plan)?));
+    }
+    match args.items {
+        Some(items) if !items.is_empty() => {
+            let mut out = Vec::with_capacity(items.len());
+            for (n, item) in items.iter().enumerate() {
+                let description =
+                    text_arg(&format!("items[{n}].description"), &item.description, 500)?;
+                let quantity = item.quantity.unwrap_or(1);
+                if quantity == 0 {
+                    return Err(ToolError::InvalidArguments(format!(
+                        "`items[{n}].quantity` deve ser ao menos 1"
+                    )));
+                }
+                out.push(json!({"description": description, "quantity": quantity,
+                    "unit_amount_cents": item.unit_amount_cents}));
+            }
+            body.insert("items".into(), Value::Array(out));
+        }
+        Some(_) => {
+            return Err(ToolError::InvalidArguments(
+                "`items` está vazio; passe ao menos um item ou use `plan_id`".to_owned(),
+            ));
+        }
+        None if args.plan_id.is_none() => {
+            return Err(ToolError::InvalidArguments(
+                "passe `plan_id` (assinatura de um plano) ou `items` (itens avulsos com unit_amount_cents)"
+                    .to_owned(),
+            ));
+        }
+        None => {}
+    }
+    if let Some(cycle) = args.billing_cycle {
+        body.insert("billing_cycle".into(), json!(cycle.as_str()));
+    }
+    Ok(Value::Object(body))
+}
+
+pub(super) fn tools() -> Vec<ToolDef> {
+    let read = Some(Permission::read(Resource::Subscriptions));
+    let write = Some(Permission::write(Resource::Subscriptions));
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_subscriptions_list",
+                title: "Listar assinaturas",
+                description: "Lists subscriptions; filter by status, billing_account_id, plan_id or search. Returns a page with next_page; then billing_subscriptions_get.",
+                toolset: "subscriptions",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::List {
+                    key: "subscriptions",
+                    schema: "subscriptions",
+                },
+            },
+            |ctx, args: ListArgs| async move {
+                let mut query = Vec::new();
+                push_opt(
+                    &mut query,
+                    "status",
+                    args.status.map(SubscriptionStatus::as_str),
+                );
+                if let Some(id) = &args.billing_account_id {
+                    push_opt(
+                        &mut query,
+                        "billing_account_id",
+                        Some(uuid_arg("billing_account_id", id)?),
+                    );
+                }
+                if let Some(id) = &args.plan_id {
+                    push_opt(&mut query, "plan_id", Some(uuid_arg("plan_id", id)?));
+                }
+                push_opt(&mut query, "search", args.search);
+                ctx.list(
+                    &["subscriptions"],
+                    "subscriptions",
+                    "subscriptions",
+                    &args.paging,
+                    query,
+                )
+                .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_subscriptions_get",
+                title: "Ver assinatura",
+                description: "Returns one subscription: status, plan, cycle, recurring amount, current period, pause and cancellation.",
+                toolset: "subscriptions",
+                permission: read,
+                effect: Effect::Read,
+                output: RECORD,
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?;
+                ctx.record(&["subscriptions", id], &[], "subscription")
+                    .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_subscriptions_create",
+                title: "Criar assinatura",
+                description: "Creates a subscription for a billing account (see billing_customers_get) from plan_id or from items priced in cents. Returns it.",
+                toolset: "subscriptions",
+                permission: write,
+                effect: Effect::Write { idempotent: false },
+                output: RECORD,
+            },
+            |ctx, args: CreateArgs| async move {
+                let body = create_body(args)?;
+                ctx.write(Method::POST, &["subscriptions"], Some(body), "subscription")
+                    .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_subscriptions_pause",
+                title: "Pausar assinatura",
+                description: "Pauses collection of an active, past_due or trialing subscription until resumes_at or billing_subscriptions_resume. Returns it (paused).",
+                toolset: "subscriptions",
+                permission: write,
+                effect: Effect::Write { idempotent: true },
+                output: RECORD,
+            },
+            |ctx, args: PauseArgs| async move {
+                let id = uuid_arg("id", &args.id)?.to_owned();
+                let mut body = Map::new();
+                if let Some(behavior) = args.behavior {
+                    body.insert("behavior".into(), json!(behavior.as_str()));
+                }
+                if let Some(at) = args.resumes_at.as_deref().filter(|v| !v.trim().is_empty()) {
+                    body.insert("resumes_at".into(), json!(instant_arg("resumes_at", at)?));
+                }
+                ctx.write(
+                    Method::POST,
+                    &["subscriptions", &id, "pause"],
+                    Some(Value::Object(body)),
+                    "subscription",
+                )
+                .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_subscriptions_resume",
+                title: "Retomar assinatura",
+                description: "Resumes billing of a paused subscription (only status paused). Returns it (active).",
+                toolset: "subscriptions",
+                permission: write,
+                effect: Effect::Write { idempotent: true },
+                output: RECORD,
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?.to_owned();
+                ctx.write(
+                    Method::POST,
+                    &["subscriptions", &id, "resume"],
+                    None,
+                    "subscription",
+                )
+                .await
+            },
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "billing_subscriptions_cancel",
+                title: "Cancelar assinatura",
+                description: destructive_description!(
+                    "Cancels a subscription now, or at period end with cancel_at_period_end=true. Returns it."
+                ),
+                toolset: "subscriptions",
+                permission: write,
+                effect: Effect::Destructive { idempotent: true },
+                output: RECORD,
+            },
+            |ctx, args: CancelArgs| async move {
+                let id = uuid_arg("id", &args.id)?.to_owned();
+                let mut body = Map::new();
+                if let Some(at_end) = args.cancel_at_period_end {
+                    body.insert("cancel_at_period_end".into(), json!(at_end));
+                }
+                if let Some(reason) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+                    body.insert("reason".into(), json!(text_arg("reason", reason, 500)?));
+                }
+                ctx.write(
+                    Method::POST,
+                    &["subscriptions", &id, "cancel"],
+                    Some(Value::Object(body)),
+                    "subscription",
+                )
+                .await
+            },
+        ),
+    ]
+}

@@ -1,0 +1,220 @@
+//! Runtime configuration, read once from the environment with embedded defaults.
+//!
+//! Every variable is optional: with none set the server talks to Kobana's billing sandbox,
+//! listens on loopback and keeps confirmations in memory.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Kobana's billing sandbox host (the spec's `servers` entry). Production is
+/// `https://api.billing.kobana.com.br`.
+pub const DEFAULT_KOBANA_API_URL: &str = "https://api.billing.sandbox.kobana.com.br";
+/// Where the local server listens when `MCP_BIND` is unset.
+pub const DEFAULT_BIND: &str = "127.0.0.1:3000";
+/// Largest JSON-RPC request body accepted, in bytes.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// A configuration value that could not be understood.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The variable is set but its value is not usable.
+    #[error("{name}: {reason} (got {value:?})")]
+    Invalid {
+        /// Environment variable name.
+        name: &'static str,
+        /// The offending value.
+        value: String,
+        /// Why it was refused.
+        reason: &'static str,
+    },
+}
+
+/// Everything the server needs to know about its surroundings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Kobana billing base URL without the version path (`KOBANA_API_URL`).
+    pub kobana_api_url: String,
+    /// Local listen address (`MCP_BIND`); unused under Lambda.
+    pub bind: SocketAddr,
+    /// Hosts accepted in the `Host` header (`MCP_ALLOWED_HOSTS`, comma-separated);
+    /// empty disables the check (behind API Gateway, which fixes the host itself).
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins accepted in the `Origin` header (`MCP_ALLOWED_ORIGINS`); a request
+    /// with any other `Origin` is refused with 403. Requests without `Origin` pass.
+    pub allowed_origins: Vec<String>,
+    /// Public URL of the MCP endpoint (`MCP_PUBLIC_URL`, e.g. `https://mcp.example.com/mcp`),
+    /// used as the protected resource's identifier; derived from the request when unset.
+    pub public_url: Option<String>,
+    /// OAuth authorization servers that issue Kobana tokens (`MCP_AUTHORIZATION_SERVERS`).
+    pub authorization_servers: Vec<String>,
+    /// DynamoDB table for confirmation nonces (`CONFIRMATIONS_TABLE`); in memory when unset.
+    pub confirmations_table: Option<String>,
+    /// Deadline for one Kobana call including retries (`KOBANA_TIMEOUT_MS`).
+    pub kobana_timeout: Duration,
+    /// Largest request body accepted (`MCP_MAX_BODY_BYTES`).
+    pub max_body_bytes: usize,
+    /// Contact sent in the `User-Agent` header Kobana requires (`KOBANA_USER_AGENT_CONTACT`).
+    pub user_agent_contact: String,
+    /// Token used for requests that carry none. Never read from the environment: only the
+    /// `--demo` switch sets it, so a newcomer can point any client at the demo server.
+    pub anonymous_token: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            kobana_api_url: DEFAULT_KOBANA_API_URL.to_owned(),
+            bind: DEFAULT_BIND.parse().expect("valid default bind address"),
+            allowed_hosts: loopback_hosts(),
+            allowed_origins: Vec::new(),
+            public_url: None,
+            authorization_servers: vec!["https://app.kobana.com.br".to_owned()],
+            confirmations_table: None,
+            kobana_timeout: Duration::from_secs(25),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            user_agent_contact: "suporte@kobana.com.br".to_owned(),
+            anonymous_token: None,
+        }
+    }
+}
+
+/// The hosts a loopback server answers to (DNS-rebinding protection).
+pub fn loopback_hosts() -> Vec<String> {
+    ["localhost", "127.0.0.1", "::1", "[::1]"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+impl Config {
+    /// Reads the configuration from the process environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the configuration through `lookup` (the environment, or a map in tests).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let mut config = Self::default();
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        if let Some(url) = get("KOBANA_API_URL") {
+            let url = url.trim().trim_end_matches('/').to_owned();
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(ConfigError::Invalid {
+                    name: "KOBANA_API_URL",
+                    value: url,
+                    reason: "must start with http:// or https://",
+                });
+            }
+            config.kobana_api_url = url;
+        }
+        if let Some(bind) = get("MCP_BIND") {
+            config.bind = bind.trim().parse().map_err(|_| ConfigError::Invalid {
+                name: "MCP_BIND",
+                value: bind.clone(),
+                reason: "must be an address like 127.0.0.1:3000",
+            })?;
+        }
+        if let Some(hosts) = get("MCP_ALLOWED_HOSTS") {
+            config.allowed_hosts = if hosts.trim() == "*" {
+                Vec::new()
+            } else {
+                split_list(&hosts)
+            };
+        }
+        if let Some(origins) = get("MCP_ALLOWED_ORIGINS") {
+            config.allowed_origins = split_list(&origins);
+        }
+        config.public_url = get("MCP_PUBLIC_URL").map(|u| u.trim().to_owned());
+        if let Some(servers) = get("MCP_AUTHORIZATION_SERVERS") {
+            config.authorization_servers = split_list(&servers);
+        }
+        config.confirmations_table = get("CONFIRMATIONS_TABLE").map(|t| t.trim().to_owned());
+        if let Some(ms) = get("KOBANA_TIMEOUT_MS") {
+            let ms: u64 = ms.trim().parse().map_err(|_| ConfigError::Invalid {
+                name: "KOBANA_TIMEOUT_MS",
+                value: ms.clone(),
+                reason: "must be a whole number of milliseconds",
+            })?;
+            config.kobana_timeout = Duration::from_millis(ms);
+        }
+        if let Some(bytes) = get("MCP_MAX_BODY_BYTES") {
+            config.max_body_bytes = bytes.trim().parse().map_err(|_| ConfigError::Invalid {
+                name: "MCP_MAX_BODY_BYTES",
+                value: bytes.clone(),
+                reason: "must be a whole number of bytes",
+            })?;
+        }
+        if let Some(contact) = get("KOBANA_USER_AGENT_CONTACT") {
+            config.user_agent_contact = contact.trim().to_owned();
+        }
+        Ok(config)
+    }
+
+    /// The `User-Agent` sent to Kobana: product, version and a contact, as Kobana asks.
+    pub fn user_agent(&self) -> String {
+        format!(
+            "Kobana MCP Server/{} <{}>",
+            env!("CARGO_PKG_VERSION"),
+            self.user_agent_contact
+        )
+    }
+}
+
+fn split_list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn a5_defaults_need_no_environment() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.kobana_api_url, DEFAULT_KOBANA_API_URL);
+        assert_eq!(c.bind.to_string(), "127.0.0.1:3000");
+        assert!(c.confirmations_table.is_none());
+        assert!(c.allowed_hosts.contains(&"localhost".to_owned()));
+    }
+
+    #[test]
+    fn env_overrides_are_read_and_trimmed() {
+        let c = config(&[
+            ("KOBANA_API_URL", "http://127.0.0.1:9/"),
+            ("MCP_BIND", "127.0.0.1:4000"),
+            ("MCP_ALLOWED_HOSTS", "mcp.example.com, localhost"),
+            ("CONFIRMATIONS_TABLE", "confirmations"),
+            ("KOBANA_TIMEOUT_MS", "1500"),
+        ])
+        .unwrap();
+        assert_eq!(c.kobana_api_url, "http://127.0.0.1:9");
+        assert_eq!(c.bind.port(), 4000);
+        assert_eq!(c.allowed_hosts, vec!["mcp.example.com", "localhost"]);
+        assert_eq!(c.confirmations_table.as_deref(), Some("confirmations"));
+        assert_eq!(c.kobana_timeout, Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        let err = config(&[("MCP_BIND", "nope")]).unwrap_err().to_string();
+        assert!(err.contains("MCP_BIND"), "{err}");
+        let err = config(&[("KOBANA_API_URL", "ftp://x")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("KOBANA_API_URL"), "{err}");
+    }
+}

@@ -1,0 +1,182 @@
+//! Confirmation of destructive tools (CF-1…CF-6).
+//!
+//! In era 2026, when the client declares form elicitation, the first call of a destructive
+//! tool runs nothing: it returns `input_required` with a one-question form and a
+//! `requestState` that is an opaque random nonce. The record behind the nonce — a digest of
+//! (tool, canonical arguments, person, organization) and an expiry five minutes ahead — lives
+//! in a [`NonceStore`]. The retry executes only if the person said yes **and** one conditional
+//! delete of that record succeeds, so a replay, a swapped argument, another person or a race
+//! executes nothing. The nonce also becomes the Kobana call's `X-Idempotency-Key`.
+
+mod dynamo;
+mod flow;
+mod memory;
+
+use std::sync::Arc;
+
+use async_trait_like::BoxFuture;
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+pub use dynamo::DynamoStore;
+pub use flow::{Decision, decide, form_elicitation_declared};
+pub use memory::MemoryStore;
+
+/// How long a confirmation stays valid.
+pub const CONFIRMATION_TTL_SECS: i64 = 300;
+/// Prefix of our `requestState` values (format version 1).
+pub const STATE_PREFIX: &str = "kc1_";
+
+/// Small boxed-future alias so the store trait stays object safe without extra crates.
+mod async_trait_like {
+    use std::future::Future;
+    use std::pin::Pin;
+    /// A boxed, sendable future.
+    pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+}
+
+/// The confirmation store could not be reached or answered an error.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct StoreError(pub String);
+
+/// Where confirmation nonces live (CF-6).
+pub trait NonceStore: Send + Sync + std::fmt::Debug {
+    /// Records a new nonce bound to `digest`, valid until `expires_at` (Unix seconds).
+    fn put<'a>(
+        &'a self,
+        nonce: &'a str,
+        digest: &'a str,
+        expires_at: i64,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Consumes the nonce if it exists, is bound to `digest` and has not expired at `now`,
+    /// in one atomic step. `Ok(true)`: consumed now, by this caller and no other.
+    fn consume<'a>(
+        &'a self,
+        nonce: &'a str,
+        digest: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
+}
+
+/// A clock in Unix seconds; injectable so tests can expire confirmations without sleeping.
+pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+/// The wall clock.
+pub fn system_clock() -> Clock {
+    Arc::new(|| jiff::Timestamp::now().as_second())
+}
+
+/// A fresh nonce: 32 random bytes, URL-safe, with our prefix.
+pub fn new_nonce() -> Result<String, StoreError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| StoreError(format!("no randomness: {e}")))?;
+    Ok(format!("{STATE_PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes)))
+}
+
+/// Whether `state` is one of our nonces by shape (not whether it exists).
+pub fn is_our_state(state: &str) -> bool {
+    state
+        .strip_prefix(STATE_PREFIX)
+        .is_some_and(|rest| rest.len() == 43 && URL_SAFE_NO_PAD.decode(rest).is_ok())
+}
+
+/// The JSON value with object keys sorted, recursively, compactly serialized.
+pub fn canonical_json(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                Value::Object(
+                    entries
+                        .into_iter()
+                        .map(|(k, v)| (k.clone(), sorted(v)))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(value).to_string()
+}
+
+/// What a confirmation is bound to: this tool, these arguments, this person, this organization.
+pub fn binding_digest(tool: &str, arguments: &Value, person: &str, organization: &str) -> String {
+    let mut hasher = Sha256::new();
+    for part in [tool, &canonical_json(arguments), person, organization] {
+        hasher.update((part.len() as u64).to_be_bytes());
+        hasher.update(part.as_bytes());
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The Kobana `X-Idempotency-Key` derived from a nonce: a UUID v4-shaped digest.
+pub fn idempotency_key(nonce: &str) -> String {
+    let digest = Sha256::digest(nonce.as_bytes());
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&digest[..16]);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn cf4_digest_binds_every_part_and_ignores_key_order() {
+        let a = json!({"id": "x", "reason": "dup"});
+        let b = json!({"reason": "dup", "id": "x"});
+        let base = binding_digest("billing_invoices_void", &a, "ana", "org");
+        assert_eq!(
+            base,
+            binding_digest("billing_invoices_void", &b, "ana", "org")
+        );
+        for other in [
+            binding_digest("billing_invoices_delete", &a, "ana", "org"),
+            binding_digest(
+                "billing_invoices_void",
+                &json!({"id": "y", "reason": "dup"}),
+                "ana",
+                "org",
+            ),
+            binding_digest("billing_invoices_void", &a, "bia", "org"),
+            binding_digest("billing_invoices_void", &a, "ana", "org2"),
+        ] {
+            assert_ne!(base, other);
+        }
+    }
+
+    #[test]
+    fn nonces_are_random_well_formed_and_give_uuid_keys() {
+        let a = new_nonce().unwrap();
+        let b = new_nonce().unwrap();
+        assert_ne!(a, b);
+        assert!(is_our_state(&a));
+        assert!(!is_our_state("kc1_short"));
+        assert!(!is_our_state("anything"));
+        let key = idempotency_key(&a);
+        assert_eq!(key.len(), 36);
+        assert_eq!(&key[14..15], "4");
+        assert_eq!(key, idempotency_key(&a));
+    }
+}

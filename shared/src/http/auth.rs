@@ -1,0 +1,186 @@
+//! Bearer authentication and the RFC 9728 protected-resource metadata (A-3).
+//!
+//! The token is read here, turned into a [`Principal`] and removed from the request before
+//! anything else (rmcp included) sees the headers, so it cannot end up in a log line.
+
+use std::sync::Arc;
+
+use http::{HeaderValue, Request, Response, StatusCode, header};
+use serde_json::json;
+
+use super::{ResponseBody, fixed};
+use crate::access::{AuthError, BearerToken, Principal, Resource};
+use crate::config::Config;
+
+const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+
+fn now() -> i64 {
+    jiff::Timestamp::now().as_second()
+}
+
+/// `scheme://host` of the request as the client addressed it.
+fn origin<B>(request: &Request<B>) -> String {
+    let headers = request.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| request.uri().authority().map(|a| a.as_str()))
+        .unwrap_or("localhost");
+    let loopback = ["localhost", "127.", "[::1]"]
+        .iter()
+        .any(|p| host.starts_with(p));
+    let scheme = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .filter(|p| matches!(*p, "http" | "https"))
+        .unwrap_or(if loopback { "http" } else { "https" });
+    format!("{scheme}://{host}")
+}
+
+/// The MCP endpoint's canonical URL (the protected resource's identifier).
+fn resource_url<B>(config: &Config, request: &Request<B>) -> String {
+    if let Some(url) = &config.public_url {
+        return url.clone();
+    }
+    let path = request.uri().path();
+    let mcp_path = match path.find(WELL_KNOWN) {
+        Some(i) => {
+            let suffix = &path[i + WELL_KNOWN.len()..];
+            if suffix.is_empty() { "/mcp" } else { suffix }
+        }
+        None => path,
+    };
+    format!("{}{mcp_path}", origin(request))
+}
+
+/// Where the metadata of `resource` lives (RFC 9728 §3.1: well-known before the path).
+fn metadata_url(resource: &str) -> String {
+    match resource.find("://").map(|i| i + 3) {
+        Some(start) => {
+            let path_at = resource[start..]
+                .find('/')
+                .map_or(resource.len(), |i| start + i);
+            format!(
+                "{}{WELL_KNOWN}{}",
+                &resource[..path_at],
+                &resource[path_at..]
+            )
+        }
+        None => format!("{resource}{WELL_KNOWN}"),
+    }
+}
+
+/// Every scope this server understands, for `scopes_supported`.
+pub fn scopes_supported() -> Vec<String> {
+    let mut scopes: Vec<String> = ["read", "write", "all"].map(str::to_owned).to_vec();
+    for r in Resource::ALL {
+        scopes.push(format!("{}:read", r.slug()));
+        scopes.push(format!("{}:write", r.slug()));
+    }
+    scopes
+}
+
+/// `GET /.well-known/oauth-protected-resource[/mcp]`.
+pub fn metadata_response<B>(config: &Config, request: &Request<B>) -> Response<ResponseBody> {
+    let body = json!({
+        "resource": resource_url(config, request),
+        "authorization_servers": config.authorization_servers,
+        "scopes_supported": scopes_supported(),
+        "bearer_methods_supported": ["header"],
+        "resource_name": "Kobana — Faturamento Automático (MCP)",
+        "resource_documentation": "https://docs.billing.kobana.com.br",
+    });
+    let mut response = fixed(StatusCode::OK, "application/json", body.to_string());
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=3600"),
+    );
+    response
+}
+
+/// Reads the bearer token. On success the request carries an `Arc<Principal>` extension and
+/// no `Authorization` header; on failure the answer is a 401 challenge.
+pub fn authenticate<B>(
+    config: &Config,
+    mut request: Request<B>,
+) -> Result<Request<B>, Box<Response<ResponseBody>>> {
+    let header_value = request.headers().get(header::AUTHORIZATION);
+    let result = match header_value {
+        None => match &config.anonymous_token {
+            Some(token) => Principal::from_token(BearerToken::new(token.clone()), now()),
+            None => Err(AuthError::Missing),
+        },
+        Some(value) => match value.to_str() {
+            Ok(text) => Principal::from_authorization(Some(text), now()),
+            Err(_) => Err(AuthError::Malformed),
+        },
+    };
+    match result {
+        Ok(principal) => {
+            request.headers_mut().remove(header::AUTHORIZATION);
+            request.extensions_mut().insert(Arc::new(principal));
+            Ok(request)
+        }
+        Err(error) => Err(Box::new(challenge(config, &request, &error))),
+    }
+}
+
+fn challenge<B>(
+    config: &Config,
+    request: &Request<B>,
+    error: &AuthError,
+) -> Response<ResponseBody> {
+    let resource = resource_url(config, request);
+    let mut value = format!("Bearer resource_metadata=\"{}\"", metadata_url(&resource));
+    if let Some(code) = error.oauth_code() {
+        value.push_str(&format!(", error=\"{code}\""));
+    }
+    let body = json!({
+        "error": error.oauth_code().unwrap_or("invalid_token"),
+        "error_description": error.to_string(),
+    });
+    let mut response = fixed(
+        StatusCode::UNAUTHORIZED,
+        "application/json",
+        body.to_string(),
+    );
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static("Bearer")),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a3_metadata_url_puts_well_known_before_the_path() {
+        assert_eq!(
+            metadata_url("https://mcp.example.com/mcp"),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            metadata_url("https://x.execute-api.us-east-1.amazonaws.com/Prod/mcp"),
+            "https://x.execute-api.us-east-1.amazonaws.com/.well-known/oauth-protected-resource/Prod/mcp"
+        );
+    }
+
+    #[test]
+    fn a3_resource_url_follows_the_request() {
+        let config = Config::default();
+        let req = Request::builder()
+            .uri("/.well-known/oauth-protected-resource/mcp")
+            .header("host", "127.0.0.1:3000")
+            .body(())
+            .unwrap();
+        assert_eq!(resource_url(&config, &req), "http://127.0.0.1:3000/mcp");
+        let req = Request::builder()
+            .uri("/mcp")
+            .header("host", "mcp.example.com")
+            .body(())
+            .unwrap();
+        assert_eq!(resource_url(&config, &req), "https://mcp.example.com/mcp");
+    }
+}

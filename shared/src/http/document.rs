@@ -1,0 +1,194 @@
+//! Streaming a PDF inside the JSON-RPC answer.
+//!
+//! rmcp builds the whole `resources/read` answer — era envelope, `resultType`, cache hints,
+//! `_meta` — around a short placeholder in place of the blob. The front then sends that
+//! answer with the placeholder replaced by Kobana's body, base64-encoded chunk by chunk as it
+//! arrives. Memory does not grow with the document; a document that turns out larger than
+//! the limit, or that breaks off, aborts the stream, so the client never gets a blob that
+//! parses but is truncated.
+
+use std::pin::Pin;
+use std::sync::Mutex;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt, stream};
+use http_body::Frame;
+use http_body_util::{BodyExt, StreamBody};
+
+use super::{BoxError, ResponseBody};
+use crate::kobana::DownloadResponse;
+
+/// A document waiting to be spliced into the answer of the request that fetched it.
+#[derive(Debug)]
+pub struct PendingDocument {
+    /// The string standing in for the blob in rmcp's answer.
+    pub placeholder: String,
+    /// Kobana's response, status and size already checked.
+    pub download: DownloadResponse,
+    /// Abort beyond this many bytes.
+    pub limit: u64,
+}
+
+/// Per-request slot where the handler leaves a [`PendingDocument`] for the front.
+#[derive(Debug, Default)]
+pub struct DocumentSlot(Mutex<Option<PendingDocument>>);
+
+impl DocumentSlot {
+    /// Leaves the document for the front.
+    pub fn put(&self, document: PendingDocument) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(document);
+        }
+    }
+
+    /// Takes the document, if the handler left one.
+    pub fn take(&self) -> Option<PendingDocument> {
+        self.0.lock().ok().and_then(|mut slot| slot.take())
+    }
+}
+
+/// The document grew past the limit, or Kobana's body broke off: the stream is cut.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// Too large.
+    #[error("document exceeds {limit} bytes; stream aborted")]
+    TooLarge {
+        /// The limit.
+        limit: u64,
+    },
+    /// Upstream failure.
+    #[error("Kobana's body broke off: {0}")]
+    Upstream(String),
+}
+
+type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, BoxError>> + Send>>;
+
+/// Base64 of `upstream`, 3-byte aligned between chunks, failing past `limit` bytes.
+fn encoded(upstream: ByteStream, limit: u64) -> ByteStream {
+    struct State {
+        upstream: ByteStream,
+        carry: Vec<u8>,
+        seen: u64,
+        done: bool,
+    }
+    let state = State {
+        upstream,
+        carry: Vec::with_capacity(64 * 1024),
+        seen: 0,
+        done: false,
+    };
+    Box::pin(stream::unfold(state, move |mut s| async move {
+        loop {
+            if s.done {
+                return None;
+            }
+            match s.upstream.next().await {
+                Some(Ok(chunk)) => {
+                    s.seen += chunk.len() as u64;
+                    if s.seen > limit {
+                        s.done = true;
+                        let error: BoxError = Box::new(StreamError::TooLarge { limit });
+                        return Some((Err(error), s));
+                    }
+                    s.carry.extend_from_slice(&chunk);
+                    let whole = s.carry.len() / 3 * 3;
+                    if whole == 0 {
+                        continue;
+                    }
+                    let out = STANDARD.encode(&s.carry[..whole]);
+                    s.carry.drain(..whole);
+                    return Some((Ok(Bytes::from(out)), s));
+                }
+                Some(Err(error)) => {
+                    s.done = true;
+                    return Some((Err(error), s));
+                }
+                None => {
+                    s.done = true;
+                    if s.carry.is_empty() {
+                        return None;
+                    }
+                    let out = STANDARD.encode(&s.carry);
+                    s.carry.clear();
+                    return Some((Ok(Bytes::from(out)), s));
+                }
+            }
+        }
+    }))
+}
+
+/// Splices `document` into rmcp's `answer` (a small, complete body holding the placeholder
+/// once). Returns `None` when the placeholder is not there (rmcp answered an error).
+pub fn splice(answer: &[u8], document: PendingDocument) -> Option<ResponseBody> {
+    let at = find(answer, document.placeholder.as_bytes())?;
+    let prefix = Bytes::copy_from_slice(&answer[..at]);
+    let suffix = Bytes::copy_from_slice(&answer[at + document.placeholder.len()..]);
+    let upstream: ByteStream = Box::pin(
+        document
+            .download
+            .response
+            .bytes_stream()
+            .map(|r| r.map_err(|e| Box::new(StreamError::Upstream(e.to_string())) as BoxError)),
+    );
+    let body = stream::once(async move { Ok::<_, BoxError>(prefix) })
+        .chain(encoded(upstream, document.limit))
+        .chain(stream::once(async move { Ok::<_, BoxError>(suffix) }))
+        .map(|r| r.map(Frame::data));
+    Some(BodyExt::boxed_unsync(StreamBody::new(body)))
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunks(parts: Vec<Vec<u8>>) -> ByteStream {
+        Box::pin(stream::iter(parts.into_iter().map(|p| Ok(Bytes::from(p)))))
+    }
+
+    async fn collect(s: ByteStream) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        let mut s = s;
+        while let Some(item) = s.next().await {
+            out.extend_from_slice(&item.map_err(|e| e.to_string())?);
+        }
+        Ok(out)
+    }
+
+    #[tokio::test]
+    async fn r5_incremental_base64_equals_whole_base64_for_any_chunking() {
+        let data: Vec<u8> = (0..10_007u32).map(|i| (i * 31 % 251) as u8).collect();
+        for sizes in [
+            vec![1usize],
+            vec![2, 5],
+            vec![3],
+            vec![4096],
+            vec![7, 1, 1, 13],
+        ] {
+            let mut parts = Vec::new();
+            let mut i = 0;
+            let mut k = 0;
+            while i < data.len() {
+                let n = sizes[k % sizes.len()].min(data.len() - i);
+                parts.push(data[i..i + n].to_vec());
+                i += n;
+                k += 1;
+            }
+            let out = collect(encoded(chunks(parts), 1 << 20)).await.unwrap();
+            assert_eq!(out, STANDARD.encode(&data).into_bytes(), "{sizes:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn r5_stream_aborts_past_the_limit() {
+        let err = collect(encoded(chunks(vec![vec![0; 600], vec![0; 600]]), 1000))
+            .await
+            .unwrap_err();
+        assert!(err.contains("exceeds 1000"), "{err}");
+    }
+}

@@ -1,0 +1,214 @@
+//! The HTTP front: routes, the OAuth protected-resource metadata, the 401 challenge, and the
+//! hand-off to rmcp's stateless Streamable HTTP service for everything MCP.
+//!
+//! Gates run in this order: route, then authentication (401 before anything is parsed), then
+//! rmcp's own checks (Host, Origin, method, content type, body size, protocol era).
+
+mod auth;
+pub mod document;
+mod jsonrpc;
+mod local;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body::Body;
+use http_body_util::{
+    BodyExt, Full,
+    combinators::{BoxBody, UnsyncBoxBody},
+};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+pub use local::serve;
+
+use crate::config::Config;
+use crate::confirm::{Clock, DynamoStore, MemoryStore, NonceStore, system_clock};
+use crate::kobana::KobanaClient;
+use crate::server::{AppState, KobanaMcp};
+
+/// Error type of response bodies: a streamed body can fail mid-way (the stream is then cut).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+/// The response body type of [`App::handle`].
+pub type ResponseBody = UnsyncBoxBody<Bytes, BoxError>;
+
+/// Why the app could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// The Kobana client could not be built.
+    #[error("kobana client: {0}")]
+    Kobana(#[from] crate::kobana::KobanaError),
+}
+
+/// The whole server as one `http::Request → http::Response` function, shared by the Lambda
+/// entry point and the local server. Cheap to clone.
+#[derive(Clone)]
+pub struct App {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: Config,
+    mcp: StreamableHttpService<KobanaMcp, NeverSessionManager>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App").finish_non_exhaustive()
+    }
+}
+
+/// Builds a response with a fixed body.
+pub(crate) fn fixed(
+    status: StatusCode,
+    content_type: &str,
+    body: impl Into<Bytes>,
+) -> Response<ResponseBody> {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, content_type)
+        .body(full(body))
+        .expect("valid response")
+}
+
+pub(crate) fn full(body: impl Into<Bytes>) -> ResponseBody {
+    Full::new(body.into())
+        .map_err(|never| match never {})
+        .boxed_unsync()
+}
+
+/// Replaces the placeholder in rmcp's (small, complete) answer with the streamed document.
+async fn splice_document(
+    response: Response<ResponseBody>,
+    pending: document::PendingDocument,
+) -> Response<ResponseBody> {
+    let (mut parts, body) = response.into_parts();
+    let answer = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) => {
+            tracing::error!(%error, "could not read rmcp's answer");
+            return fixed(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "text/plain",
+                "internal error",
+            );
+        }
+    };
+    match document::splice(&answer, pending) {
+        Some(body) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, body)
+        }
+        None => Response::from_parts(parts, full(answer)),
+    }
+}
+
+impl App {
+    /// Builds the app with the store the configuration names (DynamoDB when
+    /// `CONFIRMATIONS_TABLE` is set, else in memory) and the wall clock. No network I/O.
+    pub fn new(config: Config) -> Result<Self, AppError> {
+        let store: Arc<dyn NonceStore> = match &config.confirmations_table {
+            Some(table) => Arc::new(DynamoStore::new(table.clone())),
+            None => Arc::new(MemoryStore::new()),
+        };
+        Self::with_store(config, store, system_clock())
+    }
+
+    /// Builds the app with an explicit confirmation store and clock (tests inject both).
+    pub fn with_store(
+        config: Config,
+        store: Arc<dyn NonceStore>,
+        clock: Clock,
+    ) -> Result<Self, AppError> {
+        let kobana = KobanaClient::new(&config)?;
+        let state = Arc::new(AppState {
+            kobana,
+            store,
+            clock,
+        });
+        let mut mcp_config = StreamableHttpServerConfig::default();
+        mcp_config.legacy_session_mode = false;
+        mcp_config.json_response = true;
+        mcp_config.sse_keep_alive = None;
+        mcp_config.sse_retry = None;
+        mcp_config.max_request_body_bytes = config.max_body_bytes;
+        mcp_config = if config.allowed_hosts.is_empty() {
+            mcp_config.disable_allowed_hosts()
+        } else {
+            mcp_config.with_allowed_hosts(config.allowed_hosts.clone())
+        };
+        mcp_config = mcp_config
+            .with_allowed_origins(config.allowed_origins.clone())
+            .enforce_origin_validation();
+        let mcp = StreamableHttpService::new(
+            move || Ok(KobanaMcp::new(state.clone())),
+            Arc::new(NeverSessionManager::default()),
+            mcp_config,
+        );
+        Ok(Self {
+            inner: Arc::new(Inner { config, mcp }),
+        })
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// Answers one HTTP request.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: std::fmt::Display,
+    {
+        let path = request.uri().path().to_owned();
+        if path.ends_with("/.well-known/oauth-protected-resource")
+            || path.ends_with("/.well-known/oauth-protected-resource/mcp")
+        {
+            return auth::metadata_response(&self.inner.config, &request);
+        }
+        if !(path == "/mcp" || path.ends_with("/mcp")) {
+            return fixed(
+                StatusCode::NOT_FOUND,
+                "application/json",
+                r#"{"error":"not_found","message":"O endpoint MCP fica em /mcp."}"#,
+            );
+        }
+        if request.method() != Method::POST {
+            return self.rmcp(request).await;
+        }
+        let request = match auth::authenticate(&self.inner.config, request) {
+            Ok(request) => request,
+            Err(response) => return *response,
+        };
+        let (parts, body) = request.into_parts();
+        let bytes = match jsonrpc::read_body(body, self.inner.config.max_body_bytes).await {
+            Ok(bytes) => bytes,
+            Err(response) => return *response,
+        };
+        if let Err(response) = jsonrpc::check(&bytes) {
+            return *response;
+        }
+        let mut request = Request::from_parts(parts, Full::new(bytes));
+        let slot = Arc::new(document::DocumentSlot::default());
+        request.extensions_mut().insert(slot.clone());
+        let response = self.rmcp(request).await;
+        match slot.take() {
+            None => response,
+            Some(pending) => splice_document(response, pending).await,
+        }
+    }
+
+    async fn rmcp<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: std::fmt::Display,
+    {
+        let response: Response<BoxBody<Bytes, Infallible>> = self.inner.mcp.handle(request).await;
+        response.map(|body| body.map_err(|never| match never {}).boxed_unsync())
+    }
+}

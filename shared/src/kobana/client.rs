@@ -1,0 +1,333 @@
+//! The HTTP client proper.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode, header};
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::KobanaError;
+use crate::access::BearerToken;
+use crate::config::Config;
+
+/// Attempts for a retryable call (the first one included).
+const MAX_ATTEMPTS: u32 = 3;
+/// First back-off when Kobana sends no `Retry-After`; doubles per attempt.
+const BASE_BACKOFF: Duration = Duration::from_millis(200);
+
+/// A successful JSON answer, unwrapped from Kobana's envelope.
+#[derive(Debug, Clone)]
+pub struct Envelope {
+    /// The `data` member.
+    pub data: Value,
+    /// The `meta` member of list answers (`total`, `page`, `per_page`, `total_pages`).
+    pub meta: Option<Value>,
+}
+
+/// A binary document on its way from Kobana (PDF, XML), status already checked.
+#[derive(Debug)]
+pub struct DownloadResponse {
+    /// `Content-Type` Kobana sent.
+    pub content_type: Option<String>,
+    /// `Content-Length` Kobana sent, if any.
+    pub content_length: Option<u64>,
+    /// The body, to be read as a stream.
+    pub response: reqwest::Response,
+}
+
+/// Client for one Kobana billing host. Cheap to clone; connections are reused.
+#[derive(Clone)]
+pub struct KobanaClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    http: reqwest::Client,
+    base: String,
+    user_agent: String,
+    deadline: Duration,
+}
+
+impl std::fmt::Debug for KobanaClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KobanaClient")
+            .field("base", &self.inner.base)
+            .finish()
+    }
+}
+
+/// Whether `segment` may be put in a Kobana path as it is: ASCII letters, digits, `-`, `_`,
+/// `.` (not `.` or `..` alone), 1..=128 chars. Ids that fail this never reach Kobana.
+pub fn segment_is_safe(segment: &str) -> bool {
+    !segment.is_empty()
+        && segment.len() <= 128
+        && segment != "."
+        && segment != ".."
+        && segment
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+impl KobanaClient {
+    /// Builds the client (no network I/O happens here).
+    pub fn new(config: &Config) -> Result<Self, KobanaError> {
+        let http = reqwest::Client::builder()
+            .tcp_nodelay(true)
+            .pool_idle_timeout(Duration::from_secs(60))
+            .connect_timeout(Duration::from_secs(5))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| KobanaError::Unreachable(e.to_string()))?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                http,
+                base: format!("{}/v1", config.kobana_api_url.trim_end_matches('/')),
+                user_agent: config.user_agent(),
+                deadline: config.kobana_timeout,
+            }),
+        })
+    }
+
+    /// `GET /v1/<segments>?<query>`: safe, so retried on 429/5xx within the deadline.
+    pub async fn get(
+        &self,
+        token: &BearerToken,
+        segments: &[&str],
+        query: &[(String, String)],
+    ) -> Result<Envelope, KobanaError> {
+        self.call(Method::GET, token, segments, query, None, None)
+            .await
+    }
+
+    /// A write (`POST`, `PATCH`, `DELETE`). Retried only when it carries an idempotency key,
+    /// which Kobana honours for 24 h (the same key replays the original answer).
+    pub async fn send(
+        &self,
+        method: Method,
+        token: &BearerToken,
+        segments: &[&str],
+        body: Option<&Value>,
+        idempotency_key: Option<&str>,
+    ) -> Result<Envelope, KobanaError> {
+        self.call(method, token, segments, &[], body, idempotency_key)
+            .await
+    }
+
+    async fn call(
+        &self,
+        method: Method,
+        token: &BearerToken,
+        segments: &[&str],
+        query: &[(String, String)],
+        body: Option<&Value>,
+        idempotency_key: Option<&str>,
+    ) -> Result<Envelope, KobanaError> {
+        let url = self.url(segments)?;
+        let retryable = method == Method::GET || idempotency_key.is_some();
+        let started = Instant::now();
+        let deadline = started + self.inner.deadline;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(KobanaError::Timeout(self.inner.deadline.as_millis()));
+            }
+            let mut request = self
+                .inner
+                .http
+                .request(method.clone(), &url)
+                .timeout(remaining)
+                .bearer_auth(token.expose())
+                .header(header::USER_AGENT, &self.inner.user_agent)
+                .header(header::ACCEPT, "application/json");
+            if !query.is_empty() {
+                request = request.query(query);
+            }
+            if let Some(key) = idempotency_key {
+                request = request.header("X-Idempotency-Key", key);
+            }
+            if let Some(body) = body {
+                request = request.json(body);
+            }
+            let outcome = match request.send().await {
+                Ok(response) => read_envelope(response).await,
+                Err(e) if e.is_timeout() => {
+                    Err(KobanaError::Timeout(self.inner.deadline.as_millis()))
+                }
+                Err(e) => Err(KobanaError::Unreachable(describe(&e))),
+            };
+            let error = match outcome {
+                Ok(envelope) => return Ok(envelope),
+                Err(error) => error,
+            };
+            if !(retryable && attempt < MAX_ATTEMPTS && error.is_retryable()) {
+                return Err(error);
+            }
+            let wait = match &error {
+                KobanaError::Api {
+                    retry_after: Some(secs),
+                    ..
+                } => Duration::from_secs(*secs),
+                _ => BASE_BACKOFF * 2u32.pow(attempt - 1),
+            };
+            if Instant::now() + wait >= deadline {
+                return Err(error);
+            }
+            tracing::warn!(
+                attempt,
+                status = error.status(),
+                wait_ms = wait.as_millis() as u64,
+                "retrying Kobana read"
+            );
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// `GET` a binary document (PDF, XML). Errors are read from the envelope before any byte
+    /// of the document is handed out; the body is left to stream.
+    pub async fn download(
+        &self,
+        token: &BearerToken,
+        segments: &[&str],
+        accept: &str,
+    ) -> Result<DownloadResponse, KobanaError> {
+        let url = self.url(segments)?;
+        let response = self
+            .inner
+            .http
+            .get(&url)
+            .timeout(self.inner.deadline)
+            .bearer_auth(token.expose())
+            .header(header::USER_AGENT, &self.inner.user_agent)
+            .header(header::ACCEPT, accept)
+            .send()
+            .await
+            .map_err(|e| {
+                if e.is_timeout() {
+                    KobanaError::Timeout(self.inner.deadline.as_millis())
+                } else {
+                    KobanaError::Unreachable(describe(&e))
+                }
+            })?;
+        if !response.status().is_success() {
+            return Err(read_envelope(response).await.err().unwrap_or(
+                KobanaError::InvalidResponse {
+                    status: 0,
+                    reason: "error status without error".to_owned(),
+                },
+            ));
+        }
+        Ok(DownloadResponse {
+            content_type: response
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            content_length: response.content_length(),
+            response,
+        })
+    }
+
+    fn url(&self, segments: &[&str]) -> Result<String, KobanaError> {
+        let mut url = self.inner.base.clone();
+        for segment in segments {
+            if !segment_is_safe(segment) {
+                return Err(KobanaError::InvalidResponse {
+                    status: 0,
+                    reason: format!("refused to build a Kobana path with segment {segment:?}"),
+                });
+            }
+            url.push('/');
+            url.push_str(segment);
+        }
+        Ok(url)
+    }
+}
+
+fn describe(error: &reqwest::Error) -> String {
+    if error.is_connect() {
+        "connection refused or failed".to_owned()
+    } else if error.is_body() || error.is_decode() {
+        "connection broke while reading the answer".to_owned()
+    } else {
+        "request failed".to_owned()
+    }
+}
+
+fn retry_after(headers: &header::HeaderMap) -> Option<u64> {
+    headers
+        .get(header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+async fn read_envelope(response: reqwest::Response) -> Result<Envelope, KobanaError> {
+    let status = response.status();
+    let request_id = response
+        .headers()
+        .get("request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let retry_after = retry_after(response.headers());
+    let bytes = response.bytes().await.map_err(|e| {
+        KobanaError::Unreachable(format!("{} (HTTP {})", describe(&e), status.as_u16()))
+    })?;
+    let body: Option<Value> = serde_json::from_slice(&bytes).ok();
+    if status.is_success() {
+        let Some(Value::Object(mut map)) = body else {
+            return Err(KobanaError::InvalidResponse {
+                status: status.as_u16(),
+                reason: "body is not a JSON object".to_owned(),
+            });
+        };
+        let Some(data) = map.remove("data") else {
+            return Err(KobanaError::InvalidResponse {
+                status: status.as_u16(),
+                reason: "no `data` member".to_owned(),
+            });
+        };
+        return Ok(Envelope {
+            data,
+            meta: map.remove("meta"),
+        });
+    }
+    let error = body.as_ref().and_then(|b| b.get("error"));
+    let text = |key: &str| {
+        error
+            .and_then(|e| e.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    Err(KobanaError::Api {
+        status: status.as_u16(),
+        code: text("code").unwrap_or_else(|| default_code(status).to_owned()),
+        message: text("message").unwrap_or_else(|| {
+            status
+                .canonical_reason()
+                .unwrap_or("erro desconhecido")
+                .to_owned()
+        }),
+        details: error
+            .and_then(|e| e.get("details"))
+            .filter(|d| !d.is_null())
+            .cloned(),
+        request_id,
+        retry_after,
+    })
+}
+
+fn default_code(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        401 => "invalid_token",
+        403 => "insufficient_scope",
+        404 => "not_found",
+        400 | 422 => "validation_error",
+        429 => "rate_limited",
+        _ => "internal_error",
+    }
+}

@@ -1,0 +1,13 @@
+//! Typed client for Kobana's Automatic Billing API (`/v1`).
+//!
+//! It is the only place that builds Kobana URLs. It forwards the caller's bearer token
+//! unchanged, always sends the `User-Agent` Kobana requires, unwraps the `{"data","meta"}`
+//! envelope, maps the `{"error":{code,message,details}}` envelope to [`KobanaError`], retries
+//! safe calls on 429/5xx within one deadline, and never retries a write that has no
+//! idempotency key.
+
+mod client;
+mod error;
+
+pub use client::{DownloadResponse, Envelope, KobanaClient, segment_is_safe};
+pub use error::KobanaError;

@@ -1,0 +1,371 @@
+//! Prompts (PR-1…PR-7): ready routines a person picks in the client. Each appears, and can be
+//! got, only when the token can run every tool it relies on (PR-5). Texts are pt-BR and name
+//! the exact tools and arguments (PR-7).
+
+use std::sync::LazyLock;
+
+use rmcp::model::{GetPromptResult, Prompt};
+use serde_json::{Value, json};
+
+use crate::catalog::{ToolCtx, Visibility, registry};
+use crate::format::sao_paulo;
+
+/// One prompt argument.
+#[derive(Debug, Clone, Copy)]
+pub struct Arg {
+    /// Name.
+    pub name: &'static str,
+    /// pt-BR title.
+    pub title: &'static str,
+    /// pt-BR description.
+    pub description: &'static str,
+    /// Required.
+    pub required: bool,
+}
+
+/// One prompt.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptDef {
+    /// Name.
+    pub name: &'static str,
+    /// pt-BR title.
+    pub title: &'static str,
+    /// pt-BR description.
+    pub description: &'static str,
+    /// Arguments.
+    pub args: &'static [Arg],
+    /// Tools it relies on (PR-5): all must be runnable for it to appear.
+    pub tools: &'static [&'static str],
+}
+
+const CUSTOMER_ID: Arg = Arg {
+    name: "customer_id",
+    title: "Cliente",
+    description: "UUID ou external_id do cliente (o autocomplete sugere pelo nome, documento ou e-mail).",
+    required: true,
+};
+
+/// The four prompts.
+pub const PROMPTS: [PromptDef; 4] = [
+    PromptDef {
+        name: "collect_overdue_invoices",
+        title: "Cobrar faturas vencidas",
+        description: "Lista as faturas em aberto vencidas, mostra uma tabela e pergunta quais devem receber lembrete antes de enviar.",
+        args: &[Arg {
+            required: false,
+            description: "Opcional: só as faturas deste cliente (UUID ou external_id).",
+            ..CUSTOMER_ID
+        }],
+        tools: &["billing_invoices_list", "billing_invoices_send_reminder"],
+    },
+    PromptDef {
+        name: "review_pending_nfes",
+        title: "Revisar NF-e pendentes",
+        description: "Junta as faturas que ainda não têm NF-e e as NF-e rejeitadas, resume e sugere o próximo passo, sem emitir nada.",
+        args: &[],
+        tools: &["billing_invoices_list", "billing_nfes_list"],
+    },
+    PromptDef {
+        name: "customer_overview",
+        title: "Visão geral do cliente",
+        description: "O retrato de um cliente: dados, assinaturas, o que está em aberto e o que está vencido.",
+        args: &[CUSTOMER_ID],
+        tools: &[
+            "billing_customers_get",
+            "billing_subscriptions_list",
+            "billing_invoices_list",
+        ],
+    },
+    PromptDef {
+        name: "monthly_billing_summary",
+        title: "Resumo do faturamento do mês",
+        description: "O que foi faturado, recebido e ficou em aberto no mês.",
+        args: &[Arg {
+            name: "month",
+            title: "Mês",
+            description: "Mês no formato YYYY-MM (ex.: 2026-08). Padrão: o mês atual em America/Sao_Paulo.",
+            required: false,
+        }],
+        tools: &["billing_invoices_list"],
+    },
+];
+
+/// Whether the token can run every tool `prompt` relies on.
+pub fn visible(visibility: &Visibility, prompt: &PromptDef) -> bool {
+    prompt.tools.iter().all(|name| {
+        registry()
+            .get(name)
+            .is_some_and(|tool| visibility.may_run(tool))
+    })
+}
+
+static WIRE: LazyLock<Vec<(PromptDef, Prompt)>> = LazyLock::new(|| {
+    PROMPTS
+        .iter()
+        .map(|p| {
+            let args: Vec<Value> = p
+                .args
+                .iter()
+                .map(|a| json!({"name": a.name, "title": a.title, "description": a.description, "required": a.required}))
+                .collect();
+            let wire: Prompt = serde_json::from_value(json!({
+                "name": p.name, "title": p.title, "description": p.description, "arguments": args
+            }))
+            .expect("valid prompt");
+            (*p, wire)
+        })
+        .collect()
+});
+
+/// The prompts this token may use.
+pub fn list(visibility: &Visibility) -> Vec<Prompt> {
+    WIRE.iter()
+        .filter(|(p, _)| visible(visibility, p))
+        .map(|(_, w)| w.clone())
+        .collect()
+}
+
+/// Why `prompts/get` failed (all `-32602`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PromptError {
+    /// Unknown, or not usable with this token.
+    #[error("Unknown prompt: {0}")]
+    Unknown(String),
+    /// An argument is missing or malformed; the text names it and the expected form.
+    #[error("{0}")]
+    InvalidArgument(String),
+}
+
+/// A month `YYYY-MM` as (year, month), or an error naming the argument and the form.
+pub fn parse_month(value: &str) -> Result<(i16, i8), PromptError> {
+    let bad = || {
+        PromptError::InvalidArgument(format!(
+            "Argumento `month` inválido: {value:?}. Use o formato YYYY-MM com um mês real (01 a 12), ex.: 2026-08."
+        ))
+    };
+    let (y, m) = value.trim().split_once('-').ok_or_else(bad)?;
+    if y.len() != 4 || m.len() != 2 || !y.bytes().chain(m.bytes()).all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let year: i16 = y.parse().map_err(|_| bad())?;
+    let month: i8 = m.parse().map_err(|_| bad())?;
+    if !(1..=12).contains(&month) || year < 1900 {
+        return Err(bad());
+    }
+    Ok((year, month))
+}
+
+/// First and last day of a month, `YYYY-MM-DD`.
+pub fn month_range(year: i16, month: i8) -> (String, String) {
+    let first = jiff::civil::date(year, month, 1);
+    let last = first.last_of_month();
+    (first.to_string(), last.to_string())
+}
+
+/// The current month in America/Sao_Paulo, `YYYY-MM`.
+pub fn current_month() -> String {
+    let today = jiff::Timestamp::now().to_zoned_datetime(sao_paulo()).date();
+    format!("{:04}-{:02}", today.year(), today.month())
+}
+
+fn user_text(text: String) -> Value {
+    json!({"role": "user", "content": {"type": "text", "text": text}})
+}
+
+fn customer_id_arg(
+    args: &serde_json::Map<String, Value>,
+    required: bool,
+) -> Result<Option<String>, PromptError> {
+    match args.get("customer_id").and_then(Value::as_str).map(str::trim) {
+        Some(id) if !id.is_empty() => {
+            if crate::kobana::segment_is_safe(id) {
+                Ok(Some(id.to_owned()))
+            } else {
+                Err(PromptError::InvalidArgument(format!(
+                    "Argumento `customer_id` inválido: {id:?}. Use o UUID ou o external_id do cliente."
+                )))
+            }
+        }
+        _ if required => Err(PromptError::InvalidArgument(
+            "Argumento obrigatório `customer_id` ausente: informe o UUID ou o external_id do cliente.".to_owned(),
+        )),
+        _ => Ok(None),
+    }
+}
+
+/// The customer record (with billing accounts), embedded as a resource; unknown → -32602.
+async fn customer_resource(ctx: &ToolCtx, id: &str) -> Result<(Value, Vec<String>), PromptError> {
+    let tool = registry()
+        .get("billing_customers_get")
+        .ok_or_else(|| PromptError::Unknown("billing_customers_get".into()))?;
+    let mut args = serde_json::Map::new();
+    args.insert("id".into(), Value::String(id.to_owned()));
+    let structured = tool.run(ctx.clone(), Some(args)).await.map_err(|e| {
+        PromptError::InvalidArgument(format!(
+            "Argumento `customer_id` inválido: não foi possível ler o cliente {id:?} ({e})"
+        ))
+    })?;
+    let customer = structured.get("customer").cloned().unwrap_or_default();
+    let accounts: Vec<String> = customer
+        .get("billing_accounts")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|acc| acc.get("id").and_then(Value::as_str).map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let uid = customer
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or(id)
+        .to_owned();
+    let message = json!({"role": "user", "content": {"type": "resource", "resource": {
+        "uri": format!("kobana://billing/customers/{uid}"),
+        "mimeType": "application/json",
+        "text": serde_json::to_string_pretty(&customer).unwrap_or_default()
+    }}});
+    Ok((message, accounts))
+}
+
+fn accounts_text(accounts: &[String]) -> String {
+    if accounts.is_empty() {
+        "(o cliente não tem conta de cobrança; nesse caso diga isso e pare)".to_owned()
+    } else {
+        accounts
+            .iter()
+            .map(|a| format!("`{a}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Builds the messages of `name` with `args`, for a token that may use it.
+pub async fn get(
+    ctx: ToolCtx,
+    visibility: &Visibility,
+    name: &str,
+    args: &serde_json::Map<String, Value>,
+) -> Result<GetPromptResult, PromptError> {
+    let prompt = PROMPTS
+        .iter()
+        .find(|p| p.name == name && visible(visibility, p))
+        .ok_or_else(|| PromptError::Unknown(name.to_owned()))?;
+    let mut messages: Vec<Value> = Vec::new();
+    match prompt.name {
+        "collect_overdue_invoices" => {
+            let scope = match customer_id_arg(args, false)? {
+                Some(id) => {
+                    let (resource, accounts) = customer_resource(&ctx, &id).await?;
+                    messages.push(resource);
+                    format!(
+                        "do cliente anexado acima: chame `billing_invoices_list` com `overdue: true` e `billing_account_id` = cada uma das contas {} (uma chamada por conta)",
+                        accounts_text(&accounts)
+                    )
+                }
+                None => "de todos os clientes: chame `billing_invoices_list` com `overdue: true` (e `per_page: 100`; siga `next_page` até o fim)".to_owned(),
+            };
+            messages.insert(0, user_text(format!(
+                "Quero cobrar as faturas vencidas {scope}.\n\n\
+                 Passos, nesta ordem:\n\
+                 1. Liste as faturas em aberto já vencidas como indicado acima.\n\
+                 2. Mostre uma tabela com: número da fatura, cliente, valor (campo `total_brl`), vencimento (`due_date_sao_paulo`) e dias de atraso (`_derived.days_overdue`).\n\
+                 3. Pergunte quais faturas devem receber lembrete e espere a minha resposta.\n\
+                 4. Só depois que eu escolher, chame `billing_invoices_send_reminder` com o `id` de cada fatura escolhida, uma por vez, e diga o resultado de cada envio.\n\n\
+                 Não envie nenhum lembrete antes de eu escolher. Se não houver faturas vencidas, diga isso e pare."
+            )));
+        }
+        "review_pending_nfes" => {
+            messages.push(user_text(
+                "Quero revisar as notas fiscais pendentes. Não emita, reemita nem cancele nada: isto é só uma revisão.\n\n\
+                 Passos, nesta ordem:\n\
+                 1. Chame `billing_invoices_list` com `without_nfe: true` para ver as faturas pagas que ainda não têm NF-e autorizada.\n\
+                 2. Chame `billing_nfes_list` com `status: \"error\"` para ver as NF-e rejeitadas; leia o motivo em `error_message`.\n\
+                 3. Resuma em duas listas (faturas sem NF-e; NF-e rejeitadas com o motivo) e totalize os valores em reais.\n\
+                 4. Sugira o próximo passo para cada caso (por exemplo corrigir o cadastro do cliente, ou emitir com `billing_invoices_issue_nfe` / reemitir com `billing_nfes_issue`), mas não chame essas tools: a decisão é minha."
+                    .to_owned(),
+            ));
+        }
+        "customer_overview" => {
+            let id = customer_id_arg(args, true)?.unwrap_or_default();
+            let (resource, accounts) = customer_resource(&ctx, &id).await?;
+            messages.push(user_text(format!(
+                "Quero o retrato do cliente anexado abaixo (dados já lidos com `billing_customers_get`).\n\n\
+                 Passos, nesta ordem, para cada conta de cobrança do cliente ({}):\n\
+                 1. Chame `billing_subscriptions_list` com `billing_account_id` = a conta, para as assinaturas.\n\
+                 2. Chame `billing_invoices_list` com `billing_account_id` = a conta e `status: \"open\"`, para o que está em aberto.\n\
+                 3. Chame `billing_invoices_list` com `billing_account_id` = a conta e `overdue: true`, para o que está vencido.\n\
+                 4. Responda com: dados do cliente (nome, documento, contato), assinaturas (plano, ciclo, valor em reais, situação), faturas em aberto e vencidas (número, valor, vencimento, dias de atraso) e um total em reais de cada grupo.\n\n\
+                 Apenas leitura: não altere nada.",
+                accounts_text(&accounts)
+            )));
+            messages.push(resource);
+        }
+        "monthly_billing_summary" => {
+            let month = match args.get("month").and_then(Value::as_str).map(str::trim) {
+                Some(m) if !m.is_empty() => m.to_owned(),
+                _ => current_month(),
+            };
+            let (year, mon) = parse_month(&month)?;
+            let (from, to) = month_range(year, mon);
+            messages.push(user_text(format!(
+                "Quero o resumo do faturamento de {month} (de {from} a {to}, America/Sao_Paulo).\n\n\
+                 Passos, nesta ordem:\n\
+                 1. Chame `billing_invoices_list` com `date_from: \"{from}\"`, `date_to: \"{to}\"` e `per_page: 100`; siga `next_page` até ler todas.\n\
+                 2. Faturado: some `total_subcents` das faturas com status `open`, `paid` ou `uncollectible` (ignore `draft` e `void`).\n\
+                 3. Recebido: some as faturas com status `paid`.\n\
+                 4. Em aberto: some `amount_remaining_cents` das faturas com status `open`, destacando as vencidas (`_derived.is_overdue`).\n\
+                 5. Responda com os três totais em reais (formato R$ 1.234,56), a quantidade de faturas de cada grupo e as cinco maiores em aberto.\n\n\
+                 Apenas leitura: não altere nada."
+            )));
+        }
+        _ => return Err(PromptError::Unknown(name.to_owned())),
+    }
+    serde_json::from_value(json!({"description": prompt.description, "messages": messages}))
+        .map_err(|e| PromptError::InvalidArgument(format!("prompt malformado: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pr6_month_must_be_a_real_yyyy_mm() {
+        assert_eq!(parse_month("2026-08").unwrap(), (2026, 8));
+        for bad in [
+            "2026-13",
+            "2026-00",
+            "2026-8",
+            "26-08",
+            "2026/08",
+            "agosto",
+            "2026-08-01",
+            "",
+        ] {
+            let err = parse_month(bad).unwrap_err().to_string();
+            assert!(
+                err.contains("`month`") && err.contains("YYYY-MM"),
+                "{bad}: {err}"
+            );
+        }
+        assert_eq!(
+            month_range(2026, 2),
+            ("2026-02-01".into(), "2026-02-28".into())
+        );
+        assert_eq!(month_range(2028, 2).1, "2028-02-29");
+        assert_eq!(current_month().len(), 7);
+    }
+
+    #[test]
+    fn pr7_prompts_rely_only_on_registered_tools() {
+        for p in PROMPTS {
+            for t in p.tools {
+                assert!(
+                    registry().get(t).is_some(),
+                    "{} relies on unknown {t}",
+                    p.name
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,369 @@
+//! Resources (R-1…R-6): documents a person attaches to the conversation, each read through
+//! the tool that serves it, under the same permission.
+
+use std::sync::LazyLock;
+
+use rmcp::model::{Resource, ResourceTemplate};
+use serde_json::{Value, json};
+
+use crate::catalog::{ToolCtx, ToolError, Visibility, registry};
+use crate::kobana::KobanaError;
+
+/// Largest document served: 10 MB.
+pub const MAX_DOCUMENT_BYTES: u64 = 10 * 1024 * 1024;
+
+/// What a URI names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `kobana://billing/organization`
+    Organization,
+    /// `kobana://billing/schemas`
+    Schemas,
+    /// `kobana://billing/schemas/{resource}`
+    Schema,
+    /// `kobana://billing/customers/{id}`
+    Customer,
+    /// `kobana://billing/subscriptions/{id}`
+    Subscription,
+    /// `kobana://billing/invoices/{id}`
+    Invoice,
+    /// `kobana://billing/invoices/{id}/pdf`
+    InvoicePdf,
+    /// `kobana://billing/nfes/{id}`
+    Nfe,
+    /// `kobana://billing/nfes/{id}/pdf`
+    NfePdf,
+    /// `kobana://billing/nfes/{id}/xml`
+    NfeXml,
+}
+
+/// One entry of the resource table.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    /// What it is.
+    pub kind: Kind,
+    /// URI or URI template.
+    pub uri: &'static str,
+    /// Short name.
+    pub name: &'static str,
+    /// pt-BR title.
+    pub title: &'static str,
+    /// pt-BR description.
+    pub description: &'static str,
+    /// MIME type of the contents.
+    pub mime_type: &'static str,
+    /// The tool that reads it.
+    pub tool: &'static str,
+}
+
+/// The ten resources, fixed ones first.
+pub const ENTRIES: [Entry; 10] = [
+    Entry {
+        kind: Kind::Organization,
+        uri: "kobana://billing/organization",
+        name: "organization",
+        title: "Organização",
+        description: "A organização do token (JSON).",
+        mime_type: "application/json",
+        tool: "billing_organization_get",
+    },
+    Entry {
+        kind: Kind::Schemas,
+        uri: "kobana://billing/schemas",
+        name: "schemas",
+        title: "Catálogo de recursos",
+        description: "O catálogo de recursos da API de faturamento (JSON).",
+        mime_type: "application/json",
+        tool: "billing_schemas_list",
+    },
+    Entry {
+        kind: Kind::Schema,
+        uri: "kobana://billing/schemas/{resource}",
+        name: "schema",
+        title: "Esquema de um recurso",
+        description: "Os campos de um recurso: tipo, enum, significado e quais ordenam (JSON).",
+        mime_type: "application/json",
+        tool: "billing_schemas_get",
+    },
+    Entry {
+        kind: Kind::Customer,
+        uri: "kobana://billing/customers/{id}",
+        name: "customer",
+        title: "Cliente",
+        description: "Um cliente, com suas contas de cobrança (JSON).",
+        mime_type: "application/json",
+        tool: "billing_customers_get",
+    },
+    Entry {
+        kind: Kind::Subscription,
+        uri: "kobana://billing/subscriptions/{id}",
+        name: "subscription",
+        title: "Assinatura",
+        description: "Uma assinatura (JSON).",
+        mime_type: "application/json",
+        tool: "billing_subscriptions_get",
+    },
+    Entry {
+        kind: Kind::Invoice,
+        uri: "kobana://billing/invoices/{id}",
+        name: "invoice",
+        title: "Fatura",
+        description: "Uma fatura, com itens e valores em reais (JSON).",
+        mime_type: "application/json",
+        tool: "billing_invoices_get",
+    },
+    Entry {
+        kind: Kind::InvoicePdf,
+        uri: "kobana://billing/invoices/{id}/pdf",
+        name: "invoice_pdf",
+        title: "PDF da fatura",
+        description: "O PDF da fatura, em base64 (até 10 MB).",
+        mime_type: "application/pdf",
+        tool: "billing_invoices_pdf",
+    },
+    Entry {
+        kind: Kind::Nfe,
+        uri: "kobana://billing/nfes/{id}",
+        name: "nfe",
+        title: "NF-e",
+        description: "Uma NF-e / NFS-e (JSON).",
+        mime_type: "application/json",
+        tool: "billing_nfes_get",
+    },
+    Entry {
+        kind: Kind::NfePdf,
+        uri: "kobana://billing/nfes/{id}/pdf",
+        name: "nfe_pdf",
+        title: "DANFE da NF-e",
+        description: "O DANFE da NF-e em PDF, em base64 (até 10 MB).",
+        mime_type: "application/pdf",
+        tool: "billing_nfes_pdf",
+    },
+    Entry {
+        kind: Kind::NfeXml,
+        uri: "kobana://billing/nfes/{id}/xml",
+        name: "nfe_xml",
+        title: "XML da NF-e",
+        description: "O XML autorizado da NF-e (texto).",
+        mime_type: "application/xml",
+        tool: "billing_nfes_xml",
+    },
+];
+
+impl Entry {
+    fn is_template(&self) -> bool {
+        self.uri.contains('{')
+    }
+}
+
+/// A parsed URI: which entry and the value of its `{id}` / `{resource}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The entry.
+    pub kind: Kind,
+    /// The template variable, if any.
+    pub param: Option<String>,
+}
+
+/// Parses a `kobana://billing/…` URI. Anything else, or a variable with characters an id never
+/// has (`/`, `..`, `%`, spaces, unicode tricks), is `None` (not found).
+pub fn parse(uri: &str) -> Option<Target> {
+    let rest = uri.strip_prefix("kobana://billing/")?;
+    let parts: Vec<&str> = rest.split('/').collect();
+    let param = |p: &str| crate::kobana::segment_is_safe(p).then(|| p.to_owned());
+    let (kind, param) = match parts.as_slice() {
+        ["organization"] => (Kind::Organization, None),
+        ["schemas"] => (Kind::Schemas, None),
+        ["schemas", r] => (Kind::Schema, Some(param(r)?)),
+        ["customers", id] => (Kind::Customer, Some(param(id)?)),
+        ["subscriptions", id] => (Kind::Subscription, Some(param(id)?)),
+        ["invoices", id] => (Kind::Invoice, Some(param(id)?)),
+        ["invoices", id, "pdf"] => (Kind::InvoicePdf, Some(param(id)?)),
+        ["nfes", id] => (Kind::Nfe, Some(param(id)?)),
+        ["nfes", id, "pdf"] => (Kind::NfePdf, Some(param(id)?)),
+        ["nfes", id, "xml"] => (Kind::NfeXml, Some(param(id)?)),
+        _ => return None,
+    };
+    Some(Target { kind, param })
+}
+
+/// The entry of `kind`.
+pub fn entry(kind: Kind) -> &'static Entry {
+    ENTRIES
+        .iter()
+        .find(|e| e.kind == kind)
+        .expect("every kind has an entry")
+}
+
+/// Whether the token may read `entry` (it may run the tool behind it).
+pub fn readable(visibility: &Visibility, entry: &Entry) -> bool {
+    registry()
+        .get(entry.tool)
+        .is_some_and(|tool| visibility.may_run(tool))
+}
+
+static RESOURCES: LazyLock<Vec<(Entry, Resource)>> = LazyLock::new(|| {
+    ENTRIES
+        .iter()
+        .filter(|e| !e.is_template())
+        .map(|e| {
+            let raw: Resource = serde_json::from_value(json!({
+                "uri": e.uri, "name": e.name, "title": e.title,
+                "description": e.description, "mimeType": e.mime_type
+            }))
+            .expect("valid resource");
+            (*e, raw)
+        })
+        .collect()
+});
+
+static TEMPLATES: LazyLock<Vec<(Entry, ResourceTemplate)>> = LazyLock::new(|| {
+    ENTRIES
+        .iter()
+        .filter(|e| e.is_template())
+        .map(|e| {
+            let raw: ResourceTemplate = serde_json::from_value(json!({
+                "uriTemplate": e.uri, "name": e.name, "title": e.title,
+                "description": e.description, "mimeType": e.mime_type
+            }))
+            .expect("valid template");
+            (*e, raw)
+        })
+        .collect()
+});
+
+/// The fixed resources the token may read.
+pub fn list(visibility: &Visibility) -> Vec<Resource> {
+    RESOURCES
+        .iter()
+        .filter(|(e, _)| readable(visibility, e))
+        .map(|(_, r)| r.clone())
+        .collect()
+}
+
+/// The templates the token may read.
+pub fn templates(visibility: &Visibility) -> Vec<ResourceTemplate> {
+    TEMPLATES
+        .iter()
+        .filter(|(e, _)| readable(visibility, e))
+        .map(|(_, t)| t.clone())
+        .collect()
+}
+
+/// Why a read failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Unknown URI, malformed id, no permission, or Kobana 404.
+    NotFound,
+    /// The document exceeds [`MAX_DOCUMENT_BYTES`].
+    TooLarge {
+        /// Size Kobana announced.
+        size: u64,
+    },
+    /// Anything else, with a message for the person.
+    Failed(String),
+}
+
+impl From<ToolError> for ReadError {
+    fn from(error: ToolError) -> Self {
+        match &error {
+            ToolError::InvalidArguments(_) | ToolError::PermissionDenied(_) => ReadError::NotFound,
+            ToolError::Kobana(KobanaError::Api { status: 404, .. }) => ReadError::NotFound,
+            ToolError::Kobana(KobanaError::TooLarge { size, .. }) => {
+                ReadError::TooLarge { size: *size }
+            }
+            _ => ReadError::Failed(error.to_string()),
+        }
+    }
+}
+
+/// Reads a JSON resource by running its tool; returns the pretty JSON text.
+pub async fn read_json(ctx: ToolCtx, target: &Target) -> Result<String, ReadError> {
+    let e = entry(target.kind);
+    let tool = registry().get(e.tool).ok_or(ReadError::NotFound)?;
+    let mut args = serde_json::Map::new();
+    match (target.kind, &target.param) {
+        (Kind::Schema, Some(r)) => {
+            args.insert("resource".into(), Value::String(r.clone()));
+        }
+        (_, Some(id)) => {
+            args.insert("id".into(), Value::String(id.clone()));
+        }
+        (_, None) => {}
+    }
+    let structured = tool.run(ctx, Some(args)).await?;
+    // Tools wrap their record in one member ({"invoice": {...}}); a resource is the record.
+    let body = match (&structured, target.kind) {
+        (_, Kind::Schemas) => structured.clone(),
+        (Value::Object(map), _) if map.len() == 1 => {
+            map.values().next().cloned().unwrap_or_default()
+        }
+        _ => structured.clone(),
+    };
+    serde_json::to_string_pretty(&body).map_err(|e| ReadError::Failed(e.to_string()))
+}
+
+/// Reads the NF-e XML as text, refusing more than [`MAX_DOCUMENT_BYTES`].
+pub async fn read_xml(ctx: &ToolCtx, id: &str) -> Result<String, ReadError> {
+    let id = crate::catalog::uuid_arg("id", id).map_err(|_| ReadError::NotFound)?;
+    let download = ctx
+        .kobana
+        .download(
+            &ctx.principal.token,
+            &["nfes", id, "xml"],
+            "application/xml",
+        )
+        .await
+        .map_err(ToolError::from)?;
+    if let Some(size) = download.content_length
+        && size > MAX_DOCUMENT_BYTES
+    {
+        return Err(ReadError::TooLarge { size });
+    }
+    let bytes = download
+        .response
+        .bytes()
+        .await
+        .map_err(|_| ReadError::Failed("a conexão com o Kobana caiu durante o XML".into()))?;
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(ReadError::TooLarge {
+            size: bytes.len() as u64,
+        });
+    }
+    String::from_utf8(bytes.to_vec())
+        .map_err(|_| ReadError::Failed("o XML do Kobana não é UTF-8".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r1_r2_uris_parse_and_hostile_ones_do_not() {
+        assert_eq!(
+            parse("kobana://billing/organization").unwrap().kind,
+            Kind::Organization
+        );
+        let t =
+            parse("kobana://billing/invoices/47378190-96da-4dac-b2ff-5d2a386ecbe0/pdf").unwrap();
+        assert_eq!(t.kind, Kind::InvoicePdf);
+        assert_eq!(
+            t.param.as_deref(),
+            Some("47378190-96da-4dac-b2ff-5d2a386ecbe0")
+        );
+        for bad in [
+            "kobana://billing/invoices/../organization",
+            "kobana://billing/invoices/a%2Fb",
+            "kobana://billing/invoices/",
+            "kobana://billing/invoices/x/y",
+            "kobana://billing/nfes/x/zip",
+            "kobana://other/invoices/x",
+            "file:///etc/passwd",
+            "kobana://billing/customers/ａｂｃ",
+        ] {
+            assert!(parse(bad).is_none(), "{bad}");
+        }
+        assert_eq!(ENTRIES.iter().filter(|e| !e.is_template()).count(), 2);
+        assert_eq!(ENTRIES.iter().filter(|e| e.is_template()).count(), 8);
+    }
+}

@@ -1,0 +1,536 @@
+//! The MCP server proper: one `ServerHandler` that answers every method from the registry,
+//! under the caller's token. It knows nothing about HTTP beyond reading the request parts
+//! the front put in the context.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+    CompleteResult, ContentBlock, DiscoverResult, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use crate::access::Principal;
+use crate::catalog::{Effect, TOOLSETS, ToolCtx, ToolDef, ToolError, Visibility, registry};
+use crate::confirm::{Clock, Decision, NonceStore, decide, form_elicitation_declared};
+use crate::http::document::{DocumentSlot, PendingDocument};
+use crate::kobana::KobanaClient;
+use crate::resources::{self, Kind, MAX_DOCUMENT_BYTES, ReadError};
+
+/// How long clients may cache token-filtered lists in era 2026 (P-4: private).
+pub const LIST_TTL_MS: u64 = 300_000;
+
+/// pt-BR guidance for the model, sent in `initialize` and `server/discover`.
+pub const INSTRUCTIONS: &str = "Servidor MCP do Faturamento Automático do Kobana. Dá acesso, com o token de quem está conversando, \
+aos clientes, assinaturas, faturas, pagamentos e NF-e da organização. Comece por billing_organization_get para saber em nome \
+de qual empresa você age. Para achar ids use as tools *_list (paginadas: page, per_page até 100, next_page). Valores em \
+dinheiro vêm como inteiros do Kobana (*_cents ÷100, *_subcents ÷10000) com o texto em reais ao lado (*_brl); datas vêm em \
+ISO e em America/Sao_Paulo (*_sao_paulo). Antes de ordenar ou filtrar por um campo, confira billing_schemas_get. Tools que \
+apagam, cancelam, anulam ou estornam não podem ser desfeitas: confirme com a pessoa antes de chamá-las.";
+
+/// State shared by every request.
+pub struct AppState {
+    /// Kobana client.
+    pub kobana: KobanaClient,
+    /// Where confirmation nonces live.
+    pub store: Arc<dyn NonceStore>,
+    /// Clock for confirmation expiry (Unix seconds).
+    pub clock: Clock,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("kobana", &self.kobana)
+            .field("store", &self.store)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The `ServerHandler`. Cheap to clone: one per request.
+#[derive(Debug, Clone)]
+pub struct KobanaMcp {
+    state: Arc<AppState>,
+}
+
+/// The server's identity.
+pub fn implementation() -> Implementation {
+    let mut info = Implementation::new("kobana-mcp", env!("CARGO_PKG_VERSION"));
+    info.title = Some("Kobana — Faturamento Automático".to_owned());
+    info.description = Some(
+        "Clientes, assinaturas, faturas, pagamentos e NF-e do Kobana, sob o token de quem usa."
+            .to_owned(),
+    );
+    info.website_url = Some("https://www.kobana.com.br".to_owned());
+    info
+}
+
+/// The protocol versions served: the three of era 2025 and 2026-07-28.
+pub const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
+fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+/// The request's HTTP parts, put there by the front.
+fn parts(ctx: &RequestContext<RoleServer>) -> Result<&http::request::Parts, McpError> {
+    ctx.extensions
+        .get::<http::request::Parts>()
+        .ok_or_else(|| McpError::internal_error("request has no HTTP parts", None))
+}
+
+/// The authenticated caller, put there by the front.
+pub fn principal(ctx: &RequestContext<RoleServer>) -> Result<Arc<Principal>, McpError> {
+    parts(ctx)?
+        .extensions
+        .get::<Arc<Principal>>()
+        .cloned()
+        .ok_or_else(|| McpError::internal_error("request has no principal", None))
+}
+
+/// What this request may see: the token's permissions, narrowed by `X-MCP-Toolsets` and
+/// `X-MCP-Readonly`.
+pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpError> {
+    let principal = principal(ctx)?;
+    let headers = &parts(ctx)?.headers;
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let toolsets = match header("x-mcp-toolsets") {
+        None => None,
+        Some(raw) => {
+            let sets: Vec<String> = raw
+                .split(',')
+                .map(|s| s.trim().to_ascii_lowercase())
+                .filter(|s| !s.is_empty())
+                .collect();
+            if let Some(bad) = sets.iter().find(|s| !TOOLSETS.contains(&s.as_str())) {
+                return Err(McpError::invalid_request(
+                    format!(
+                        "X-MCP-Toolsets: toolset desconhecido {bad:?}; use: {}",
+                        TOOLSETS.join(", ")
+                    ),
+                    None,
+                ));
+            }
+            Some(sets)
+        }
+    };
+    let read_only = header("x-mcp-readonly")
+        .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1" | "yes"));
+    Ok(Visibility {
+        permissions: principal.permissions.clone(),
+        toolsets,
+        read_only,
+    })
+}
+
+/// Renders a successful structured result: a one-line summary plus the JSON, and the JSON
+/// as `structuredContent`.
+pub fn render_success(structured: Value) -> CallToolResult {
+    let mut text = summary(&structured);
+    text.push_str(&structured.to_string());
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    result
+}
+
+fn summary(structured: &Value) -> String {
+    let number = |k: &str| structured.get(k).and_then(Value::as_u64);
+    match (number("total"), number("page"), number("total_pages")) {
+        (Some(total), Some(page), Some(pages)) => {
+            let next = structured
+                .get("next_page")
+                .and_then(Value::as_u64)
+                .map(|n| format!(" Há mais: chame de novo com page={n}."))
+                .unwrap_or_default();
+            format!("{total} registro(s) no total; página {page} de {pages}.{next}\n")
+        }
+        _ => String::new(),
+    }
+}
+
+/// Renders a tool failure as an `isError` result the model can act on (T-4).
+pub fn render_error(error: &ToolError) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
+    result.structured_content = Some(error.structured());
+    result
+}
+
+impl KobanaMcp {
+    /// A handler over shared state.
+    pub fn new(state: Arc<AppState>) -> Self {
+        Self { state }
+    }
+
+    fn tool_ctx(&self, principal: Arc<Principal>) -> ToolCtx {
+        ToolCtx {
+            kobana: self.state.kobana.clone(),
+            principal,
+            idempotency_key: None,
+        }
+    }
+
+    async fn run_tool(
+        &self,
+        tool: &ToolDef,
+        ctx: ToolCtx,
+        args: Option<rmcp::model::JsonObject>,
+    ) -> CallToolResult {
+        match tool.run(ctx, args).await {
+            Ok(structured) => render_success(structured),
+            Err(error) => {
+                tracing::info!(tool = tool.meta.name, code = %error.code(), "tool failed");
+                render_error(&error)
+            }
+        }
+    }
+}
+
+fn text_contents(uri: &str, mime_type: &str, text: String) -> ResourceContents {
+    ResourceContents::TextResourceContents {
+        uri: uri.to_owned(),
+        mime_type: Some(mime_type.to_owned()),
+        text,
+        meta: None,
+    }
+}
+
+fn read_error(uri: &str, error: ReadError) -> McpError {
+    match error {
+        ReadError::NotFound => McpError::resource_not_found(
+            "Resource not found",
+            Some(serde_json::json!({"uri": uri})),
+        ),
+        ReadError::TooLarge { size } => McpError::internal_error(
+            format!(
+                "Documento grande demais: {size} bytes; o limite é {MAX_DOCUMENT_BYTES} bytes (10 MB)."
+            ),
+            Some(
+                serde_json::json!({"uri": uri, "size_bytes": size, "limit_bytes": MAX_DOCUMENT_BYTES}),
+            ),
+        ),
+        ReadError::Failed(message) => {
+            McpError::internal_error(message, Some(serde_json::json!({"uri": uri})))
+        }
+    }
+}
+
+impl KobanaMcp {
+    /// Fetches a PDF and leaves it for the front to stream; the answer holds a placeholder.
+    /// Without a slot (no HTTP front), the document is read whole, within the same limit.
+    async fn read_pdf(
+        &self,
+        ctx: &ToolCtx,
+        target: &resources::Target,
+        slot: Option<Arc<DocumentSlot>>,
+    ) -> Result<ResourceContents, ReadError> {
+        let id = crate::catalog::uuid_arg("id", target.param.as_deref().unwrap_or(""))
+            .map_err(|_| ReadError::NotFound)?;
+        let path = if target.kind == Kind::InvoicePdf {
+            "invoices"
+        } else {
+            "nfes"
+        };
+        let download = ctx
+            .kobana
+            .download(&ctx.principal.token, &[path, id, "pdf"], "application/pdf")
+            .await
+            .map_err(ToolError::from)?;
+        if let Some(size) = download.content_length
+            && size > MAX_DOCUMENT_BYTES
+        {
+            return Err(ReadError::TooLarge { size });
+        }
+        let uri = resources::entry(target.kind).uri.replace("{id}", id);
+        let blob = match slot {
+            Some(slot) => {
+                let placeholder = format!(
+                    "kobana-document-{}",
+                    crate::confirm::new_nonce()
+                        .map_err(|e| ReadError::Failed(e.0))?
+                        .trim_start_matches(crate::confirm::STATE_PREFIX)
+                );
+                slot.put(PendingDocument {
+                    placeholder: placeholder.clone(),
+                    download,
+                    limit: MAX_DOCUMENT_BYTES,
+                });
+                placeholder
+            }
+            None => {
+                use base64::Engine as _;
+                let bytes = download.response.bytes().await.map_err(|_| {
+                    ReadError::Failed("a conexão com o Kobana caiu durante o PDF".into())
+                })?;
+                if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+                    return Err(ReadError::TooLarge {
+                        size: bytes.len() as u64,
+                    });
+                }
+                base64::engine::general_purpose::STANDARD.encode(&bytes)
+            }
+        };
+        Ok(ResourceContents::BlobResourceContents {
+            uri,
+            mime_type: Some("application/pdf".to_owned()),
+            blob,
+            meta: None,
+        })
+    }
+}
+
+impl ServerHandler for KobanaMcp {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_prompts()
+            .enable_completions()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(implementation())
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(SUPPORTED_VERSIONS)
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, McpError> {
+        Ok(DiscoverResult::from_server_info(
+            SUPPORTED_VERSIONS
+                .iter()
+                .filter(|v| !v.has_initialize())
+                .cloned()
+                .collect(),
+            self.get_info(),
+        )
+        .with_ttl_ms(3_600_000)
+        .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let visibility = visibility(&context)?;
+        let tools = registry()
+            .all()
+            .iter()
+            .filter(|t| visibility.shows(t))
+            .map(|t| t.tool.clone())
+            .collect();
+        let mut result = ListToolsResult::with_all_items(tools);
+        if is_modern(&context) {
+            result.ttl_ms = Some(LIST_TTL_MS);
+            result.cache_scope = Some(CacheScope::Private);
+        }
+        Ok(result)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let visibility = visibility(&context)?;
+        let mut result = ListResourcesResult::with_all_items(resources::list(&visibility));
+        if is_modern(&context) {
+            result.ttl_ms = Some(LIST_TTL_MS);
+            result.cache_scope = Some(CacheScope::Private);
+        }
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let visibility = visibility(&context)?;
+        let mut result =
+            ListResourceTemplatesResult::with_all_items(resources::templates(&visibility));
+        if is_modern(&context) {
+            result.ttl_ms = Some(LIST_TTL_MS);
+            result.cache_scope = Some(CacheScope::Private);
+        }
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let uri = request.uri.clone();
+        let visibility = visibility(&context)?;
+        let principal = principal(&context)?;
+        let not_found = || {
+            McpError::resource_not_found(
+                "Resource not found",
+                Some(serde_json::json!({"uri": uri})),
+            )
+        };
+        let target = resources::parse(&uri).ok_or_else(not_found)?;
+        let entry = resources::entry(target.kind);
+        if !resources::readable(&visibility, entry) {
+            return Err(not_found());
+        }
+        let ctx = self.tool_ctx(principal);
+        let contents = match target.kind {
+            Kind::InvoicePdf | Kind::NfePdf => {
+                let slot = parts(&context)?
+                    .extensions
+                    .get::<Arc<DocumentSlot>>()
+                    .cloned();
+                self.read_pdf(&ctx, &target, slot).await
+            }
+            Kind::NfeXml => resources::read_xml(&ctx, target.param.as_deref().unwrap_or(""))
+                .await
+                .map(|text| text_contents(&uri, entry.mime_type, text)),
+            _ => resources::read_json(ctx, &target)
+                .await
+                .map(|text| text_contents(&uri, entry.mime_type, text)),
+        };
+        let contents = contents.map_err(|error| read_error(&uri, error))?;
+        let mut result = ReadResourceResult::new(vec![contents]);
+        if is_modern(&context) {
+            result = result.with_ttl_ms(0).with_cache_scope(CacheScope::Private);
+        }
+        Ok(result.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let visibility = visibility(&context)?;
+        let mut result = ListPromptsResult::with_all_items(crate::prompts::list(&visibility));
+        if is_modern(&context) {
+            result.ttl_ms = Some(LIST_TTL_MS);
+            result.cache_scope = Some(CacheScope::Private);
+        }
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let visibility = visibility(&context)?;
+        let principal = principal(&context)?;
+        let args: serde_json::Map<String, Value> = request
+            .arguments
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        crate::prompts::get(self.tool_ctx(principal), &visibility, &request.name, &args)
+            .await
+            .map(GetPromptResponse::from)
+            .map_err(|e| {
+                McpError::invalid_params(
+                    e.to_string(),
+                    Some(serde_json::json!({"prompt": request.name})),
+                )
+            })
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let visibility = visibility(&context)?;
+        let principal = principal(&context)?;
+        let completion = crate::completions::complete(
+            self.tool_ctx(principal),
+            &visibility,
+            &request.r#ref,
+            &request.argument.name,
+            &request.argument.value,
+        )
+        .await;
+        Ok(CompleteResult::new(completion))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let principal = principal(&context)?;
+        let visibility = visibility(&context)?;
+        let Some(tool) = registry().get(&request.name) else {
+            return Err(McpError::invalid_params(
+                format!("Unknown tool: {}", request.name),
+                None,
+            ));
+        };
+        if visibility.may_run(tool) && !visibility.shows(tool) {
+            // The client narrowed it away (X-MCP-Toolsets / X-MCP-Readonly): not there.
+            return Err(McpError::invalid_params(
+                format!("Unknown tool: {}", request.name),
+                None,
+            ));
+        }
+        if !visibility.may_run(tool) {
+            let permission = tool
+                .meta
+                .permission
+                .map(|p| p.to_string())
+                .unwrap_or_default();
+            return Ok(render_error(&ToolError::PermissionDenied(permission)).into());
+        }
+        let mut ctx = self.tool_ctx(principal);
+        if tool.meta.effect != Effect::Read {
+            // Every write carries an idempotency key, so a retry can never apply it twice.
+            ctx.idempotency_key = Some(crate::confirm::idempotency_key(
+                &crate::confirm::new_nonce().map_err(|e| McpError::internal_error(e.0, None))?,
+            ));
+        }
+        let destructive = matches!(tool.meta.effect, Effect::Destructive { .. });
+        if destructive
+            && is_modern(&context)
+            && form_elicitation_declared(context.client_capabilities().as_ref())
+        {
+            let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+            let decision = decide(
+                self.state.store.as_ref(),
+                &self.state.clock,
+                &ctx,
+                tool,
+                &arguments,
+                request.request_state.as_deref(),
+                request.input_responses.as_ref(),
+            )
+            .await?;
+            match decision {
+                Decision::Execute { idempotency_key } => {
+                    tracing::info!(tool = tool.meta.name, "confirmed by the person");
+                    ctx.idempotency_key = Some(idempotency_key);
+                }
+                Decision::Ask(input_required) => return Ok(input_required.into()),
+                Decision::Refuse(error) => return Ok(render_error(&error).into()),
+            }
+        }
+        Ok(self.run_tool(tool, ctx, request.arguments).await.into())
+    }
+}

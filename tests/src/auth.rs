@@ -1,0 +1,204 @@
+//! Bearer JWTs (HS512) and permission checks.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha512;
+
+use crate::api::ApiError;
+
+/// The organization every §10 fixture belongs to.
+pub const FIXTURE_ORG_ID: &str = "bdd640fb-0667-4ad1-9c80-317fa3b1799d";
+
+/// The fake's fixed HS512 signing secret.
+pub const JWT_SECRET: &[u8] = b"fake-kobana-billing-hs512-secret-not-for-production";
+
+/// The resources a permission can name.
+pub const RESOURCES: [&str; 6] = [
+    "organization",
+    "customers",
+    "subscriptions",
+    "invoices",
+    "payments",
+    "nfes",
+];
+
+/// The claims carried by a fake Kobana token.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claims {
+    /// The person (dashboard user or API key) the token belongs to.
+    pub sub: String,
+    /// The organization whose data the token sees.
+    pub org_id: String,
+    /// Space-separated permissions: `all`, `read`, `write`, or slugs such as `invoices:read`.
+    pub scope: String,
+    /// Display name of the subject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Expiry, seconds since the Unix epoch (checked against the real clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exp: Option<i64>,
+}
+
+fn signature(signing_input: &str) -> Vec<u8> {
+    let mut mac = Hmac::<Sha512>::new_from_slice(JWT_SECRET).expect("HMAC accepts any key length");
+    mac.update(signing_input.as_bytes());
+    mac.finalize().into_bytes().to_vec()
+}
+
+/// Signs `claims` as an HS512 JWT with the fake's secret.
+pub fn mint_token(claims: &Claims) -> String {
+    let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"HS512","typ":"JWT"}"#);
+    let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).expect("claims serialize"));
+    let input = format!("{header}.{payload}");
+    let sig = URL_SAFE_NO_PAD.encode(signature(&input));
+    format!("{input}.{sig}")
+}
+
+/// A token for `person-ana` in the fixture organization with scope `all`.
+pub fn full_token() -> String {
+    scoped_token("person-ana", FIXTURE_ORG_ID, "all")
+}
+
+/// A token for `person-ana` in the fixture organization with scope `read`.
+pub fn readonly_token() -> String {
+    scoped_token("person-ana", FIXTURE_ORG_ID, "read")
+}
+
+/// A non-expiring token with the given subject, organization and scope.
+pub fn scoped_token(sub: &str, org_id: &str, scope: &str) -> String {
+    mint_token(&Claims {
+        sub: sub.to_string(),
+        org_id: org_id.to_string(),
+        scope: scope.to_string(),
+        name: None,
+        exp: None,
+    })
+}
+
+/// What a verified token grants, carried to the handlers.
+#[derive(Clone, Debug)]
+pub struct AuthCtx {
+    /// The verified claims.
+    pub claims: Claims,
+}
+
+impl AuthCtx {
+    /// The organization partition of this request.
+    pub fn org(&self) -> &str {
+        &self.claims.org_id
+    }
+
+    /// The token's permission slugs, as granted.
+    pub fn granted(&self) -> Vec<String> {
+        self.claims
+            .scope
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Whether the token grants `<resource>:read` (write = false) or `<resource>:write`.
+    pub fn grants(&self, resource: &str, write: bool) -> bool {
+        self.claims.scope.split_whitespace().any(|slug| match slug {
+            "all" | "write" => true,
+            "read" => !write,
+            other => match other.split_once(':') {
+                Some((r, action)) if r == resource => {
+                    action == "write" || (action == "read" && !write)
+                }
+                _ => false,
+            },
+        })
+    }
+}
+
+fn real_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// Verifies an `Authorization` header value; errors are `401 invalid_token`.
+pub fn authenticate(header: Option<&str>) -> Result<AuthCtx, ApiError> {
+    let header = header
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+        .ok_or_else(|| ApiError::invalid_token("Cabeçalho Authorization ausente."))?;
+    let token = match header.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
+        _ => {
+            return Err(ApiError::invalid_token(
+                "Cabeçalho Authorization inválido; use 'Bearer <token>'.",
+            ));
+        }
+    };
+    let claims = verify(token)?;
+    Ok(AuthCtx { claims })
+}
+
+fn verify(token: &str) -> Result<Claims, ApiError> {
+    let bad = || ApiError::invalid_token("Token inválido.");
+    let mut parts = token.split('.');
+    let (Some(h), Some(p), Some(s), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(bad());
+    };
+    let header: serde_json::Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(h).map_err(|_| bad())?)
+            .map_err(|_| bad())?;
+    if header.get("alg").and_then(|a| a.as_str()) != Some("HS512") {
+        return Err(bad());
+    }
+    let sig = URL_SAFE_NO_PAD.decode(s).map_err(|_| bad())?;
+    let mut mac = Hmac::<Sha512>::new_from_slice(JWT_SECRET).expect("HMAC accepts any key length");
+    mac.update(format!("{h}.{p}").as_bytes());
+    mac.verify_slice(&sig).map_err(|_| bad())?;
+    let claims: Claims = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(p).map_err(|_| bad())?)
+        .map_err(|_| bad())?;
+    if let Some(exp) = claims.exp
+        && real_now() >= exp
+    {
+        return Err(ApiError::invalid_token("Token expirado."));
+    }
+    Ok(claims)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mint_and_verify() {
+        let ctx = authenticate(Some(&format!("Bearer {}", full_token()))).unwrap();
+        assert_eq!(ctx.org(), FIXTURE_ORG_ID);
+        assert!(ctx.grants("invoices", true));
+        let ro = authenticate(Some(&format!("Bearer {}", readonly_token()))).unwrap();
+        assert!(ro.grants("nfes", false));
+        assert!(!ro.grants("nfes", true));
+        let mut t = full_token();
+        t.push('x');
+        assert!(authenticate(Some(&format!("Bearer {t}"))).is_err());
+    }
+
+    #[test]
+    fn fine_slugs() {
+        let ctx = AuthCtx {
+            claims: Claims {
+                sub: "s".into(),
+                org_id: "o".into(),
+                scope: "invoices:write customers:read".into(),
+                name: None,
+                exp: None,
+            },
+        };
+        assert!(ctx.grants("invoices", false));
+        assert!(ctx.grants("invoices", true));
+        assert!(ctx.grants("customers", false));
+        assert!(!ctx.grants("customers", true));
+        assert!(!ctx.grants("nfes", false));
+    }
+}

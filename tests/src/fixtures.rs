@@ -1,0 +1,415 @@
+//! Loads the §10 fixtures verbatim and fills every omitted nullable field with `null`
+//! (and non-nullable ones with Kobana's defaults), so records have their full schema shape.
+
+use serde_json::{Value, json};
+
+use crate::api::{Record, i, s};
+use crate::clock;
+use crate::ids::derived_uuid;
+use crate::store::OrgData;
+
+/// The reference §10 fixtures, verbatim.
+pub const BILLING_FIXTURES: &str = include_str!("../fixtures/billing.json");
+/// The fake's own [P] payment fixtures.
+pub const PAYMENT_FIXTURES: &str = include_str!("../fixtures/payments.json");
+
+/// Inserts each `(key, default)` that the record lacks.
+pub fn fill(rec: &mut Record, defaults: &[(&str, Value)]) {
+    for (k, v) in defaults {
+        if !rec.contains_key(*k) {
+            rec.insert((*k).to_string(), v.clone());
+        }
+    }
+}
+
+fn public_id(rec: &mut Record) {
+    if !rec.contains_key("public_id") {
+        let id = s(rec, "id").unwrap_or_default().to_string();
+        rec.insert(
+            "public_id".into(),
+            Value::String(derived_uuid(&format!("public:{id}"))),
+        );
+    }
+}
+
+/// The latest of several timestamp fields (by instant), for `updated_at`.
+fn latest(rec: &Record, keys: &[&str]) -> Value {
+    keys.iter()
+        .filter_map(|k| s(rec, k).map(|v| (clock::parse_datetime(v).unwrap_or(0), v)))
+        .max_by_key(|(t, _)| *t)
+        .map(|(_, v)| Value::String(v.to_string()))
+        .unwrap_or(Value::Null)
+}
+
+/// Full `CustomerV1` shape.
+pub fn normalize_customer(rec: &mut Record) {
+    public_id(rec);
+    let created = rec.get("created_at").cloned().unwrap_or(Value::Null);
+    fill(
+        rec,
+        &[
+            ("external_id", Value::Null),
+            ("nickname", Value::Null),
+            ("legal_name", Value::Null),
+            ("document_type", Value::Null),
+            ("document_number", Value::Null),
+            ("kind", Value::Null),
+            ("birthday", Value::Null),
+            ("notes", Value::Null),
+            ("addresses", Value::Null),
+            ("phones", Value::Null),
+            ("emails", Value::Null),
+            ("websites", Value::Null),
+            ("tags", Value::Null),
+            ("metadata", json!({})),
+            ("custom_metadata", Value::Null),
+            ("updated_at", created),
+        ],
+    );
+}
+
+/// Full `BillingAccountV1` shape (timestamps default to the customer's).
+pub fn normalize_billing_account(rec: &mut Record, customer: Option<&Record>) {
+    public_id(rec);
+    let created = customer
+        .and_then(|c| c.get("created_at").cloned())
+        .unwrap_or(Value::Null);
+    let updated = customer
+        .and_then(|c| c.get("updated_at").cloned())
+        .unwrap_or(Value::Null);
+    fill(
+        rec,
+        &[
+            ("external_id", Value::Null),
+            ("currency", json!("BRL")),
+            ("billing_email", Value::Null),
+            ("payment_terms_days", json!(10)),
+            ("auto_collection", json!(true)),
+            ("balance_cents", json!(0)),
+            ("status", json!("active")),
+            ("suspended_at", Value::Null),
+            ("suspension_reason", Value::Null),
+            ("tax_exempt", json!(false)),
+            ("tax_exemption_certificate", Value::Null),
+            ("customer_tax_type", Value::Null),
+            ("metadata", json!({})),
+            ("custom_metadata", Value::Null),
+            ("created_at", created),
+            ("updated_at", updated),
+        ],
+    );
+}
+
+/// Full `SubscriptionV1` shape.
+pub fn normalize_subscription(rec: &mut Record) {
+    public_id(rec);
+    let created = rec.get("activated_at").cloned().unwrap_or(Value::Null);
+    fill(rec, &[("created_at", created)]);
+    let updated = latest(
+        rec,
+        &[
+            "created_at",
+            "activated_at",
+            "canceled_at",
+            "paused_at",
+            "resumed_at",
+        ],
+    );
+    fill(
+        rec,
+        &[
+            ("external_id", Value::Null),
+            ("company_id", Value::Null),
+            ("plan_id", Value::Null),
+            ("product_group_id", Value::Null),
+            ("billing_cycle", json!("monthly")),
+            ("current_period_start", Value::Null),
+            ("current_period_end", Value::Null),
+            ("cycle_billing_date", Value::Null),
+            ("trial_start", Value::Null),
+            ("trial_end", Value::Null),
+            ("activated_at", Value::Null),
+            ("confirmed_at", Value::Null),
+            ("canceled_at", Value::Null),
+            ("cancel_at_period_end", json!(false)),
+            ("cancellation_reason", Value::Null),
+            ("pause_collection", Value::Null),
+            ("paused_at", Value::Null),
+            ("resumes_at", Value::Null),
+            ("resumed_at", Value::Null),
+            ("discount_code_id", Value::Null),
+            ("discount_percent", Value::Null),
+            ("recurring_amount_cents", Value::Null),
+            ("proration_behavior", json!("create_prorations")),
+            ("collection_method", Value::Null),
+            ("nfe_issuance_policy", Value::Null),
+            ("renewal_settings", json!({"type": "auto_renew"})),
+            ("commitment", json!({})),
+            ("allow_pause", json!(true)),
+            ("allow_cancel", json!(true)),
+            ("proposal_id", Value::Null),
+            ("notes", Value::Null),
+            ("metadata", json!({})),
+            ("custom_metadata", Value::Null),
+            ("updated_at", updated),
+        ],
+    );
+}
+
+/// Full invoice line item shape.
+pub fn normalize_line_item(item: &mut Record, invoice: &Record, index: usize) {
+    let invoice_id = s(invoice, "id").unwrap_or_default().to_string();
+    if !item.contains_key("id") {
+        item.insert(
+            "id".into(),
+            Value::String(derived_uuid(&format!("line-item:{invoice_id}:{index}"))),
+        );
+    }
+    let kind = if invoice.get("subscription_id").is_some_and(|v| !v.is_null()) {
+        "subscription"
+    } else {
+        "one-off"
+    };
+    fill(
+        item,
+        &[
+            ("invoice_id", Value::String(invoice_id)),
+            ("subscription_item_id", Value::Null),
+            ("product_id", Value::Null),
+            ("price_id", Value::Null),
+            ("service_item_id", Value::Null),
+            ("type", json!(kind)),
+            ("description", Value::Null),
+            ("quantity", json!(1)),
+            ("unit_amount_subcents", json!(0)),
+            ("amount_cents", json!(0)),
+            ("discount_cents", json!(0)),
+            ("tax_subcents", json!(0)),
+            (
+                "period_start",
+                invoice.get("period_start").cloned().unwrap_or(Value::Null),
+            ),
+            (
+                "period_end",
+                invoice.get("period_end").cloned().unwrap_or(Value::Null),
+            ),
+            ("proration", json!(false)),
+            ("proration_details", Value::Null),
+            ("metadata", json!({})),
+            (
+                "created_at",
+                invoice.get("created_at").cloned().unwrap_or(Value::Null),
+            ),
+        ],
+    );
+}
+
+/// Full `InvoiceV1` shape. Fixture invoices without line items get one item that matches the
+/// subtotal; the fixture-only `_derived` annotation (computed values the MCP adds) is dropped.
+pub fn normalize_invoice(rec: &mut Record) {
+    rec.remove("_derived");
+    public_id(rec);
+    let updated = latest(rec, &["created_at", "finalized_at", "paid_at", "voided_at"]);
+    fill(
+        rec,
+        &[
+            ("external_id", Value::Null),
+            ("number", Value::Null),
+            ("company_id", Value::Null),
+            ("subscription_id", Value::Null),
+            ("product_group_id", Value::Null),
+            ("collection_method", json!("manual_invoice")),
+            ("currency", json!("BRL")),
+            ("subtotal_subcents", json!(0)),
+            ("discount_cents", json!(0)),
+            ("tax_subcents", json!(0)),
+            ("total_withheld_cents", json!(0)),
+            ("net_value_cents", Value::Null),
+            ("total_subcents", json!(0)),
+            ("amount_due_subcents", json!(0)),
+            ("amount_paid_subcents", json!(0)),
+            ("amount_remaining_cents", json!(0)),
+            ("period_start", Value::Null),
+            ("period_end", Value::Null),
+            ("due_date", Value::Null),
+            ("paid_at", Value::Null),
+            ("voided_at", Value::Null),
+            ("finalized_at", Value::Null),
+            ("billing_reason", Value::Null),
+            ("description", Value::Null),
+            ("footer", Value::Null),
+            ("hosted_invoice_url", Value::Null),
+            ("invoice_pdf_url", Value::Null),
+            ("next_payment_attempt", Value::Null),
+            ("payment_attempts", json!(0)),
+            ("installment_count", Value::Null),
+            ("nfe_issuance_policy", Value::Null),
+            ("metadata", json!({})),
+            ("custom_metadata", Value::Null),
+            ("updated_at", updated),
+        ],
+    );
+    if !rec.get("line_items").is_some_and(Value::is_array) {
+        let subtotal = i(rec, "subtotal_subcents");
+        let description = match (s(rec, "description"), s(rec, "period_start")) {
+            (Some(d), _) => d.to_string(),
+            (None, Some(start)) => format!(
+                "Assinatura — período iniciado em {}",
+                start.get(..10).unwrap_or(start)
+            ),
+            (None, None) => "Serviço".to_string(),
+        };
+        rec.insert(
+            "line_items".into(),
+            json!([{
+                "description": description,
+                "quantity": 1,
+                "unit_amount_subcents": subtotal,
+                "amount_cents": subtotal / 100,
+            }]),
+        );
+    }
+    let snapshot = rec.clone();
+    if let Some(Value::Array(items)) = rec.get_mut("line_items") {
+        for (n, item) in items.iter_mut().enumerate() {
+            if let Value::Object(m) = item {
+                normalize_line_item(m, &snapshot, n);
+            }
+        }
+    }
+}
+
+/// Full `NfeV1` shape.
+pub fn normalize_nfe(rec: &mut Record, org_id: &str) {
+    public_id(rec);
+    let updated = latest(rec, &["created_at", "issue_date", "cancelled_at"]);
+    fill(
+        rec,
+        &[
+            ("external_id", Value::Null),
+            ("invoice_id", Value::Null),
+            ("transaction_id", Value::Null),
+            ("organization_id", Value::String(org_id.to_string())),
+            ("company_id", Value::Null),
+            ("person_id", Value::Null),
+            ("nfe_number", Value::Null),
+            ("nfe_series", Value::Null),
+            ("nfe_key", Value::Null),
+            ("verification_code", Value::Null),
+            ("issue_date", Value::Null),
+            ("cancelled_at", Value::Null),
+            ("service_code", Value::Null),
+            ("service_description", Value::Null),
+            ("lc116_code", Value::Null),
+            ("cnae_code", Value::Null),
+            ("nbs_code", Value::Null),
+            ("ncm_code", Value::Null),
+            ("customer_snapshot", json!({})),
+            ("taxes", json!({})),
+            ("xml_url", Value::Null),
+            ("pdf_url", Value::Null),
+            ("provider_company_id", Value::Null),
+            ("rps_number", Value::Null),
+            ("rps_serial_number", Value::Null),
+            ("issue_attempts", json!(0)),
+            ("cancel_attempts", json!(0)),
+            ("next_retry_at", Value::Null),
+            ("error_message", Value::Null),
+            ("metadata", json!({})),
+            ("custom_metadata", Value::Null),
+            ("pdf_downloaded_at", Value::Null),
+            ("xml_downloaded_at", Value::Null),
+            ("updated_at", updated),
+        ],
+    );
+}
+
+/// Full [P] `PaymentV1` shape.
+pub fn normalize_payment(rec: &mut Record) {
+    public_id(rec);
+    let created = rec.get("created_at").cloned().unwrap_or(Value::Null);
+    fill(
+        rec,
+        &[
+            ("refunded_amount_cents", json!(0)),
+            ("paid_at", Value::Null),
+            ("refunded_at", Value::Null),
+            ("updated_at", created),
+        ],
+    );
+}
+
+fn records(v: &Value, key: &str) -> Vec<Record> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|x| x.as_object().cloned()).collect())
+        .unwrap_or_default()
+}
+
+/// The fixture organization's data.
+pub fn fixture_org() -> OrgData {
+    let billing: Value = serde_json::from_str(BILLING_FIXTURES).expect("billing fixtures parse");
+    let payments: Value = serde_json::from_str(PAYMENT_FIXTURES).expect("payment fixtures parse");
+    let organization = billing["organization"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let org_id = s(&organization, "id")
+        .unwrap_or(crate::FIXTURE_ORG_ID)
+        .to_string();
+
+    let mut customers = records(&billing, "customers");
+    customers.iter_mut().for_each(normalize_customer);
+    let mut billing_accounts = records(&billing, "billing_accounts");
+    for ba in &mut billing_accounts {
+        let cid = s(ba, "customer_id").unwrap_or_default().to_string();
+        let customer = customers.iter().find(|c| s(c, "id") == Some(cid.as_str()));
+        normalize_billing_account(ba, customer);
+    }
+    let mut subscriptions = records(&billing, "subscriptions");
+    subscriptions.iter_mut().for_each(normalize_subscription);
+    let mut invoices = records(&billing, "invoices");
+    invoices.iter_mut().for_each(normalize_invoice);
+    let mut nfes = records(&billing, "nfes");
+    nfes.iter_mut().for_each(|n| normalize_nfe(n, &org_id));
+    let mut payments = records(&payments, "payments");
+    payments.iter_mut().for_each(normalize_payment);
+
+    let invoice_seq = invoices
+        .iter()
+        .filter_map(|inv| s(inv, "number"))
+        .filter_map(|n| n.rsplit('-').next()?.parse::<u64>().ok())
+        .max()
+        .unwrap_or(0);
+
+    OrgData {
+        organization,
+        customers,
+        deleted_customers: Default::default(),
+        billing_accounts,
+        subscriptions,
+        invoices,
+        payments,
+        nfes,
+        invoice_seq,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixtures_load_with_full_shapes() {
+        let org = fixture_org();
+        assert_eq!(org.customers.len(), 4);
+        assert_eq!(org.invoices.len(), 7);
+        assert_eq!(org.invoice_seq, 812);
+        let overdue = &org.invoices[2];
+        assert!(!overdue.contains_key("_derived"));
+        assert!(overdue["voided_at"].is_null());
+        assert_eq!(overdue["line_items"][0]["amount_cents"], json!(1_198_800));
+        assert!(org.nfes[1]["nbs_code"].is_null());
+        assert_eq!(org.payments.len(), 3);
+    }
+}

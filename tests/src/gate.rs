@@ -1,0 +1,269 @@
+//! The `/v1/*` front door: records the call, applies faults, checks `User-Agent`, the bearer
+//! token and the permission, replays idempotent requests, and stamps `Request-Id` and
+//! `X-RateLimit-*` on every response.
+
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use crate::RecordedCall;
+use crate::api::ApiError;
+use crate::auth::{self, AuthCtx};
+use crate::faults::{self, FaultKind};
+use crate::store::{App, StoredResponse};
+
+/// Requests allowed per second and organization (advertised in `X-RateLimit-Limit`).
+pub const RATE_LIMIT: u32 = 100;
+
+/// Largest request body the fake reads.
+const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// The permission resource a `/v1` path belongs to.
+pub fn resource_of(path: &str) -> Option<&'static str> {
+    let rest = path.strip_prefix("/v1/")?;
+    match rest.split('/').next()? {
+        "organization" => Some("organization"),
+        "customers" | "billing_accounts" => Some("customers"),
+        "subscriptions" => Some("subscriptions"),
+        "invoices" => Some("invoices"),
+        "payments" => Some("payments"),
+        "nfes" => Some("nfes"),
+        _ => None,
+    }
+}
+
+fn header_str(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+}
+
+fn is_read(method: &Method) -> bool {
+    method == Method::GET || method == Method::HEAD
+}
+
+/// `User-Agent`, token and permission, in that order.
+fn check(headers: &HeaderMap, method: &Method, path: &str) -> Result<AuthCtx, ApiError> {
+    if header_str(headers, header::USER_AGENT).is_none() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "Cabeçalho User-Agent ausente.",
+        ));
+    }
+    let ctx = auth::authenticate(header_str(headers, header::AUTHORIZATION).as_deref())?;
+    if let Some(resource) = resource_of(path) {
+        let write = !is_read(method);
+        if !ctx.grants(resource, write) {
+            let action = if write { "write" } else { "read" };
+            let mut err = ApiError::new(
+                StatusCode::FORBIDDEN,
+                "insufficient_scope",
+                "Token válido, porém sem permissão para esta operação.",
+            );
+            err.details = json!({
+                "required": [format!("{resource}:{action}")],
+                "granted": ctx.granted(),
+            });
+            return Err(err);
+        }
+    }
+    Ok(ctx)
+}
+
+fn body_value(bytes: &Bytes) -> Option<Value> {
+    if bytes.is_empty() {
+        return None;
+    }
+    Some(
+        serde_json::from_slice(bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned())),
+    )
+}
+
+/// The middleware on every route; paths outside `/v1` pass straight through.
+pub async fn gate(State(app): State<App>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    if path != "/v1" && !path.starts_with("/v1/") {
+        return next.run(req).await;
+    }
+    let (mut resp, org) = handle(&app, req, next).await;
+    stamp(&app, resp.headers_mut(), org.as_deref());
+    resp
+}
+
+fn stamp(app: &App, h: &mut HeaderMap, org: Option<&str>) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (request_id, used) = {
+        let mut inner = app.lock();
+        let request_id = inner.request_id();
+        let window = &mut inner.rate_window;
+        if window.0 != now {
+            *window = (now, Default::default());
+        }
+        let used = window.1.entry(org.unwrap_or("-").to_string()).or_insert(0);
+        *used += 1;
+        (request_id, *used)
+    };
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
+        h.insert("request-id", v);
+    }
+    h.insert("x-ratelimit-limit", HeaderValue::from(RATE_LIMIT));
+    if !h.contains_key("x-ratelimit-remaining") {
+        h.insert(
+            "x-ratelimit-remaining",
+            HeaderValue::from(RATE_LIMIT.saturating_sub(used)),
+        );
+    }
+    if !h.contains_key("x-ratelimit-reset") {
+        h.insert("x-ratelimit-reset", HeaderValue::from(now + 1));
+    }
+}
+
+async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String>) {
+    let (parts, body) = req.into_parts();
+    let bytes = match to_bytes(body, MAX_BODY).await {
+        Ok(b) => b,
+        Err(_) => {
+            let err = ApiError::field(
+                StatusCode::BAD_REQUEST,
+                "body",
+                "não foi possível ler o corpo da requisição",
+            );
+            return (err.into_response(), None);
+        }
+    };
+    let method = parts.method.clone();
+    let path = parts.uri.path().to_string();
+    let verdict = check(&parts.headers, &method, &path);
+    let org = verdict.as_ref().ok().map(|c| c.org().to_string());
+    let idempotency_key = header_str(&parts.headers, "x-idempotency-key");
+
+    let fault = {
+        let mut inner = app.lock();
+        inner.calls.push(RecordedCall {
+            method: method.to_string(),
+            path: path.clone(),
+            query: parts.uri.query().map(str::to_string),
+            idempotency_key: idempotency_key.clone(),
+            user_agent: header_str(&parts.headers, header::USER_AGENT),
+            authorized: verdict.is_ok(),
+            body: body_value(&bytes),
+        });
+        faults::take(&mut inner, method.as_str(), &path)
+    };
+    let mut after = None;
+    match fault {
+        Some(FaultKind::Status {
+            status,
+            retry_after,
+        }) => return (faults::status_response(status, retry_after), org),
+        Some(FaultKind::Delay { ms }) => faults::delay(ms).await,
+        Some(other) => after = Some(other),
+        None => {}
+    }
+
+    let resp = match verdict {
+        Err(e) => e.into_response(),
+        Ok(ctx) => {
+            let mut parts = parts;
+            let key = idempotency_key.filter(|_| !is_read(&method));
+            if let Some(key) = &key
+                && let Some(replay) = replay(app, ctx.org(), key, method.as_str(), &path)
+            {
+                return (replay, org);
+            }
+            parts.extensions.insert(ctx.clone());
+            let resp = next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+            match key {
+                Some(key) => remember(app, ctx.org(), key, method.as_str(), &path, resp).await,
+                None => resp,
+            }
+        }
+    };
+
+    let resp = match after {
+        Some(FaultKind::ResetMidBody) => {
+            let (p, b) = resp.into_parts();
+            let full = to_bytes(b, usize::MAX).await.unwrap_or_default();
+            faults::reset_mid_body(p, full)
+        }
+        Some(FaultKind::TruncatedJson) => {
+            let full = to_bytes(resp.into_body(), usize::MAX)
+                .await
+                .unwrap_or_default();
+            faults::truncated(full)
+        }
+        _ => resp,
+    };
+    (resp, org)
+}
+
+/// A stored response for this key, or a 422 when the key was used for another request.
+fn replay(app: &App, org: &str, key: &str, method: &str, path: &str) -> Option<Response> {
+    let stored = app
+        .lock()
+        .idempotency
+        .get(&(org.to_string(), key.to_string()))
+        .cloned()?;
+    if stored.method != method || stored.path != path {
+        return Some(
+            ApiError::field(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "X-Idempotency-Key",
+                "já foi usada em outra requisição",
+            )
+            .into_response(),
+        );
+    }
+    let mut resp = Response::new(Body::from(stored.body));
+    *resp.status_mut() = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+    if let Some(ct) = stored
+        .content_type
+        .and_then(|c| HeaderValue::from_str(&c).ok())
+    {
+        resp.headers_mut().insert(header::CONTENT_TYPE, ct);
+    }
+    resp.headers_mut()
+        .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    Some(resp)
+}
+
+async fn remember(
+    app: &App,
+    org: &str,
+    key: String,
+    method: &str,
+    path: &str,
+    resp: Response,
+) -> Response {
+    let (parts, body) = resp.into_parts();
+    let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
+    app.lock().idempotency.insert(
+        (org.to_string(), key),
+        StoredResponse {
+            method: method.to_string(),
+            path: path.to_string(),
+            status: parts.status.as_u16(),
+            content_type: parts
+                .headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string),
+            body: body.clone(),
+        },
+    );
+    Response::from_parts(parts, Body::from(body))
+}

@@ -1,0 +1,185 @@
+//! A fake of Kobana's Automatic Billing API (v1) for tests and local demos.
+//!
+//! It serves the reference fixtures (§10 of `kobana-billing-api.md`) for
+//! [`FIXTURE_ORG_ID`], keeps every change in memory, checks `User-Agent`, HS512 bearer
+//! tokens and per-endpoint permissions like Kobana, records every `/v1/*` request, and lets a
+//! test inject faults (error statuses, latency, connection resets, truncated JSON).
+//!
+//! ```no_run
+//! # async fn demo() {
+//! let fake = fake_kobana::FakeKobana::start().await;
+//! let url = format!("{}/v1/invoices/pending-payment", fake.base_url());
+//! let token = fake_kobana::full_token();
+//! # let _ = (url, token);
+//! # }
+//! ```
+
+pub mod api;
+pub mod auth;
+pub mod clock;
+pub mod control;
+pub mod documents;
+pub mod faults;
+pub mod fixtures;
+pub mod gate;
+pub mod ids;
+pub mod routes;
+pub mod store;
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::middleware::from_fn_with_state;
+use axum::serve::ListenerExt;
+use serde::{Deserialize, Serialize};
+
+pub use auth::{
+    Claims, FIXTURE_ORG_ID, JWT_SECRET, full_token, mint_token, readonly_token, scoped_token,
+};
+pub use clock::FAKE_NOW;
+pub use faults::{Fault, FaultKind};
+use store::App;
+
+/// Which generated document a PDF belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocKind {
+    /// `GET /v1/invoices/{id}/pdf`.
+    Invoice,
+    /// `GET /v1/nfes/{id}/pdf` (DANFSe).
+    Nfe,
+}
+
+/// One `/v1/*` request as the fake received it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedCall {
+    /// HTTP method.
+    pub method: String,
+    /// Path without the query string.
+    pub path: String,
+    /// Raw query string, if any.
+    pub query: Option<String>,
+    /// `X-Idempotency-Key`, if sent.
+    pub idempotency_key: Option<String>,
+    /// `User-Agent`, if sent.
+    pub user_agent: Option<String>,
+    /// False when the request failed the `User-Agent`, token or permission check.
+    pub authorized: bool,
+    /// The JSON body (a string when the body was not JSON), if any.
+    pub body: Option<serde_json::Value>,
+}
+
+/// A running fake; the server stops when this handle is dropped.
+pub struct FakeKobana {
+    app: App,
+    addr: SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// The whole application: control routes, `/v1` routes, the gate and the 404 fallback.
+pub fn app_router(app: App) -> Router {
+    Router::new()
+        .merge(control::router())
+        .merge(routes::router())
+        .fallback(routes::not_found)
+        .layer(from_fn_with_state(app.clone(), gate::gate))
+        .with_state(app)
+}
+
+pub(crate) fn set_pdf_size_in(app: &App, id: &str, bytes: usize) {
+    let mut inner = app.lock();
+    inner.pdf_sizes.insert(id.to_string(), bytes);
+    inner.pdf_cache.retain(|(_, cached), _| cached != id);
+}
+
+impl FakeKobana {
+    /// Start on 127.0.0.1 with an ephemeral port (tests). Spawns on the current tokio runtime.
+    pub async fn start() -> FakeKobana {
+        Self::start_on(SocketAddr::from(([127, 0, 0, 1], 0)))
+            .await
+            .expect("bind the fake Kobana on 127.0.0.1")
+    }
+
+    /// Start on a given address (standalone binary / demo mode). Only loopback addresses are
+    /// accepted.
+    pub async fn start_on(addr: SocketAddr) -> std::io::Result<FakeKobana> {
+        if !addr.ip().is_loopback() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("the fake Kobana only binds loopback addresses, not {addr}"),
+            ));
+        }
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let app = App::new();
+        let router = app_router(app.clone());
+        let task = tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, router).await {
+                tracing::error!(error = %e, "fake Kobana server stopped");
+            }
+        });
+        Ok(FakeKobana { app, addr, task })
+    }
+
+    /// Base URL WITHOUT the version path, e.g. `http://127.0.0.1:41234`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The bound socket address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every `/v1/*` request received so far, in order.
+    pub fn calls(&self) -> Vec<RecordedCall> {
+        self.app.lock().calls.clone()
+    }
+
+    /// Forgets the recorded requests.
+    pub fn clear_calls(&self) {
+        self.app.lock().calls.clear();
+    }
+
+    /// Queues a fault for the next matching requests.
+    pub fn inject(&self, fault: Fault) {
+        self.app.lock().faults.push(fault);
+    }
+
+    /// Removes every queued fault.
+    pub fn clear_faults(&self) {
+        self.app.lock().faults.clear();
+    }
+
+    /// Makes documents of this id have this many bytes (at least 15).
+    pub fn set_pdf_size(&self, id: &str, bytes: usize) {
+        set_pdf_size_in(&self.app, id, bytes);
+    }
+
+    /// The exact bytes served for `GET /v1/invoices/{id}/pdf` or `/v1/nfes/{id}/pdf`, or
+    /// `None` when no organization serves that document (unknown id, draft invoice, NF-e
+    /// never issued).
+    pub fn pdf_bytes(&self, kind: DocKind, id: &str) -> Option<Vec<u8>> {
+        documents::exists(&self.app, kind, id)
+            .then(|| documents::pdf_bytes(&self.app, kind, id).to_vec())
+    }
+
+    /// Serve PDFs chunked, without `Content-Length` (default: with `Content-Length`).
+    pub fn set_pdf_content_length(&self, send: bool) {
+        self.app.lock().pdf_content_length = send;
+    }
+
+    /// Resets data, faults, calls and document settings to the fixtures.
+    pub fn reset(&self) {
+        self.app.reset();
+    }
+}
+
+impl Drop for FakeKobana {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

