@@ -321,8 +321,11 @@ pub async fn get(
         }
         _ => return Err(PromptError::Unknown(name.to_owned())),
     }
-    serde_json::from_value(json!({"description": prompt.description, "messages": messages}))
-        .map_err(|e| PromptError::InvalidArgument(format!("prompt malformado: {e}")))
+    let mut result: GetPromptResult =
+        serde_json::from_value(json!({"description": prompt.description, "messages": messages}))
+            .map_err(|e| PromptError::InvalidArgument(format!("prompt malformado: {e}")))?;
+    result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+    Ok(result)
 }
 
 #[cfg(test)]

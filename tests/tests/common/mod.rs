@@ -4,8 +4,10 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use fake_kobana::FakeKobana;
+use kobana_mcp::confirm::{Clock, NonceStore};
 use kobana_mcp::{App, Config};
 use serde_json::{Value, json};
 
@@ -27,12 +29,24 @@ impl Stack {
 
     /// Starts both, letting the test adjust the server's configuration.
     pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> Self {
+        Self::start_full(adjust, None).await
+    }
+
+    /// Starts both with an explicit confirmation store and clock.
+    pub async fn start_full(
+        adjust: impl FnOnce(&mut Config),
+        store: Option<(Arc<dyn NonceStore>, Clock)>,
+    ) -> Self {
         let fake = FakeKobana::start().await;
         let mut config = Config::default();
         config.kobana_api_url = fake.base_url();
         config.kobana_timeout = std::time::Duration::from_secs(10);
         adjust(&mut config);
-        let app = App::new(config).expect("app builds");
+        let app = match store {
+            Some((store, clock)) => App::with_store(config, store, clock),
+            None => App::new(config),
+        }
+        .expect("app builds");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
         tokio::spawn(kobana_mcp::serve(app, listener));
