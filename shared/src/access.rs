@@ -248,7 +248,7 @@ impl Principal {
         if token.is_empty() || token.len() > 8192 || !token.bytes().all(|b| b.is_ascii_graphic()) {
             return Err(AuthError::Malformed);
         }
-        Ok(Self::from_token(BearerToken::new(token), now)?)
+        Self::from_token(BearerToken::new(token), now)
     }
 
     /// Builds a principal from a token that is known to be well formed.

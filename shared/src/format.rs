@@ -20,7 +20,7 @@ pub fn brl_from_cents(cents: i64) -> String {
     let reais = (cents / 100).to_string();
     let mut grouped = String::with_capacity(reais.len() + reais.len() / 3);
     for (i, digit) in reais.chars().enumerate() {
-        if i > 0 && (reais.len() - i) % 3 == 0 {
+        if i > 0 && (reais.len() - i).is_multiple_of(3) {
             grouped.push('.');
         }
         grouped.push(digit);

@@ -268,10 +268,11 @@ impl From<ToolError> for ReadError {
     fn from(error: ToolError) -> Self {
         match &error {
             ToolError::InvalidArguments(_) | ToolError::PermissionDenied(_) => ReadError::NotFound,
-            ToolError::Kobana(KobanaError::Api { status: 404, .. }) => ReadError::NotFound,
-            ToolError::Kobana(KobanaError::TooLarge { size, .. }) => {
-                ReadError::TooLarge { size: *size }
-            }
+            ToolError::Kobana(e) => match e.as_ref() {
+                KobanaError::Api { status: 404, .. } => ReadError::NotFound,
+                KobanaError::TooLarge { size, .. } => ReadError::TooLarge { size: *size },
+                _ => ReadError::Failed(error.to_string()),
+            },
             _ => ReadError::Failed(error.to_string()),
         }
     }

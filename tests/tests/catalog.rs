@@ -80,14 +80,22 @@ const DESTRUCTIVE: [&str; 6] = [
 /// The structured result of a successful call.
 #[track_caller]
 fn ok(result: &Value) -> Value {
-    assert_ne!(result["isError"], json!(true), "unexpected tool error: {result}");
+    assert_ne!(
+        result["isError"],
+        json!(true),
+        "unexpected tool error: {result}"
+    );
     result["structuredContent"].clone()
 }
 
 /// The text of a failed call.
 #[track_caller]
 fn fail(result: &Value) -> String {
-    assert_eq!(result["isError"], json!(true), "expected a tool error: {result}");
+    assert_eq!(
+        result["isError"],
+        json!(true),
+        "expected a tool error: {result}"
+    );
     text_of(result)
 }
 
@@ -95,7 +103,10 @@ fn fail(result: &Value) -> String {
 async fn tools_list(stack: &Stack, token: &str) -> Vec<Value> {
     let (status, body) = stack.legacy(token, "tools/list", json!({})).await;
     assert_eq!(status, 200, "{body}");
-    body["result"]["tools"].as_array().cloned().unwrap_or_default()
+    body["result"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// Kobana calls under `prefix` other than the ones already counted.
@@ -139,7 +150,10 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
     assert_eq!(listed, spec, "a full token sees every tool");
     for tool in &tools {
         let name = tool["name"].as_str().unwrap();
-        assert!(tool["title"].as_str().is_some_and(|t| !t.is_empty()), "{name}: title");
+        assert!(
+            tool["title"].as_str().is_some_and(|t| !t.is_empty()),
+            "{name}: title"
+        );
         let description = tool["description"].as_str().unwrap();
         assert!(
             (40..=400).contains(&description.chars().count()),
@@ -156,7 +170,9 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
 async fn t1_full_tools_list_is_under_32_kb() {
     let stack = Stack::start().await;
     let tools = tools_list(&stack, &full_token()).await;
-    let bytes = serde_json::to_vec(&json!({ "tools": tools })).unwrap().len();
+    let bytes = serde_json::to_vec(&json!({ "tools": tools }))
+        .unwrap()
+        .len();
     assert!(bytes < 32 * 1024, "tools/list is {bytes} bytes");
 }
 
@@ -186,7 +202,10 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
     let sentence = &reference[reference.find(" In protocol 2026-07-28").unwrap()..];
     for name in DESTRUCTIVE {
         let t = tool(name);
-        assert!(t["description"].as_str().unwrap().ends_with(sentence), "{name}");
+        assert!(
+            t["description"].as_str().unwrap().ends_with(sentence),
+            "{name}"
+        );
         assert_eq!(t["annotations"]["readOnlyHint"], false, "{name}");
     }
     // Reads are read-only; writes are neither read-only nor destructive.
@@ -212,7 +231,11 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
         ("billing_invoices_send_reminder", false),
         ("billing_payments_refund", false),
     ] {
-        assert_eq!(tool(name)["annotations"]["idempotentHint"], idempotent, "{name}");
+        assert_eq!(
+            tool(name)["annotations"]["idempotentHint"],
+            idempotent,
+            "{name}"
+        );
     }
 }
 
@@ -228,19 +251,67 @@ async fn t1_readonly_token_lists_no_write_tool_and_runs_none() {
         assert_eq!(listed, is_read, "{}", tool.meta.name);
     }
     let writes = [
-        ("billing_subscriptions_create", json!({"billing_account_id": ACCOUNT_MARIANA, "plan_id": PLAN_PRO}), "subscriptions:write"),
-        ("billing_subscriptions_pause", json!({"id": SUB_ACTIVE}), "subscriptions:write"),
-        ("billing_subscriptions_resume", json!({"id": SUB_ACTIVE}), "subscriptions:write"),
-        ("billing_subscriptions_cancel", json!({"id": SUB_ACTIVE}), "subscriptions:write"),
-        ("billing_invoices_create", json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": 100}]}), "invoices:write"),
-        ("billing_invoices_finalize", json!({"id": INV_DRAFT}), "invoices:write"),
-        ("billing_invoices_send_reminder", json!({"id": INV_OPEN}), "invoices:write"),
-        ("billing_invoices_issue_nfe", json!({"id": INV_PAID_NFE_ERROR}), "invoices:write"),
-        ("billing_invoices_void", json!({"id": INV_OPEN, "reason": "duplicada"}), "invoices:write"),
-        ("billing_invoices_delete", json!({"id": INV_DRAFT}), "invoices:write"),
-        ("billing_payments_refund", json!({"id": PAY_CARD}), "payments:write"),
+        (
+            "billing_subscriptions_create",
+            json!({"billing_account_id": ACCOUNT_MARIANA, "plan_id": PLAN_PRO}),
+            "subscriptions:write",
+        ),
+        (
+            "billing_subscriptions_pause",
+            json!({"id": SUB_ACTIVE}),
+            "subscriptions:write",
+        ),
+        (
+            "billing_subscriptions_resume",
+            json!({"id": SUB_ACTIVE}),
+            "subscriptions:write",
+        ),
+        (
+            "billing_subscriptions_cancel",
+            json!({"id": SUB_ACTIVE}),
+            "subscriptions:write",
+        ),
+        (
+            "billing_invoices_create",
+            json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": 100}]}),
+            "invoices:write",
+        ),
+        (
+            "billing_invoices_finalize",
+            json!({"id": INV_DRAFT}),
+            "invoices:write",
+        ),
+        (
+            "billing_invoices_send_reminder",
+            json!({"id": INV_OPEN}),
+            "invoices:write",
+        ),
+        (
+            "billing_invoices_issue_nfe",
+            json!({"id": INV_PAID_NFE_ERROR}),
+            "invoices:write",
+        ),
+        (
+            "billing_invoices_void",
+            json!({"id": INV_OPEN, "reason": "duplicada"}),
+            "invoices:write",
+        ),
+        (
+            "billing_invoices_delete",
+            json!({"id": INV_DRAFT}),
+            "invoices:write",
+        ),
+        (
+            "billing_payments_refund",
+            json!({"id": PAY_CARD}),
+            "payments:write",
+        ),
         ("billing_nfes_issue", json!({"id": NFE_ERROR}), "nfes:write"),
-        ("billing_nfes_cancel", json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}), "nfes:write"),
+        (
+            "billing_nfes_cancel",
+            json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),
+            "nfes:write",
+        ),
     ];
     for (tool, args, permission) in writes {
         let text = fail(&stack.call(&token, tool, args).await);
@@ -252,7 +323,9 @@ async fn t1_readonly_token_lists_no_write_tool_and_runs_none() {
     assert_eq!(calls(&stack, "/v1/"), 0, "no write reached Kobana");
 
     // Reads still work with the read-only token.
-    let result = ok(&stack.call(&token, "billing_invoices_get", json!({"id": INV_OPEN})).await);
+    let result = ok(&stack
+        .call(&token, "billing_invoices_get", json!({"id": INV_OPEN}))
+        .await);
     assert_eq!(result["invoice"]["number"], "FAT-2026-000812");
 }
 
@@ -262,8 +335,15 @@ async fn t1_permission_is_per_resource() {
     let token = scoped_token("person-bia", fake_kobana::FIXTURE_ORG_ID, "invoices:read");
     let names = stack.tool_names(&token, &[]).await;
     assert!(names.contains(&"billing_invoices_list".to_owned()));
-    assert!(!names.iter().any(|n| n.starts_with("billing_nfes_")), "{names:?}");
-    let text = fail(&stack.call(&token, "billing_nfes_get", json!({"id": NFE_ISSUED})).await);
+    assert!(
+        !names.iter().any(|n| n.starts_with("billing_nfes_")),
+        "{names:?}"
+    );
+    let text = fail(
+        &stack
+            .call(&token, "billing_nfes_get", json!({"id": NFE_ISSUED}))
+            .await,
+    );
     assert!(text.contains("nfes:read"), "{text}");
     assert_eq!(calls(&stack, "/v1/nfes"), 0);
 }
@@ -276,10 +356,17 @@ async fn t1_subscriptions_tools_run_end_to_end() {
     let token = full_token();
 
     let list = ok(&stack
-        .call(&token, "billing_subscriptions_list", json!({"status": "active"}))
+        .call(
+            &token,
+            "billing_subscriptions_list",
+            json!({"status": "active"}),
+        )
         .await);
     assert_eq!(ids(&list["subscriptions"]), [SUB_ACTIVE]);
-    assert_eq!(list["subscriptions"][0]["recurring_amount_brl"], "R$ 499,00");
+    assert_eq!(
+        list["subscriptions"][0]["recurring_amount_brl"],
+        "R$ 499,00"
+    );
     assert_eq!(list["total"], 1);
     assert_eq!(list["next_page"], Value::Null);
 
@@ -291,16 +378,30 @@ async fn t1_subscriptions_tools_run_end_to_end() {
         )
         .await);
     assert_eq!(ids(&list["subscriptions"]), [SUB_PAST_DUE]);
-    let query = stack.kobana_calls("/v1/subscriptions")[1].query.clone().unwrap();
-    assert!(query.contains("sort_by=recurring_amount_cents") && query.contains("sort_order=asc"), "{query}");
+    let query = stack.kobana_calls("/v1/subscriptions")[1]
+        .query
+        .clone()
+        .unwrap();
+    assert!(
+        query.contains("sort_by=recurring_amount_cents") && query.contains("sort_order=asc"),
+        "{query}"
+    );
 
     let list = ok(&stack
-        .call(&token, "billing_subscriptions_list", json!({"search": "Horizonte", "plan_id": "4b0dbb41-8d52-48f1-942c-3fe860e7a113"}))
+        .call(
+            &token,
+            "billing_subscriptions_list",
+            json!({"search": "Horizonte", "plan_id": "4b0dbb41-8d52-48f1-942c-3fe860e7a113"}),
+        )
         .await);
     assert_eq!(ids(&list["subscriptions"]), [SUB_PAST_DUE]);
 
     let got = ok(&stack
-        .call(&token, "billing_subscriptions_get", json!({"id": SUB_PAST_DUE}))
+        .call(
+            &token,
+            "billing_subscriptions_get",
+            json!({"id": SUB_PAST_DUE}),
+        )
         .await);
     assert_eq!(got["subscription"]["status"], "past_due");
     assert_eq!(got["subscription"]["billing_cycle"], "annual");
@@ -341,7 +442,10 @@ async fn t1_subscriptions_tools_run_end_to_end() {
         )
         .await);
     assert_eq!(paused["subscription"]["status"], "paused");
-    assert_eq!(paused["subscription"]["pause_collection"]["behavior"], "keep_as_draft");
+    assert_eq!(
+        paused["subscription"]["pause_collection"]["behavior"],
+        "keep_as_draft"
+    );
 
     let resumed = ok(&stack
         .call(&token, "billing_subscriptions_resume", json!({"id": id}))
@@ -362,7 +466,10 @@ async fn t1_subscriptions_tools_run_end_to_end() {
         .call(&token, "billing_subscriptions_cancel", json!({"id": id}))
         .await);
     assert_eq!(canceled["subscription"]["status"], "canceled");
-    assert_eq!(canceled["subscription"]["cancellation_reason"], "Cliente vai migrar");
+    assert_eq!(
+        canceled["subscription"]["cancellation_reason"],
+        "Cliente vai migrar"
+    );
 
     let posts: Vec<_> = stack
         .kobana_calls("/v1/subscriptions")
@@ -379,46 +486,103 @@ async fn t4_subscription_refusals_say_what_to_change() {
     let token = full_token();
 
     // Business rule, from Kobana.
-    let text = fail(&stack
-        .call(&token, "billing_subscriptions_resume", json!({"id": SUB_ACTIVE}))
-        .await);
-    assert!(text.contains("Somente assinaturas pausadas") && text.contains("active"), "{text}");
-    let text = fail(&stack
-        .call(&token, "billing_subscriptions_cancel", json!({"id": SUB_CANCELED}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_subscriptions_resume",
+                json!({"id": SUB_ACTIVE}),
+            )
+            .await,
+    );
+    assert!(
+        text.contains("Somente assinaturas pausadas") && text.contains("active"),
+        "{text}"
+    );
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_subscriptions_cancel",
+                json!({"id": SUB_CANCELED}),
+            )
+            .await,
+    );
     assert!(text.contains("já está cancelada"), "{text}");
-    let text = fail(&stack
-        .call(&token, "billing_subscriptions_get", json!({"id": UNKNOWN}))
-        .await);
+    let text = fail(
+        &stack
+            .call(&token, "billing_subscriptions_get", json!({"id": UNKNOWN}))
+            .await,
+    );
     assert!(text.contains("Não encontrado"), "{text}");
     let before = calls(&stack, "/v1/");
 
     // Argument errors, caught before any Kobana call.
-    let text = fail(&stack
-        .call(&token, "billing_subscriptions_create", json!({"billing_account_id": ACCOUNT_MARIANA}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_subscriptions_create",
+                json!({"billing_account_id": ACCOUNT_MARIANA}),
+            )
+            .await,
+    );
     assert!(text.contains("plan_id") && text.contains("items"), "{text}");
-    let text = fail(&stack
-        .call(&token, "billing_subscriptions_create", json!({"billing_account_id": ACCOUNT_MARIANA, "items": []}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_subscriptions_create",
+                json!({"billing_account_id": ACCOUNT_MARIANA, "items": []}),
+            )
+            .await,
+    );
     assert!(text.contains("items"), "{text}");
-    let text = fail(&stack
-        .call(&token, "billing_subscriptions_get", json!({"id": "assinatura-1"}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_subscriptions_get",
+                json!({"id": "assinatura-1"}),
+            )
+            .await,
+    );
     assert!(text.contains("`id`") && text.contains("UUID"), "{text}");
-    let text = fail(&stack
-        .call(&token, "billing_subscriptions_list", json!({"billing_account_id": "../customers"}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_subscriptions_list",
+                json!({"billing_account_id": "../customers"}),
+            )
+            .await,
+    );
     assert!(text.contains("billing_account_id"), "{text}");
-    let text = fail(&stack
-        .call(&token, "billing_subscriptions_pause", json!({"id": SUB_ACTIVE, "resumes_at": "amanhã"}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_subscriptions_pause",
+                json!({"id": SUB_ACTIVE, "resumes_at": "amanhã"}),
+            )
+            .await,
+    );
     assert!(text.contains("resumes_at"), "{text}");
-    let text = fail(&stack
-        .call(&token, "billing_subscriptions_pause", json!({"id": SUB_ACTIVE, "behavior": "forever"}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_subscriptions_pause",
+                json!({"id": SUB_ACTIVE, "behavior": "forever"}),
+            )
+            .await,
+    );
     assert!(text.contains("forever"), "{text}");
-    assert_eq!(calls(&stack, "/v1/"), before, "argument errors never reach Kobana");
+    assert_eq!(
+        calls(&stack, "/v1/"),
+        before,
+        "argument errors never reach Kobana"
+    );
 }
 
 // ---------------------------------------------------------------- invoices
@@ -453,7 +617,11 @@ async fn t1_invoice_reads_run_end_to_end() {
 
     // overdue = Kobana's pending-payment list.
     let overdue = ok(&stack
-        .call(&token, "billing_invoices_list", json!({"overdue": true, "sort_by": "due_date", "sort_order": "asc"}))
+        .call(
+            &token,
+            "billing_invoices_list",
+            json!({"overdue": true, "sort_by": "due_date", "sort_order": "asc"}),
+        )
         .await);
     assert_eq!(ids(&overdue["invoices"]), [INV_OVERDUE]);
     let inv = &overdue["invoices"][0];
@@ -465,15 +633,29 @@ async fn t1_invoice_reads_run_end_to_end() {
     assert!(days >= 15);
     let call = stack.kobana_calls("/v1/invoices/pending-payment");
     assert_eq!(call.len(), 1);
-    assert!(call[0].query.as_deref().unwrap().contains("sort_by=due_date"));
+    assert!(
+        call[0]
+            .query
+            .as_deref()
+            .unwrap()
+            .contains("sort_by=due_date")
+    );
     let overdue = ok(&stack
-        .call(&token, "billing_invoices_list", json!({"overdue": true, "billing_account_id": ACCOUNT_PAO}))
+        .call(
+            &token,
+            "billing_invoices_list",
+            json!({"overdue": true, "billing_account_id": ACCOUNT_PAO}),
+        )
         .await);
     assert_eq!(overdue["total"], 0);
 
     // without_nfe = Kobana's pending-nfe list.
     let pending = ok(&stack
-        .call(&token, "billing_invoices_list", json!({"without_nfe": true}))
+        .call(
+            &token,
+            "billing_invoices_list",
+            json!({"without_nfe": true}),
+        )
         .await);
     assert_eq!(ids(&pending["invoices"]), [INV_PAID_NFE_ERROR]);
     assert_eq!(pending["invoices"][0]["number"], "FAT-2026-000655");
@@ -481,9 +663,16 @@ async fn t1_invoice_reads_run_end_to_end() {
 
     // Filters of the general list.
     let paid = ok(&stack
-        .call(&token, "billing_invoices_list", json!({"status": "paid", "sort_by": "due_date", "sort_order": "asc"}))
+        .call(
+            &token,
+            "billing_invoices_list",
+            json!({"status": "paid", "sort_by": "due_date", "sort_order": "asc"}),
+        )
         .await);
-    assert_eq!(ids(&paid["invoices"]), [INV_PAID_WITH_NFE, INV_PAID_NFE_ERROR]);
+    assert_eq!(
+        ids(&paid["invoices"]),
+        [INV_PAID_WITH_NFE, INV_PAID_NFE_ERROR]
+    );
     let by_doc = ok(&stack
         .call(&token, "billing_invoices_list", json!({"document_number": "45.321.287/0001-90", "due_date_from": "2026-08-01", "due_date_to": "2026-08-31"}))
         .await);
@@ -493,33 +682,54 @@ async fn t1_invoice_reads_run_end_to_end() {
         .await);
     assert_eq!(ids(&by_sub["invoices"]), [INV_PAID_WITH_NFE]);
     let by_text = ok(&stack
-        .call(&token, "billing_invoices_list", json!({"search": "Planejamento"}))
+        .call(
+            &token,
+            "billing_invoices_list",
+            json!({"search": "Planejamento"}),
+        )
         .await);
     assert_eq!(ids(&by_text["invoices"]), [INV_PAID_NFE_ERROR]);
 
     // One invoice, with its line items.
-    let got = ok(&stack.call(&token, "billing_invoices_get", json!({"id": INV_DRAFT})).await);
+    let got = ok(&stack
+        .call(&token, "billing_invoices_get", json!({"id": INV_DRAFT}))
+        .await);
     let invoice = &got["invoice"];
     assert_eq!(invoice["status"], "draft");
     assert_eq!(invoice["total_brl"], "R$ 1.500,00");
-    assert_eq!(invoice["line_items"][0]["description"], "Consultoria fiscal (10 h)");
+    assert_eq!(
+        invoice["line_items"][0]["description"],
+        "Consultoria fiscal (10 h)"
+    );
     assert_eq!(invoice["line_items"][0]["unit_amount_brl"], "R$ 150,00");
     assert_eq!(invoice["_derived"]["is_overdue"], false);
     let call = stack.kobana_calls(&format!("/v1/invoices/{INV_DRAFT}"));
     assert_eq!(call[0].query.as_deref(), Some("include=line_items"));
 
     // The PDF is described, never sent.
-    let pdf = ok(&stack.call(&token, "billing_invoices_pdf", json!({"id": INV_OPEN})).await);
-    let size = stack.fake.pdf_bytes(DocKind::Invoice, INV_OPEN).unwrap().len();
+    let pdf = ok(&stack
+        .call(&token, "billing_invoices_pdf", json!({"id": INV_OPEN}))
+        .await);
+    let size = stack
+        .fake
+        .pdf_bytes(DocKind::Invoice, INV_OPEN)
+        .unwrap()
+        .len();
     assert_eq!(
         pdf,
         json!({"pdf": {"invoice_id": INV_OPEN, "mime_type": "application/pdf", "size_bytes": size,
             "resource_uri": format!("kobana://billing/invoices/{INV_OPEN}/pdf")}})
     );
     stack.fake.set_pdf_content_length(false);
-    let pdf = ok(&stack.call(&token, "billing_invoices_pdf", json!({"id": INV_OPEN})).await);
+    let pdf = ok(&stack
+        .call(&token, "billing_invoices_pdf", json!({"id": INV_OPEN}))
+        .await);
     assert_eq!(pdf["pdf"]["size_bytes"], Value::Null);
-    let text = fail(&stack.call(&token, "billing_invoices_pdf", json!({"id": INV_DRAFT})).await);
+    let text = fail(
+        &stack
+            .call(&token, "billing_invoices_pdf", json!({"id": INV_DRAFT}))
+            .await,
+    );
     assert!(text.contains("Não encontrado"), "{text}");
 }
 
@@ -546,31 +756,66 @@ async fn t1_invoice_writes_run_end_to_end() {
     assert_eq!(invoice["_derived"]["is_overdue"], false);
     let id = invoice["id"].as_str().unwrap().to_owned();
     let body = stack.kobana_calls("/v1/invoices")[0].body.clone().unwrap();
-    assert_eq!(body["line_items"][0], json!({"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_subcents": 1_500_000}));
+    assert_eq!(
+        body["line_items"][0],
+        json!({"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_subcents": 1_500_000})
+    );
     assert_eq!(body["line_items"][1]["quantity"], 1);
 
-    let finalized = ok(&stack.call(&token, "billing_invoices_finalize", json!({"id": id})).await);
+    let finalized = ok(&stack
+        .call(&token, "billing_invoices_finalize", json!({"id": id}))
+        .await);
     assert_eq!(finalized["invoice"]["status"], "open");
-    assert!(finalized["invoice"]["number"].as_str().unwrap().starts_with("FAT-"));
+    assert!(
+        finalized["invoice"]["number"]
+            .as_str()
+            .unwrap()
+            .starts_with("FAT-")
+    );
 
-    let reminded = ok(&stack.call(&token, "billing_invoices_send_reminder", json!({"id": INV_OVERDUE})).await);
+    let reminded = ok(&stack
+        .call(
+            &token,
+            "billing_invoices_send_reminder",
+            json!({"id": INV_OVERDUE}),
+        )
+        .await);
     assert_eq!(reminded["invoice"]["metadata"]["reminders_sent"], 1);
     assert_eq!(reminded["invoice"]["_derived"]["is_overdue"], true);
 
     let voided = ok(&stack
-        .call(&token, "billing_invoices_void", json!({"id": id, "reason": "Emitida em duplicidade"}))
+        .call(
+            &token,
+            "billing_invoices_void",
+            json!({"id": id, "reason": "Emitida em duplicidade"}),
+        )
         .await);
     assert_eq!(voided["invoice"]["status"], "void");
     assert_eq!(voided["invoice"]["amount_remaining_brl"], "R$ 0,00");
     let void_call = stack.kobana_calls(&format!("/v1/invoices/{id}/void"));
-    assert_eq!(void_call[0].body, Some(json!({"reason": "Emitida em duplicidade"})));
+    assert_eq!(
+        void_call[0].body,
+        Some(json!({"reason": "Emitida em duplicidade"}))
+    );
     // A second void is refused by Kobana: the state already changed.
-    let text = fail(&stack
-        .call(&token, "billing_invoices_void", json!({"id": id, "reason": "de novo"}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_invoices_void",
+                json!({"id": id, "reason": "de novo"}),
+            )
+            .await,
+    );
     assert!(text.contains("já está anulada"), "{text}");
 
-    let nfe = ok(&stack.call(&token, "billing_invoices_issue_nfe", json!({"id": INV_PAID_NFE_ERROR})).await);
+    let nfe = ok(&stack
+        .call(
+            &token,
+            "billing_invoices_issue_nfe",
+            json!({"id": INV_PAID_NFE_ERROR}),
+        )
+        .await);
     assert_eq!(nfe["nfe"]["id"], NFE_ERROR);
     assert_eq!(nfe["nfe"]["status"], "pending");
 
@@ -582,9 +827,15 @@ async fn t1_invoice_writes_run_end_to_end() {
         )
         .await);
     let draft_id = draft["invoice"]["id"].as_str().unwrap().to_owned();
-    let deleted = ok(&stack.call(&token, "billing_invoices_delete", json!({"id": draft_id})).await);
+    let deleted = ok(&stack
+        .call(&token, "billing_invoices_delete", json!({"id": draft_id}))
+        .await);
     assert_eq!(deleted["result"]["deleted"], true);
-    let text = fail(&stack.call(&token, "billing_invoices_get", json!({"id": draft_id})).await);
+    let text = fail(
+        &stack
+            .call(&token, "billing_invoices_get", json!({"id": draft_id}))
+            .await,
+    );
     assert!(text.contains("Não encontrado"), "{text}");
 }
 
@@ -594,32 +845,74 @@ async fn t4_invoice_refusals_say_what_to_change() {
     let token = full_token();
 
     // Business rules, from Kobana.
-    let text = fail(&stack
-        .call(&token, "billing_invoices_void", json!({"id": INV_PAID_WITH_NFE, "reason": "Cliente pediu"}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_invoices_void",
+                json!({"id": INV_PAID_WITH_NFE, "reason": "Cliente pediu"}),
+            )
+            .await,
+    );
     assert!(text.contains("Fatura paga não pode ser anulada"), "{text}");
-    let text = fail(&stack.call(&token, "billing_invoices_delete", json!({"id": INV_OPEN})).await);
+    let text = fail(
+        &stack
+            .call(&token, "billing_invoices_delete", json!({"id": INV_OPEN}))
+            .await,
+    );
     assert!(text.contains("Somente faturas em rascunho"), "{text}");
-    let text = fail(&stack.call(&token, "billing_invoices_finalize", json!({"id": INV_OPEN})).await);
+    let text = fail(
+        &stack
+            .call(&token, "billing_invoices_finalize", json!({"id": INV_OPEN}))
+            .await,
+    );
     assert!(text.contains("rascunho"), "{text}");
-    let text = fail(&stack.call(&token, "billing_invoices_issue_nfe", json!({"id": INV_PAID_WITH_NFE})).await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_invoices_issue_nfe",
+                json!({"id": INV_PAID_WITH_NFE}),
+            )
+            .await,
+    );
     assert!(text.contains("já possui NF-e"), "{text}");
-    let text = fail(&stack.call(&token, "billing_invoices_send_reminder", json!({"id": UNKNOWN})).await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_invoices_send_reminder",
+                json!({"id": UNKNOWN}),
+            )
+            .await,
+    );
     assert!(text.contains("Não encontrado"), "{text}");
     let text = fail(&stack
         .call(&token, "billing_invoices_create", json!({"billing_account_id": UNKNOWN, "line_items": [{"description": "x", "unit_amount_cents": 1}]}))
         .await);
-    assert!(text.contains("billing_account_id") && text.contains("não encontrada"), "{text}");
+    assert!(
+        text.contains("billing_account_id") && text.contains("não encontrada"),
+        "{text}"
+    );
     let before = calls(&stack, "/v1/");
 
     // Argument errors, caught before any Kobana call.
     let refusals = [
         (json!({"overdue": true, "without_nfe": true}), "without_nfe"),
         (json!({"overdue": true, "status": "open"}), "status"),
-        (json!({"overdue": true, "search": "Horizonte", "due_date_to": "2026-08-31"}), "search, due_date_to"),
-        (json!({"without_nfe": true, "subscription_id": SUB_ACTIVE}), "subscription_id"),
+        (
+            json!({"overdue": true, "search": "Horizonte", "due_date_to": "2026-08-31"}),
+            "due_date_to, search",
+        ),
+        (
+            json!({"without_nfe": true, "subscription_id": SUB_ACTIVE}),
+            "subscription_id",
+        ),
         (json!({"due_date_from": "31/08/2026"}), "AAAA-MM-DD"),
-        (json!({"date_from": "2026-09-01", "date_to": "2026-08-01"}), "inverta"),
+        (
+            json!({"date_from": "2026-09-01", "date_to": "2026-08-01"}),
+            "inverta",
+        ),
         (json!({"subscription_id": "FAT-2026-000812"}), "UUID"),
         (json!({"per_page": 101}), "per_page"),
         (json!({"page": 0}), "page"),
@@ -627,39 +920,93 @@ async fn t4_invoice_refusals_say_what_to_change() {
         (json!({"customer": "x"}), "argumento desconhecido"),
     ];
     for (args, expected) in refusals {
-        let text = fail(&stack.call(&token, "billing_invoices_list", args.clone()).await);
+        let text = fail(
+            &stack
+                .call(&token, "billing_invoices_list", args.clone())
+                .await,
+        );
         assert!(text.contains(expected), "{args}: {text}");
     }
-    let text = fail(&stack
-        .call(&token, "billing_invoices_list", json!({"overdue": true, "status": "open"}))
-        .await);
-    assert!(text.contains("billing_account_id, page, per_page"), "{text}");
-    let text = fail(&stack.call(&token, "billing_invoices_void", json!({"id": INV_OPEN, "reason": "  "})).await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_invoices_list",
+                json!({"overdue": true, "status": "open"}),
+            )
+            .await,
+    );
+    assert!(
+        text.contains("billing_account_id, page, per_page"),
+        "{text}"
+    );
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_invoices_void",
+                json!({"id": INV_OPEN, "reason": "  "}),
+            )
+            .await,
+    );
     assert!(text.contains("`reason`"), "{text}");
-    let text = fail(&stack.call(&token, "billing_invoices_void", json!({"id": INV_OPEN})).await);
+    let text = fail(
+        &stack
+            .call(&token, "billing_invoices_void", json!({"id": INV_OPEN}))
+            .await,
+    );
     assert!(text.contains("reason"), "{text}");
-    let text = fail(&stack
-        .call(&token, "billing_invoices_create", json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": []}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_invoices_create",
+                json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": []}),
+            )
+            .await,
+    );
     assert!(text.contains("line_items"), "{text}");
-    let many: Vec<Value> = (0..201).map(|n| json!({"description": format!("item {n}"), "unit_amount_cents": 1})).collect();
-    let text = fail(&stack
-        .call(&token, "billing_invoices_create", json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": many}))
-        .await);
+    let many: Vec<Value> = (0..201)
+        .map(|n| json!({"description": format!("item {n}"), "unit_amount_cents": 1}))
+        .collect();
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_invoices_create",
+                json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": many}),
+            )
+            .await,
+    );
     assert!(text.contains("200"), "{text}");
     let text = fail(&stack
         .call(&token, "billing_invoices_create", json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": -5}]}))
         .await);
-    assert!(text.contains("unit_amount_cents") || text.contains("-5"), "{text}");
+    assert!(
+        text.contains("unit_amount_cents") || text.contains("-5"),
+        "{text}"
+    );
     let text = fail(&stack
         .call(&token, "billing_invoices_create", json!({"billing_account_id": ACCOUNT_MARIANA, "due_date": "2026-02-30", "line_items": [{"description": "x", "unit_amount_cents": 1}]}))
         .await);
     assert!(text.contains("due_date"), "{text}");
-    for tool in ["billing_invoices_get", "billing_invoices_pdf", "billing_invoices_delete"] {
-        let text = fail(&stack.call(&token, tool, json!({"id": "../organization"})).await);
+    for tool in [
+        "billing_invoices_get",
+        "billing_invoices_pdf",
+        "billing_invoices_delete",
+    ] {
+        let text = fail(
+            &stack
+                .call(&token, tool, json!({"id": "../organization"}))
+                .await,
+        );
         assert!(text.contains("UUID"), "{tool}: {text}");
     }
-    assert_eq!(calls(&stack, "/v1/"), before, "argument errors never reach Kobana");
+    assert_eq!(
+        calls(&stack, "/v1/"),
+        before,
+        "argument errors never reach Kobana"
+    );
 }
 
 // ---------------------------------------------------------------- payments
@@ -670,29 +1017,53 @@ async fn t1_payments_tools_run_end_to_end() {
     let token = full_token();
 
     let list = ok(&stack
-        .call(&token, "billing_payments_list", json!({"invoice_id": INV_PAID_WITH_NFE}))
+        .call(
+            &token,
+            "billing_payments_list",
+            json!({"invoice_id": INV_PAID_WITH_NFE}),
+        )
         .await);
     assert_eq!(ids(&list["payments"]), [PAY_CARD]);
     assert_eq!(list["payments"][0]["amount_brl"], "R$ 499,00");
     let failed = ok(&stack
-        .call(&token, "billing_payments_list", json!({"status": "failed", "sort_by": "amount_cents"}))
+        .call(
+            &token,
+            "billing_payments_list",
+            json!({"status": "failed", "sort_by": "amount_cents"}),
+        )
         .await);
     assert_eq!(ids(&failed["payments"]), [PAY_FAILED]);
 
-    let got = ok(&stack.call(&token, "billing_payments_get", json!({"id": PAY_PIX})).await);
+    let got = ok(&stack
+        .call(&token, "billing_payments_get", json!({"id": PAY_PIX}))
+        .await);
     assert_eq!(got["payment"]["payment_method"], "pix");
     assert_eq!(got["payment"]["amount_brl"], "R$ 1.200,00");
-    assert_eq!(got["payment"]["paid_at_sao_paulo"], "2026-08-13T16:20:00-03:00");
+    assert_eq!(
+        got["payment"]["paid_at_sao_paulo"],
+        "2026-08-13T16:20:00-03:00"
+    );
 
     let partial = ok(&stack
-        .call(&token, "billing_payments_refund", json!({"id": PAY_PIX, "amount_cents": 10000, "reason": "Desconto concedido"}))
+        .call(
+            &token,
+            "billing_payments_refund",
+            json!({"id": PAY_PIX, "amount_cents": 10000, "reason": "Desconto concedido"}),
+        )
         .await);
     assert_eq!(partial["payment"]["status"], "partially_refunded");
     assert_eq!(partial["payment"]["refunded_amount_brl"], "R$ 100,00");
-    let body = stack.kobana_calls(&format!("/v1/payments/{PAY_PIX}/refund"))[0].body.clone();
-    assert_eq!(body, Some(json!({"amount_cents": 10000, "reason": "Desconto concedido"})));
+    let body = stack.kobana_calls(&format!("/v1/payments/{PAY_PIX}/refund"))[0]
+        .body
+        .clone();
+    assert_eq!(
+        body,
+        Some(json!({"amount_cents": 10000, "reason": "Desconto concedido"}))
+    );
 
-    let rest = ok(&stack.call(&token, "billing_payments_refund", json!({"id": PAY_PIX})).await);
+    let rest = ok(&stack
+        .call(&token, "billing_payments_refund", json!({"id": PAY_PIX}))
+        .await);
     assert_eq!(rest["payment"]["status"], "refunded");
     assert_eq!(rest["payment"]["refunded_amount_cents"], 120000);
 }
@@ -702,25 +1073,64 @@ async fn t4_payment_refusals_say_what_to_change() {
     let stack = Stack::start().await;
     let token = full_token();
 
-    let text = fail(&stack
-        .call(&token, "billing_payments_refund", json!({"id": PAY_CARD, "amount_cents": 60000}))
-        .await);
-    assert!(text.contains("amount_cents") && text.contains("excede") && text.contains("R$ 499,00"), "{text}");
-    let text = fail(&stack.call(&token, "billing_payments_refund", json!({"id": PAY_FAILED})).await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_payments_refund",
+                json!({"id": PAY_CARD, "amount_cents": 60000}),
+            )
+            .await,
+    );
+    assert!(
+        text.contains("amount_cents") && text.contains("excede") && text.contains("R$ 499,00"),
+        "{text}"
+    );
+    let text = fail(
+        &stack
+            .call(&token, "billing_payments_refund", json!({"id": PAY_FAILED}))
+            .await,
+    );
     assert!(text.contains("Somente pagamentos pagos"), "{text}");
-    let text = fail(&stack.call(&token, "billing_payments_get", json!({"id": UNKNOWN})).await);
+    let text = fail(
+        &stack
+            .call(&token, "billing_payments_get", json!({"id": UNKNOWN}))
+            .await,
+    );
     assert!(text.contains("Não encontrado"), "{text}");
     let before = calls(&stack, "/v1/");
 
-    let text = fail(&stack
-        .call(&token, "billing_payments_refund", json!({"id": PAY_CARD, "amount_cents": 0}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_payments_refund",
+                json!({"id": PAY_CARD, "amount_cents": 0}),
+            )
+            .await,
+    );
     assert!(text.contains("amount_cents"), "{text}");
-    let text = fail(&stack.call(&token, "billing_payments_get", json!({"id": "pay_123"})).await);
+    let text = fail(
+        &stack
+            .call(&token, "billing_payments_get", json!({"id": "pay_123"}))
+            .await,
+    );
     assert!(text.contains("UUID"), "{text}");
-    let text = fail(&stack.call(&token, "billing_payments_list", json!({"invoice_id": "FAT-2026-000701"})).await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_payments_list",
+                json!({"invoice_id": "FAT-2026-000701"}),
+            )
+            .await,
+    );
     assert!(text.contains("invoice_id"), "{text}");
-    assert_eq!(calls(&stack, "/v1/"), before, "argument errors never reach Kobana");
+    assert_eq!(
+        calls(&stack, "/v1/"),
+        before,
+        "argument errors never reach Kobana"
+    );
 }
 
 // ---------------------------------------------------------------- nfes
@@ -730,15 +1140,28 @@ async fn t1_nfes_tools_run_end_to_end() {
     let stack = Stack::start().await;
     let token = full_token();
 
-    let issued = ok(&stack.call(&token, "billing_nfes_list", json!({"status": "issued"})).await);
+    let issued = ok(&stack
+        .call(&token, "billing_nfes_list", json!({"status": "issued"}))
+        .await);
     assert_eq!(ids(&issued["nfes"]), [NFE_ISSUED]);
     assert_eq!(issued["nfes"][0]["nfe_number"], 1234);
     assert_eq!(issued["nfes"][0]["amount_brl"], "R$ 499,00");
-    let rejected = ok(&stack.call(&token, "billing_nfes_list", json!({"status": "error"})).await);
+    let rejected = ok(&stack
+        .call(&token, "billing_nfes_list", json!({"status": "error"}))
+        .await);
     assert_eq!(ids(&rejected["nfes"]), [NFE_ERROR]);
-    assert!(rejected["nfes"][0]["error_message"].as_str().unwrap().contains("Rejeição"));
+    assert!(
+        rejected["nfes"][0]["error_message"]
+            .as_str()
+            .unwrap()
+            .contains("Rejeição")
+    );
     let by_invoice = ok(&stack
-        .call(&token, "billing_nfes_list", json!({"invoice_id": INV_PAID_WITH_NFE, "billing_account_id": ACCOUNT_PAO}))
+        .call(
+            &token,
+            "billing_nfes_list",
+            json!({"invoice_id": INV_PAID_WITH_NFE, "billing_account_id": ACCOUNT_PAO}),
+        )
         .await);
     assert_eq!(ids(&by_invoice["nfes"]), [NFE_ISSUED]);
     let by_date = ok(&stack
@@ -746,31 +1169,53 @@ async fn t1_nfes_tools_run_end_to_end() {
         .await);
     assert_eq!(ids(&by_date["nfes"]), [NFE_ISSUED]);
 
-    let got = ok(&stack.call(&token, "billing_nfes_get", json!({"id": NFE_ISSUED})).await);
+    let got = ok(&stack
+        .call(&token, "billing_nfes_get", json!({"id": NFE_ISSUED}))
+        .await);
     assert_eq!(got["nfe"]["verification_code"], "K7Q2-M9XA");
-    assert_eq!(got["nfe"]["issue_date_sao_paulo"], "2026-07-24T14:32:10-03:00");
+    assert_eq!(
+        got["nfe"]["issue_date_sao_paulo"],
+        "2026-07-24T14:32:10-03:00"
+    );
 
-    let pdf = ok(&stack.call(&token, "billing_nfes_pdf", json!({"id": NFE_ISSUED})).await);
-    let size = stack.fake.pdf_bytes(DocKind::Nfe, NFE_ISSUED).unwrap().len();
+    let pdf = ok(&stack
+        .call(&token, "billing_nfes_pdf", json!({"id": NFE_ISSUED}))
+        .await);
+    let size = stack
+        .fake
+        .pdf_bytes(DocKind::Nfe, NFE_ISSUED)
+        .unwrap()
+        .len();
     assert_eq!(
         pdf,
         json!({"pdf": {"nfe_id": NFE_ISSUED, "mime_type": "application/pdf", "size_bytes": size,
             "resource_uri": format!("kobana://billing/nfes/{NFE_ISSUED}/pdf")}})
     );
-    let xml = ok(&stack.call(&token, "billing_nfes_xml", json!({"id": NFE_ISSUED})).await);
+    let xml = ok(&stack
+        .call(&token, "billing_nfes_xml", json!({"id": NFE_ISSUED}))
+        .await);
     let xml = &xml["xml"];
     assert_eq!(xml["nfe_id"], NFE_ISSUED);
     assert_eq!(xml["mime_type"], "application/xml");
     assert!(xml["size_bytes"].as_u64().is_some_and(|n| n > 500), "{xml}");
-    assert_eq!(xml["resource_uri"], format!("kobana://billing/nfes/{NFE_ISSUED}/xml"));
+    assert_eq!(
+        xml["resource_uri"],
+        format!("kobana://billing/nfes/{NFE_ISSUED}/xml")
+    );
 
-    let retried = ok(&stack.call(&token, "billing_nfes_issue", json!({"id": NFE_ERROR})).await);
+    let retried = ok(&stack
+        .call(&token, "billing_nfes_issue", json!({"id": NFE_ERROR}))
+        .await);
     assert_eq!(retried["nfe"]["status"], "pending");
     assert_eq!(retried["nfe"]["error_message"], Value::Null);
 
     let reason = "Serviço não prestado; cancelamento pedido pelo tomador";
     let canceled = ok(&stack
-        .call(&token, "billing_nfes_cancel", json!({"id": NFE_ISSUED, "reason": reason}))
+        .call(
+            &token,
+            "billing_nfes_cancel",
+            json!({"id": NFE_ISSUED, "reason": reason}),
+        )
         .await);
     assert_eq!(canceled["nfe"]["status"], "pending_cancel");
     let call = stack.kobana_calls(&format!("/v1/nfes/{NFE_ISSUED}/cancel"));
@@ -783,29 +1228,77 @@ async fn t4_nfe_refusals_say_what_to_change() {
     let token = full_token();
 
     // A 10-character reason is refused here, in pt-BR, before Kobana is called.
-    let text = fail(&stack
-        .call(&token, "billing_nfes_cancel", json!({"id": NFE_ISSUED, "reason": "Duplicada."}))
-        .await);
-    assert!(text.contains("`reason`") && text.contains("15 caracteres") && text.contains("10"), "{text}");
-    assert_eq!(calls(&stack, "/v1/nfes"), 0, "no Kobana call for a short reason");
-    let text = fail(&stack.call(&token, "billing_nfes_xml", json!({"id": "nfe-1234"})).await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_nfes_cancel",
+                json!({"id": NFE_ISSUED, "reason": "Duplicada."}),
+            )
+            .await,
+    );
+    assert!(
+        text.contains("`reason`") && text.contains("15 caracteres") && text.contains("10"),
+        "{text}"
+    );
+    assert_eq!(
+        calls(&stack, "/v1/nfes"),
+        0,
+        "no Kobana call for a short reason"
+    );
+    let text = fail(
+        &stack
+            .call(&token, "billing_nfes_xml", json!({"id": "nfe-1234"}))
+            .await,
+    );
     assert!(text.contains("UUID"), "{text}");
-    let text = fail(&stack
-        .call(&token, "billing_nfes_list", json!({"issue_date_from": "2026-13-01"}))
-        .await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_nfes_list",
+                json!({"issue_date_from": "2026-13-01"}),
+            )
+            .await,
+    );
     assert!(text.contains("issue_date_from"), "{text}");
-    assert_eq!(calls(&stack, "/v1/"), 0, "argument errors never reach Kobana");
+    assert_eq!(
+        calls(&stack, "/v1/"),
+        0,
+        "argument errors never reach Kobana"
+    );
 
     // Business rules, from Kobana.
-    let text = fail(&stack
-        .call(&token, "billing_nfes_cancel", json!({"id": NFE_ERROR, "reason": "Serviço não prestado ao tomador"}))
-        .await);
-    assert!(text.contains("Somente NF-e emitidas") && text.contains("error"), "{text}");
-    let text = fail(&stack.call(&token, "billing_nfes_issue", json!({"id": NFE_ISSUED})).await);
+    let text = fail(
+        &stack
+            .call(
+                &token,
+                "billing_nfes_cancel",
+                json!({"id": NFE_ERROR, "reason": "Serviço não prestado ao tomador"}),
+            )
+            .await,
+    );
+    assert!(
+        text.contains("Somente NF-e emitidas") && text.contains("error"),
+        "{text}"
+    );
+    let text = fail(
+        &stack
+            .call(&token, "billing_nfes_issue", json!({"id": NFE_ISSUED}))
+            .await,
+    );
     assert!(text.contains("já emitida"), "{text}");
-    let text = fail(&stack.call(&token, "billing_nfes_pdf", json!({"id": NFE_ERROR})).await);
+    let text = fail(
+        &stack
+            .call(&token, "billing_nfes_pdf", json!({"id": NFE_ERROR}))
+            .await,
+    );
     assert!(text.contains("Não encontrado"), "{text}");
-    let text = fail(&stack.call(&token, "billing_nfes_get", json!({"id": UNKNOWN})).await);
+    let text = fail(
+        &stack
+            .call(&token, "billing_nfes_get", json!({"id": UNKNOWN}))
+            .await,
+    );
     assert!(text.contains("Não encontrado"), "{text}");
 }
 
@@ -817,7 +1310,11 @@ async fn t2_sort_by_outside_the_catalog_is_refused_for_each_list() {
     let token = full_token();
     let lists = [
         ("billing_customers_list", "document_number", "name"),
-        ("billing_subscriptions_list", "plan_id", "cycle_billing_date"),
+        (
+            "billing_subscriptions_list",
+            "plan_id",
+            "cycle_billing_date",
+        ),
         ("billing_invoices_list", "customer_name", "due_date"),
         ("billing_payments_list", "payment_method", "amount_cents"),
         ("billing_nfes_list", "nfe_key", "issue_date"),
@@ -825,21 +1322,36 @@ async fn t2_sort_by_outside_the_catalog_is_refused_for_each_list() {
     for (tool, bad, allowed) in lists {
         let text = fail(&stack.call(&token, tool, json!({"sort_by": bad})).await);
         assert!(
-            text.contains("sort_by") && text.contains(bad) && text.contains(allowed) && text.contains("created_at"),
+            text.contains("sort_by")
+                && text.contains(bad)
+                && text.contains(allowed)
+                && text.contains("created_at"),
             "{tool}: {text}"
         );
     }
     // Also on the overdue and without-NF-e views.
     for flag in ["overdue", "without_nfe"] {
-        let text = fail(&stack
-            .call(&token, "billing_invoices_list", json!({flag: true, "sort_by": "customer_name"}))
-            .await);
+        let text = fail(
+            &stack
+                .call(
+                    &token,
+                    "billing_invoices_list",
+                    json!({flag: true, "sort_by": "customer_name"}),
+                )
+                .await,
+        );
         assert!(text.contains("due_date"), "{flag}: {text}");
     }
     assert_eq!(calls(&stack, "/v1/"), 0, "refused before any Kobana call");
 
     for (tool, _, allowed) in lists {
-        ok(&stack.call(&token, tool, json!({"sort_by": allowed, "sort_order": "asc"})).await);
+        ok(&stack
+            .call(
+                &token,
+                tool,
+                json!({"sort_by": allowed, "sort_order": "asc"}),
+            )
+            .await);
     }
 }
 
@@ -848,7 +1360,11 @@ async fn t2_lists_paginate_and_say_how_to_get_the_next_page() {
     let stack = Stack::start().await;
     let token = full_token();
     let result = stack
-        .call(&token, "billing_invoices_list", json!({"per_page": 3, "sort_by": "created_at", "sort_order": "asc"}))
+        .call(
+            &token,
+            "billing_invoices_list",
+            json!({"per_page": 3, "sort_by": "created_at", "sort_order": "asc"}),
+        )
         .await;
     let first = ok(&result);
     assert_eq!(first["total"], 7);
@@ -856,19 +1372,30 @@ async fn t2_lists_paginate_and_say_how_to_get_the_next_page() {
     assert_eq!(first["next_page"], 2);
     assert!(text_of(&result).contains("page=2"), "{}", text_of(&result));
     let last = ok(&stack
-        .call(&token, "billing_invoices_list", json!({"per_page": 3, "page": 3, "sort_by": "created_at", "sort_order": "asc"}))
+        .call(
+            &token,
+            "billing_invoices_list",
+            json!({"per_page": 3, "page": 3, "sort_by": "created_at", "sort_order": "asc"}),
+        )
         .await);
     assert_eq!(ids(&last["invoices"]), [INV_DRAFT]);
     assert_eq!(last["next_page"], Value::Null);
     let query = stack.kobana_calls("/v1/invoices")[1].query.clone().unwrap();
-    assert!(query.contains("page=3") && query.contains("per_page=3"), "{query}");
+    assert!(
+        query.contains("page=3") && query.contains("per_page=3"),
+        "{query}"
+    );
 }
 
 #[tokio::test]
 async fn t3_invoice_money_shows_cents_and_brl() {
     let stack = Stack::start().await;
     let got = ok(&stack
-        .call(&full_token(), "billing_invoices_get", json!({"id": INV_OVERDUE}))
+        .call(
+            &full_token(),
+            "billing_invoices_get",
+            json!({"id": INV_OVERDUE}),
+        )
         .await);
     let inv = &got["invoice"];
     assert_eq!(inv["total_subcents"], 119_880_000);
@@ -880,16 +1407,23 @@ async fn t3_invoice_money_shows_cents_and_brl() {
 }
 
 #[tokio::test]
-async fn t1_accounts_are_confirmed_through_the_same_tools() {
+async fn t1_overdue_list_narrows_to_one_account() {
     // The overdue list for one account, as collect_overdue_invoices would use it.
     let stack = Stack::start().await;
     let overdue = ok(&stack
-        .call(&full_token(), "billing_invoices_list", json!({"overdue": true, "billing_account_id": ACCOUNT_HORIZONTE}))
+        .call(
+            &full_token(),
+            "billing_invoices_list",
+            json!({"overdue": true, "billing_account_id": ACCOUNT_HORIZONTE}),
+        )
         .await);
     assert_eq!(ids(&overdue["invoices"]), [INV_OVERDUE]);
     let query = stack.kobana_calls("/v1/invoices/pending-payment")[0]
         .query
         .clone()
         .unwrap();
-    assert!(query.contains(&format!("billing_account_id={ACCOUNT_HORIZONTE}")), "{query}");
+    assert!(
+        query.contains(&format!("billing_account_id={ACCOUNT_HORIZONTE}")),
+        "{query}"
+    );
 }

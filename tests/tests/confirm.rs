@@ -44,7 +44,11 @@ async fn dynamo_client(endpoint: Option<&str>) -> aws_sdk_dynamodb::Client {
 /// A fresh table with TTL on `expires_at`, as the SAM template creates it.
 async fn dynamo_store() -> Arc<DynamoStore> {
     let client = dynamo_client(None).await;
-    let table = format!("confirmations-{}", &kobana_mcp::confirm::new_nonce().unwrap()[4..14]).replace(['_'], "x");
+    let table = format!(
+        "confirmations-{}",
+        &kobana_mcp::confirm::new_nonce().unwrap()[4..14]
+    )
+    .replace(['_'], "x");
     client
         .create_table()
         .table_name(&table)
@@ -123,15 +127,32 @@ impl Rig {
         let body = self.call(token, tool, args, json!({})).await;
         let result = &body["result"];
         assert_eq!(result["resultType"], "input_required", "{body}");
-        assert!(result.get("ttlMs").is_none(), "no cache hints on input_required");
+        assert!(
+            result.get("ttlMs").is_none(),
+            "no cache hints on input_required"
+        );
         let request = &result["inputRequests"]["confirm"];
         assert_eq!(request["method"], "elicitation/create");
-        assert_eq!(request["params"]["requestedSchema"]["properties"]["confirm"]["type"], "boolean");
-        assert_eq!(self.destructive_calls(), before, "CF-2: the first call runs nothing");
+        assert_eq!(
+            request["params"]["requestedSchema"]["properties"]["confirm"]["type"],
+            "boolean"
+        );
+        assert_eq!(
+            self.destructive_calls(),
+            before,
+            "CF-2: the first call runs nothing"
+        );
         result["requestState"].as_str().unwrap().to_owned()
     }
 
-    async fn retry(&self, token: &str, tool: &str, args: Value, state: &str, answer: Value) -> Value {
+    async fn retry(
+        &self,
+        token: &str,
+        tool: &str,
+        args: Value,
+        state: &str,
+        answer: Value,
+    ) -> Value {
         self.call(
             token,
             tool,
@@ -146,7 +167,13 @@ impl Rig {
             .fake
             .calls()
             .into_iter()
-            .filter(|c| c.method == "POST" && (c.path.ends_with("/void") || c.path.ends_with("/cancel") || c.path.ends_with("/refund")) || c.method == "DELETE")
+            .filter(|c| {
+                c.method == "POST"
+                    && (c.path.ends_with("/void")
+                        || c.path.ends_with("/cancel")
+                        || c.path.ends_with("/refund"))
+                    || c.method == "DELETE"
+            })
             .count()
     }
 }
@@ -156,18 +183,45 @@ fn yes() -> Value {
 }
 
 fn assert_asks_again(body: &Value, old_state: &str) {
-    assert_eq!(body["result"]["resultType"], "input_required", "CF-4 asks again: {body}");
-    assert_ne!(body["result"]["requestState"].as_str().unwrap(), old_state, "a fresh state");
+    assert_eq!(
+        body["result"]["resultType"], "input_required",
+        "CF-4 asks again: {body}"
+    );
+    assert_ne!(
+        body["result"]["requestState"].as_str().unwrap(),
+        old_state,
+        "a fresh state"
+    );
 }
 
 #[tokio::test]
 async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes_executes() {
     let rig = rig().await;
     let args = void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade");
-    let body = rig.call(&full_token(), "billing_invoices_void", args.clone(), json!({})).await;
-    let message = body["result"]["inputRequests"]["confirm"]["params"]["message"].as_str().unwrap().to_owned();
-    for needle in ["Anular", "FAT-2026-000812", "R$ 499,00", "Padaria Pão Dourado Ltda", "duplicidade", "não pode ser desfeita"] {
-        assert!(message.contains(needle), "message lacks {needle}: {message}");
+    let body = rig
+        .call(
+            &full_token(),
+            "billing_invoices_void",
+            args.clone(),
+            json!({}),
+        )
+        .await;
+    let message = body["result"]["inputRequests"]["confirm"]["params"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for needle in [
+        "Anular",
+        "FAT-2026-000812",
+        "R$ 499,00",
+        "Padaria Pão Dourado Ltda",
+        "duplicidade",
+        "não pode ser desfeita",
+    ] {
+        assert!(
+            message.contains(needle),
+            "message lacks {needle}: {message}"
+        );
     }
     let state = body["result"]["requestState"].as_str().unwrap().to_owned();
 
@@ -176,34 +230,103 @@ async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes
         json!({"action": "cancel"}),
         json!({"action": "accept", "content": {"confirm": false}}),
     ] {
-        let state = rig.ask(&full_token(), "billing_invoices_void", args.clone()).await;
-        let body = rig.retry(&full_token(), "billing_invoices_void", args.clone(), &state, no.clone()).await;
+        let state = rig
+            .ask(&full_token(), "billing_invoices_void", args.clone())
+            .await;
+        let body = rig
+            .retry(
+                &full_token(),
+                "billing_invoices_void",
+                args.clone(),
+                &state,
+                no.clone(),
+            )
+            .await;
         assert_eq!(body["result"]["isError"], true, "{no}: {body}");
-        assert_eq!(body["result"]["structuredContent"]["error"], "USER_DECLINED");
-        assert!(body["result"]["content"][0]["text"].as_str().unwrap().contains("USER_DECLINED"));
+        assert_eq!(
+            body["result"]["structuredContent"]["error"],
+            "USER_DECLINED"
+        );
+        assert!(
+            body["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("USER_DECLINED")
+        );
     }
-    for unusable in [json!({"action": "accept"}), json!({"action": "accept", "content": {"confirm": "sim"}})] {
-        let s = rig.ask(&full_token(), "billing_invoices_void", args.clone()).await;
-        let body = rig.retry(&full_token(), "billing_invoices_void", args.clone(), &s, unusable).await;
+    for unusable in [
+        json!({"action": "accept"}),
+        json!({"action": "accept", "content": {"confirm": "sim"}}),
+    ] {
+        let s = rig
+            .ask(&full_token(), "billing_invoices_void", args.clone())
+            .await;
+        let body = rig
+            .retry(
+                &full_token(),
+                "billing_invoices_void",
+                args.clone(),
+                &s,
+                unusable,
+            )
+            .await;
         assert_asks_again(&body, &s);
     }
     let body = rig
-        .call(&full_token(), "billing_invoices_void", args.clone(), json!({"requestState": state}))
+        .call(
+            &full_token(),
+            "billing_invoices_void",
+            args.clone(),
+            json!({"requestState": state}),
+        )
         .await;
     assert_asks_again(&body, &state);
     assert_eq!(rig.destructive_calls(), 0, "nothing so far");
 
-    let state = rig.ask(&full_token(), "billing_invoices_void", args.clone()).await;
-    let body = rig.retry(&full_token(), "billing_invoices_void", args.clone(), &state, yes()).await;
+    let state = rig
+        .ask(&full_token(), "billing_invoices_void", args.clone())
+        .await;
+    let body = rig
+        .retry(
+            &full_token(),
+            "billing_invoices_void",
+            args.clone(),
+            &state,
+            yes(),
+        )
+        .await;
     assert_eq!(body["result"]["isError"], false, "{body}");
-    assert_eq!(body["result"]["structuredContent"]["invoice"]["status"], "void");
+    assert_eq!(
+        body["result"]["structuredContent"]["invoice"]["status"],
+        "void"
+    );
     assert_eq!(rig.destructive_calls(), 1, "accept-true executes once");
-    let call = rig.stack.kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void")).pop().unwrap();
-    assert_eq!(call.idempotency_key.as_deref(), Some(idempotency_key(&state).as_str()), "the nonce is the idempotency key");
+    let call = rig
+        .stack
+        .kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"))
+        .pop()
+        .unwrap();
+    assert_eq!(
+        call.idempotency_key.as_deref(),
+        Some(idempotency_key(&state).as_str()),
+        "the nonce is the idempotency key"
+    );
 
-    let body = rig.retry(&full_token(), "billing_invoices_void", args.clone(), &state, yes()).await;
+    let body = rig
+        .retry(
+            &full_token(),
+            "billing_invoices_void",
+            args.clone(),
+            &state,
+            yes(),
+        )
+        .await;
     assert_asks_again(&body, &state);
-    assert_eq!(rig.destructive_calls(), 1, "replay of a consumed state executes nothing");
+    assert_eq!(
+        rig.destructive_calls(),
+        1,
+        "replay of a consumed state executes nothing"
+    );
 }
 
 #[tokio::test]
@@ -213,58 +336,135 @@ async fn cf4_mismatched_forged_and_expired_confirmations_execute_nothing() {
 
     // State from another tool.
     let nfe_state = rig
-        .ask(&full_token(), "billing_nfes_cancel", json!({"id": ISSUED_NFE, "reason": "Serviço não prestado ao tomador"}))
+        .ask(
+            &full_token(),
+            "billing_nfes_cancel",
+            json!({"id": ISSUED_NFE, "reason": "Serviço não prestado ao tomador"}),
+        )
         .await;
-    let body = rig.retry(&full_token(), "billing_invoices_void", args.clone(), &nfe_state, yes()).await;
+    let body = rig
+        .retry(
+            &full_token(),
+            "billing_invoices_void",
+            args.clone(),
+            &nfe_state,
+            yes(),
+        )
+        .await;
     assert_asks_again(&body, &nfe_state);
 
     // From other arguments (another reason, another invoice).
-    let state = rig.ask(&full_token(), "billing_invoices_void", args.clone()).await;
+    let state = rig
+        .ask(&full_token(), "billing_invoices_void", args.clone())
+        .await;
     let body = rig
-        .retry(&full_token(), "billing_invoices_void", void_args(OPEN_INVOICE, "Outro motivo qualquer"), &state, yes())
+        .retry(
+            &full_token(),
+            "billing_invoices_void",
+            void_args(OPEN_INVOICE, "Outro motivo qualquer"),
+            &state,
+            yes(),
+        )
         .await;
     assert_asks_again(&body, &state);
-    let state = rig.ask(&full_token(), "billing_invoices_void", args.clone()).await;
+    let state = rig
+        .ask(&full_token(), "billing_invoices_void", args.clone())
+        .await;
     let body = rig
-        .retry(&full_token(), "billing_invoices_void", void_args(OTHER_OPEN_INVOICE, "Cobrança emitida em duplicidade"), &state, yes())
+        .retry(
+            &full_token(),
+            "billing_invoices_void",
+            void_args(OTHER_OPEN_INVOICE, "Cobrança emitida em duplicidade"),
+            &state,
+            yes(),
+        )
         .await;
     assert_asks_again(&body, &state);
 
     // From another person's token, and from another organization's.
-    let state = rig.ask(&full_token(), "billing_invoices_void", args.clone()).await;
+    let state = rig
+        .ask(&full_token(), "billing_invoices_void", args.clone())
+        .await;
     let bia = scoped_token("person-bia", FIXTURE_ORG_ID, "all");
-    let body = rig.retry(&bia, "billing_invoices_void", args.clone(), &state, yes()).await;
+    let body = rig
+        .retry(&bia, "billing_invoices_void", args.clone(), &state, yes())
+        .await;
     assert_asks_again(&body, &state);
-    let state = rig.ask(&full_token(), "billing_invoices_void", args.clone()).await;
+    let state = rig
+        .ask(&full_token(), "billing_invoices_void", args.clone())
+        .await;
     let other_org = scoped_token("person-ana", "11111111-2222-4333-8444-555555555555", "all");
-    let body = rig.retry(&other_org, "billing_invoices_void", args.clone(), &state, yes()).await;
-    assert_ne!(body["result"]["isError"], false, "never executes for another organization: {body}");
+    let body = rig
+        .retry(
+            &other_org,
+            "billing_invoices_void",
+            args.clone(),
+            &state,
+            yes(),
+        )
+        .await;
+    assert_ne!(
+        body["result"]["isError"], false,
+        "never executes for another organization: {body}"
+    );
 
     // After expiry (clock injected, not slept).
-    let state = rig.ask(&full_token(), "billing_invoices_void", args.clone()).await;
+    let state = rig
+        .ask(&full_token(), "billing_invoices_void", args.clone())
+        .await;
     rig.now.fetch_add(301, Ordering::SeqCst);
-    let body = rig.retry(&full_token(), "billing_invoices_void", args.clone(), &state, yes()).await;
+    let body = rig
+        .retry(
+            &full_token(),
+            "billing_invoices_void",
+            args.clone(),
+            &state,
+            yes(),
+        )
+        .await;
     assert_asks_again(&body, &state);
 
     // Forged: our shape but never issued → ask again; not even our shape → -32602.
     let forged = format!("kc1_{}", "A".repeat(43));
-    let body = rig.retry(&full_token(), "billing_invoices_void", args.clone(), &forged, yes()).await;
+    let body = rig
+        .retry(
+            &full_token(),
+            "billing_invoices_void",
+            args.clone(),
+            &forged,
+            yes(),
+        )
+        .await;
     assert_asks_again(&body, &forged);
-    let body = rig.retry(&full_token(), "billing_invoices_void", args.clone(), "eyJhbGciOi.forged", yes()).await;
+    let body = rig
+        .retry(
+            &full_token(),
+            "billing_invoices_void",
+            args.clone(),
+            "eyJhbGciOi.forged",
+            yes(),
+        )
+        .await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
 
-    assert_eq!(rig.destructive_calls(), 0, "zero destructive calls in the whole matrix");
+    assert_eq!(
+        rig.destructive_calls(),
+        0,
+        "zero destructive calls in the whole matrix"
+    );
 }
 
 #[tokio::test]
 async fn cf6_a_hundred_concurrent_retries_with_one_state_execute_exactly_once() {
     let rig = rig().await;
     let args = void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade");
-    let state = rig.ask(&full_token(), "billing_invoices_void", args.clone()).await;
+    let state = rig
+        .ask(&full_token(), "billing_invoices_void", args.clone())
+        .await;
     let token = full_token();
-    let results = futures_util::future::join_all((0..100).map(|_| {
-        rig.retry(&token, "billing_invoices_void", args.clone(), &state, yes())
-    }))
+    let results = futures_util::future::join_all(
+        (0..100).map(|_| rig.retry(&token, "billing_invoices_void", args.clone(), &state, yes())),
+    )
     .await;
     let executed = results
         .iter()
@@ -284,45 +484,100 @@ async fn cf6_dynamodb_down_fails_closed() {
     let stack = Stack::start_full(|_| {}, Some((down, clock))).await;
     let caps: Value = serde_json::from_str(FORM).unwrap();
     let params = json!({"name": "billing_invoices_void", "arguments": void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade")});
-    let (_, body) = stack.modern_with_caps(&full_token(), "tools/call", params, caps).await;
+    let (_, body) = stack
+        .modern_with_caps(&full_token(), "tools/call", params, caps)
+        .await;
     assert_eq!(body["result"]["isError"], true, "{body}");
-    assert_eq!(body["result"]["structuredContent"]["error"], "CONFIRMATION_UNAVAILABLE");
-    assert!(stack.kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void")).is_empty());
+    assert_eq!(
+        body["result"]["structuredContent"]["error"],
+        "CONFIRMATION_UNAVAILABLE"
+    );
+    assert!(
+        stack
+            .kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"))
+            .is_empty()
+    );
 }
 
 #[tokio::test]
 async fn cf5_era_2025_and_clients_without_form_elicitation_run_directly() {
     let stack = Stack::start().await;
     let result = stack
-        .call(&full_token(), "billing_invoices_void", void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade"))
+        .call(
+            &full_token(),
+            "billing_invoices_void",
+            void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade"),
+        )
         .await;
     assert_eq!(result["isError"], false, "{result}");
-    let call = stack.kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void")).pop().unwrap();
-    assert!(call.idempotency_key.is_some(), "every write carries an idempotency key");
+    let call = stack
+        .kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"))
+        .pop()
+        .unwrap();
+    assert!(
+        call.idempotency_key.is_some(),
+        "every write carries an idempotency key"
+    );
 
     for caps in [json!({}), json!({"elicitation": {"url": {}}})] {
         let params = json!({"name": "billing_invoices_void", "arguments": void_args(OTHER_OPEN_INVOICE, "Cobrança emitida em duplicidade")});
-        let (_, body) = stack.modern_with_caps(&full_token(), "tools/call", params, caps.clone()).await;
-        assert_ne!(body["result"]["resultType"], "input_required", "{caps}: {body}");
+        let (_, body) = stack
+            .modern_with_caps(&full_token(), "tools/call", params, caps.clone())
+            .await;
+        assert_ne!(
+            body["result"]["resultType"], "input_required",
+            "{caps}: {body}"
+        );
     }
-    assert_eq!(stack.kobana_calls(&format!("/v1/invoices/{OTHER_OPEN_INVOICE}/void")).len(), 2);
+    assert_eq!(
+        stack
+            .kobana_calls(&format!("/v1/invoices/{OTHER_OPEN_INVOICE}/void"))
+            .len(),
+        2
+    );
 }
 
 #[tokio::test]
 async fn cf1_every_destructive_tool_asks_first() {
     let rig = rig().await;
     for (tool, args) in [
-        ("billing_customers_delete", json!({"id": "972a8469-1641-4f82-8b9d-2434e465e150"})),
-        ("billing_subscriptions_cancel", json!({"id": "43b7a3a6-9a8d-4a03-980d-7b71d8f56413"})),
-        ("billing_invoices_void", void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade")),
-        ("billing_invoices_delete", json!({"id": "3139d32c-93cd-49bf-9c94-1cf0dc98d2c1"})),
-        ("billing_nfes_cancel", json!({"id": ISSUED_NFE, "reason": "Serviço não prestado ao tomador"})),
-        ("billing_payments_refund", json!({"id": "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60", "amount_cents": 1000})),
+        (
+            "billing_customers_delete",
+            json!({"id": "972a8469-1641-4f82-8b9d-2434e465e150"}),
+        ),
+        (
+            "billing_subscriptions_cancel",
+            json!({"id": "43b7a3a6-9a8d-4a03-980d-7b71d8f56413"}),
+        ),
+        (
+            "billing_invoices_void",
+            void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade"),
+        ),
+        (
+            "billing_invoices_delete",
+            json!({"id": "3139d32c-93cd-49bf-9c94-1cf0dc98d2c1"}),
+        ),
+        (
+            "billing_nfes_cancel",
+            json!({"id": ISSUED_NFE, "reason": "Serviço não prestado ao tomador"}),
+        ),
+        (
+            "billing_payments_refund",
+            json!({"id": "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60", "amount_cents": 1000}),
+        ),
     ] {
         let body = rig.call(&full_token(), tool, args, json!({})).await;
-        assert_eq!(body["result"]["resultType"], "input_required", "{tool}: {body}");
-        let message = body["result"]["inputRequests"]["confirm"]["params"]["message"].as_str().unwrap();
-        assert!(message.contains("não pode ser desfeita"), "{tool}: {message}");
+        assert_eq!(
+            body["result"]["resultType"], "input_required",
+            "{tool}: {body}"
+        );
+        let message = body["result"]["inputRequests"]["confirm"]["params"]["message"]
+            .as_str()
+            .unwrap();
+        assert!(
+            message.contains("não pode ser desfeita"),
+            "{tool}: {message}"
+        );
     }
     assert_eq!(rig.destructive_calls(), 0);
 }

@@ -59,7 +59,12 @@ fn all_text(result: &Value) -> String {
 #[tokio::test]
 async fn pr5_lists_follow_the_token_in_both_eras() {
     let stack = Stack::start().await;
-    let all = ["collect_overdue_invoices", "review_pending_nfes", "customer_overview", "monthly_billing_summary"];
+    let all = [
+        "collect_overdue_invoices",
+        "review_pending_nfes",
+        "customer_overview",
+        "monthly_billing_summary",
+    ];
     let (_, body) = stack.legacy(&full_token(), "prompts/list", json!({})).await;
     assert_eq!(names(&body), all);
     let customer = body["result"]["prompts"]
@@ -72,7 +77,9 @@ async fn pr5_lists_follow_the_token_in_both_eras() {
     assert_eq!(customer["arguments"][0]["required"], true);
     assert!(customer["title"].as_str().is_some() && customer["description"].as_str().is_some());
 
-    let (_, body) = stack.modern(&readonly_token(), "prompts/list", json!({})).await;
+    let (_, body) = stack
+        .modern(&readonly_token(), "prompts/list", json!({}))
+        .await;
     assert_eq!(names(&body), &all[1..], "A-2: no prompt that writes");
     assert_eq!(body["result"]["cacheScope"], "private");
 }
@@ -80,13 +87,26 @@ async fn pr5_lists_follow_the_token_in_both_eras() {
 #[tokio::test]
 async fn pr5_a_prompt_the_token_cannot_use_is_refused_like_an_unknown_one() {
     let stack = Stack::start().await;
-    let body = get(&stack, &readonly_token(), "collect_overdue_invoices", json!({}), false).await;
+    let body = get(
+        &stack,
+        &readonly_token(),
+        "collect_overdue_invoices",
+        json!({}),
+        false,
+    )
+    .await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
     let unknown = get(&stack, &full_token(), "no_such_prompt", json!({}), false).await;
     assert_eq!(unknown["error"]["code"], -32602);
     assert_eq!(
-        body["error"]["message"].as_str().unwrap().replace("collect_overdue_invoices", "X"),
-        unknown["error"]["message"].as_str().unwrap().replace("no_such_prompt", "X")
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .replace("collect_overdue_invoices", "X"),
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .replace("no_such_prompt", "X")
     );
 }
 
@@ -95,22 +115,59 @@ async fn pr7_each_prompt_names_registered_tools_in_pt_br() {
     let stack = Stack::start().await;
     for modern in [false, true] {
         for (name, args, expected) in [
-            ("collect_overdue_invoices", json!({}), vec!["billing_invoices_list", "billing_invoices_send_reminder"]),
-            ("collect_overdue_invoices", json!({"customer_id": CUSTOMER}), vec!["billing_invoices_list", "billing_invoices_send_reminder"]),
-            ("review_pending_nfes", json!({}), vec!["billing_invoices_list", "billing_nfes_list"]),
-            ("customer_overview", json!({"customer_id": "crm-000202"}), vec!["billing_customers_get", "billing_subscriptions_list", "billing_invoices_list"]),
-            ("monthly_billing_summary", json!({"month": "2026-08"}), vec!["billing_invoices_list"]),
-            ("monthly_billing_summary", json!({}), vec!["billing_invoices_list"]),
+            (
+                "collect_overdue_invoices",
+                json!({}),
+                vec!["billing_invoices_list", "billing_invoices_send_reminder"],
+            ),
+            (
+                "collect_overdue_invoices",
+                json!({"customer_id": CUSTOMER}),
+                vec!["billing_invoices_list", "billing_invoices_send_reminder"],
+            ),
+            (
+                "review_pending_nfes",
+                json!({}),
+                vec!["billing_invoices_list", "billing_nfes_list"],
+            ),
+            (
+                "customer_overview",
+                json!({"customer_id": "crm-000202"}),
+                vec![
+                    "billing_customers_get",
+                    "billing_subscriptions_list",
+                    "billing_invoices_list",
+                ],
+            ),
+            (
+                "monthly_billing_summary",
+                json!({"month": "2026-08"}),
+                vec!["billing_invoices_list"],
+            ),
+            (
+                "monthly_billing_summary",
+                json!({}),
+                vec!["billing_invoices_list"],
+            ),
         ] {
             let body = get(&stack, &full_token(), name, args.clone(), modern).await;
             let result = &body["result"];
-            assert!(result["messages"].as_array().is_some_and(|m| !m.is_empty()), "{name}: {body}");
+            assert!(
+                result["messages"].as_array().is_some_and(|m| !m.is_empty()),
+                "{name}: {body}"
+            );
             let named = tools_named(result);
             for tool in &named {
-                assert!(registry().get(tool).is_some(), "{name} names unknown tool {tool}");
+                assert!(
+                    registry().get(tool).is_some(),
+                    "{name} names unknown tool {tool}"
+                );
             }
             for tool in expected {
-                assert!(named.iter().any(|n| n == tool), "{name} {args} must name {tool}: {named:?}");
+                assert!(
+                    named.iter().any(|n| n == tool),
+                    "{name} {args} must name {tool}: {named:?}"
+                );
             }
             if modern {
                 assert_eq!(result["resultType"], "complete");
@@ -122,48 +179,106 @@ async fn pr7_each_prompt_names_registered_tools_in_pt_br() {
 #[tokio::test]
 async fn pr1_overdue_collection_asks_before_sending() {
     let stack = Stack::start().await;
-    let body = get(&stack, &full_token(), "collect_overdue_invoices", json!({}), false).await;
+    let body = get(
+        &stack,
+        &full_token(),
+        "collect_overdue_invoices",
+        json!({}),
+        false,
+    )
+    .await;
     let text = all_text(&body["result"]);
     assert!(text.contains("`overdue: true`"), "{text}");
-    assert!(text.contains("Não envie nenhum lembrete antes de eu escolher"), "{text}");
+    assert!(
+        text.contains("Não envie nenhum lembrete antes de eu escolher"),
+        "{text}"
+    );
     let ask = text.find("Pergunte quais").unwrap();
     let send = text.find("chame `billing_invoices_send_reminder`").unwrap();
     assert!(ask < send, "asking comes before sending");
-    assert!(stack.kobana_calls("/v1/invoices").is_empty(), "the prompt itself sends nothing");
+    assert!(
+        stack.kobana_calls("/v1/invoices").is_empty(),
+        "the prompt itself sends nothing"
+    );
 }
 
 #[tokio::test]
 async fn pr2_review_says_nothing_is_emitted() {
     let stack = Stack::start().await;
-    let body = get(&stack, &full_token(), "review_pending_nfes", json!({}), true).await;
+    let body = get(
+        &stack,
+        &full_token(),
+        "review_pending_nfes",
+        json!({}),
+        true,
+    )
+    .await;
     let text = all_text(&body["result"]);
     assert!(text.contains("Não emita"), "{text}");
-    assert!(text.contains("`without_nfe: true`") && text.contains("`status: \"error\"`"), "{text}");
+    assert!(
+        text.contains("`without_nfe: true`") && text.contains("`status: \"error\"`"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
 async fn pr3_customer_overview_embeds_the_customer() {
     let stack = Stack::start().await;
-    let body = get(&stack, &full_token(), "customer_overview", json!({"customer_id": "crm-000202"}), false).await;
+    let body = get(
+        &stack,
+        &full_token(),
+        "customer_overview",
+        json!({"customer_id": "crm-000202"}),
+        false,
+    )
+    .await;
     let resource = body["result"]["messages"]
         .as_array()
         .unwrap()
         .iter()
         .find(|m| m["content"]["type"] == "resource")
         .unwrap_or_else(|| panic!("{body}"));
-    assert_eq!(resource["content"]["resource"]["uri"], format!("kobana://billing/customers/{CUSTOMER}"));
-    assert!(resource["content"]["resource"]["text"].as_str().unwrap().contains("Padaria Pão Dourado"));
+    assert_eq!(
+        resource["content"]["resource"]["uri"],
+        format!("kobana://billing/customers/{CUSTOMER}")
+    );
+    assert!(
+        resource["content"]["resource"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Padaria Pão Dourado")
+    );
     let text = all_text(&body["result"]);
-    assert!(text.contains("371ecd7b-27cd-4130-8722-9389571aa876"), "billing account named: {text}");
+    assert!(
+        text.contains("371ecd7b-27cd-4130-8722-9389571aa876"),
+        "billing account named: {text}"
+    );
 }
 
 #[tokio::test]
 async fn pr4_month_range_is_computed() {
     let stack = Stack::start().await;
-    let body = get(&stack, &full_token(), "monthly_billing_summary", json!({"month": "2026-02"}), false).await;
+    let body = get(
+        &stack,
+        &full_token(),
+        "monthly_billing_summary",
+        json!({"month": "2026-02"}),
+        false,
+    )
+    .await;
     let text = all_text(&body["result"]);
-    assert!(text.contains("`date_from: \"2026-02-01\"`") && text.contains("`date_to: \"2026-02-28\"`"), "{text}");
-    let body = get(&stack, &full_token(), "monthly_billing_summary", json!({}), false).await;
+    assert!(
+        text.contains("`date_from: \"2026-02-01\"`") && text.contains("`date_to: \"2026-02-28\"`"),
+        "{text}"
+    );
+    let body = get(
+        &stack,
+        &full_token(),
+        "monthly_billing_summary",
+        json!({}),
+        false,
+    )
+    .await;
     assert!(all_text(&body["result"]).contains(&kobana_mcp::prompts::current_month()));
 }
 
@@ -173,13 +288,41 @@ async fn pr6_bad_arguments_are_32602_naming_the_argument() {
     for modern in [false, true] {
         for (name, args, needle) in [
             ("customer_overview", json!({}), "customer_id"),
-            ("customer_overview", json!({"customer_id": ""}), "customer_id"),
-            ("customer_overview", json!({"customer_id": "../x"}), "customer_id"),
-            ("customer_overview", json!({"customer_id": "00000000-0000-4000-8000-000000000000"}), "customer_id"),
-            ("monthly_billing_summary", json!({"month": "2026-13"}), "YYYY-MM"),
-            ("monthly_billing_summary", json!({"month": "2026-8"}), "YYYY-MM"),
-            ("monthly_billing_summary", json!({"month": "agosto"}), "`month`"),
-            ("collect_overdue_invoices", json!({"customer_id": "00000000-0000-4000-8000-000000000000"}), "customer_id"),
+            (
+                "customer_overview",
+                json!({"customer_id": ""}),
+                "customer_id",
+            ),
+            (
+                "customer_overview",
+                json!({"customer_id": "../x"}),
+                "customer_id",
+            ),
+            (
+                "customer_overview",
+                json!({"customer_id": "00000000-0000-4000-8000-000000000000"}),
+                "customer_id",
+            ),
+            (
+                "monthly_billing_summary",
+                json!({"month": "2026-13"}),
+                "YYYY-MM",
+            ),
+            (
+                "monthly_billing_summary",
+                json!({"month": "2026-8"}),
+                "YYYY-MM",
+            ),
+            (
+                "monthly_billing_summary",
+                json!({"month": "agosto"}),
+                "`month`",
+            ),
+            (
+                "collect_overdue_invoices",
+                json!({"customer_id": "00000000-0000-4000-8000-000000000000"}),
+                "customer_id",
+            ),
         ] {
             let body = get(&stack, &full_token(), name, args.clone(), modern).await;
             assert_eq!(body["error"]["code"], -32602, "{name} {args}: {body}");

@@ -4,7 +4,7 @@ mod common;
 
 use base64::Engine as _;
 use common::Stack;
-use fake_kobana::{DocKind, full_token, readonly_token, scoped_token, FIXTURE_ORG_ID};
+use fake_kobana::{DocKind, FIXTURE_ORG_ID, full_token, readonly_token, scoped_token};
 use serde_json::{Value, json};
 
 const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
@@ -34,12 +34,16 @@ fn uris(body: &Value, list: &str, key: &str) -> Vec<String> {
 #[tokio::test]
 async fn r1_r2_lists_with_full_token_in_both_eras() {
     let stack = Stack::start().await;
-    let (_, body) = stack.legacy(&full_token(), "resources/list", json!({})).await;
+    let (_, body) = stack
+        .legacy(&full_token(), "resources/list", json!({}))
+        .await;
     assert_eq!(
         uris(&body, "resources", "uri"),
         ["kobana://billing/organization", "kobana://billing/schemas"]
     );
-    let (_, body) = stack.legacy(&full_token(), "resources/templates/list", json!({})).await;
+    let (_, body) = stack
+        .legacy(&full_token(), "resources/templates/list", json!({}))
+        .await;
     let templates = uris(&body, "resourceTemplates", "uriTemplate");
     assert_eq!(templates.len(), 8, "{templates:?}");
     assert!(templates.contains(&"kobana://billing/nfes/{id}/xml".to_owned()));
@@ -52,30 +56,61 @@ async fn r1_r2_lists_with_full_token_in_both_eras() {
     assert_eq!(pdf["mimeType"], "application/pdf");
     assert!(pdf["title"].as_str().is_some() && pdf["description"].as_str().is_some());
 
-    let (_, body) = stack.modern(&full_token(), "resources/templates/list", json!({})).await;
+    let (_, body) = stack
+        .modern(&full_token(), "resources/templates/list", json!({}))
+        .await;
     assert_eq!(body["result"]["cacheScope"], "private", "P-4");
-    let (_, body) = stack.modern(&full_token(), "resources/list", json!({})).await;
+    let (_, body) = stack
+        .modern(&full_token(), "resources/list", json!({}))
+        .await;
     assert_eq!(body["result"]["cacheScope"], "private", "P-4");
 }
 
 #[tokio::test]
 async fn r3_a2_read_only_token_keeps_resources_and_a_token_without_invoices_sees_none() {
     let stack = Stack::start().await;
-    let (_, body) = stack.legacy(&readonly_token(), "resources/templates/list", json!({})).await;
-    assert_eq!(uris(&body, "resourceTemplates", "uriTemplate").len(), 8, "A-2");
-    let (status, body) = read(&stack, &readonly_token(), &format!("kobana://billing/invoices/{OPEN_INVOICE}"), false).await;
+    let (_, body) = stack
+        .legacy(&readonly_token(), "resources/templates/list", json!({}))
+        .await;
+    assert_eq!(
+        uris(&body, "resourceTemplates", "uriTemplate").len(),
+        8,
+        "A-2"
+    );
+    let (status, body) = read(
+        &stack,
+        &readonly_token(),
+        &format!("kobana://billing/invoices/{OPEN_INVOICE}"),
+        false,
+    )
+    .await;
     assert_eq!(status, 200);
-    assert!(body["result"]["contents"][0]["text"].as_str().is_some(), "{body}");
+    assert!(
+        body["result"]["contents"][0]["text"].as_str().is_some(),
+        "{body}"
+    );
 
-    let no_invoices = scoped_token("person-ana", FIXTURE_ORG_ID, "customers:read organization:read");
-    let (_, body) = stack.legacy(&no_invoices, "resources/templates/list", json!({})).await;
+    let no_invoices = scoped_token(
+        "person-ana",
+        FIXTURE_ORG_ID,
+        "customers:read organization:read",
+    );
+    let (_, body) = stack
+        .legacy(&no_invoices, "resources/templates/list", json!({}))
+        .await;
     let templates = uris(&body, "resourceTemplates", "uriTemplate");
-    assert!(!templates.iter().any(|t| t.contains("invoices")), "{templates:?}");
+    assert!(
+        !templates.iter().any(|t| t.contains("invoices")),
+        "{templates:?}"
+    );
     assert!(templates.contains(&"kobana://billing/customers/{id}".to_owned()));
     stack.fake.clear_calls();
     let uri = format!("kobana://billing/invoices/{OPEN_INVOICE}");
     let (_, body) = read(&stack, &no_invoices, &uri, false).await;
-    assert_eq!(body["error"]["code"], -32002, "R-3: absent for this token: {body}");
+    assert_eq!(
+        body["error"]["code"], -32002,
+        "R-3: absent for this token: {body}"
+    );
     assert_eq!(body["error"]["data"]["uri"], uri);
     assert!(stack.kobana_calls("/v1/invoices").is_empty());
 }
@@ -85,21 +120,55 @@ async fn r4_json_and_xml_resources_read_in_both_eras() {
     let stack = Stack::start().await;
     for modern in [false, true] {
         for (uri, mime, needle) in [
-            ("kobana://billing/organization".to_owned(), "application/json", "Acme Software Ltda"),
-            ("kobana://billing/schemas".to_owned(), "application/json", "invoices"),
-            ("kobana://billing/schemas/invoices".to_owned(), "application/json", "uncollectible"),
-            (format!("kobana://billing/customers/{CUSTOMER}"), "application/json", "Padaria Pão Dourado Ltda"),
-            (format!("kobana://billing/subscriptions/{SUBSCRIPTION}"), "application/json", "monthly"),
-            (format!("kobana://billing/invoices/{OPEN_INVOICE}"), "application/json", "FAT-2026-000812"),
-            (format!("kobana://billing/nfes/{ISSUED_NFE}"), "application/json", "K7Q2-M9XA"),
-            (format!("kobana://billing/nfes/{ISSUED_NFE}/xml"), "application/xml", "<"),
+            (
+                "kobana://billing/organization".to_owned(),
+                "application/json",
+                "Acme Software Ltda",
+            ),
+            (
+                "kobana://billing/schemas".to_owned(),
+                "application/json",
+                "invoices",
+            ),
+            (
+                "kobana://billing/schemas/invoices".to_owned(),
+                "application/json",
+                "uncollectible",
+            ),
+            (
+                format!("kobana://billing/customers/{CUSTOMER}"),
+                "application/json",
+                "Padaria Pão Dourado Ltda",
+            ),
+            (
+                format!("kobana://billing/subscriptions/{SUBSCRIPTION}"),
+                "application/json",
+                "monthly",
+            ),
+            (
+                format!("kobana://billing/invoices/{OPEN_INVOICE}"),
+                "application/json",
+                "FAT-2026-000812",
+            ),
+            (
+                format!("kobana://billing/nfes/{ISSUED_NFE}"),
+                "application/json",
+                "K7Q2-M9XA",
+            ),
+            (
+                format!("kobana://billing/nfes/{ISSUED_NFE}/xml"),
+                "application/xml",
+                "<",
+            ),
         ] {
             let (status, body) = read(&stack, &full_token(), &uri, modern).await;
             assert_eq!(status, 200, "{uri}: {body}");
             let content = &body["result"]["contents"][0];
             assert_eq!(content["uri"], uri.as_str());
             assert_eq!(content["mimeType"], mime, "{uri}");
-            let text = content["text"].as_str().unwrap_or_else(|| panic!("{uri}: {body}"));
+            let text = content["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{uri}: {body}"));
             assert!(text.contains(needle), "{uri} lacks {needle}: {text:.300}");
             if modern {
                 assert_eq!(body["result"]["cacheScope"], "private");
@@ -136,20 +205,37 @@ async fn r6_not_found_is_32002_in_era_2025_and_32602_in_era_2026() {
         .into_iter()
         .filter(|c| c.path.contains("not-a-uuid") || c.path.contains(".."))
         .collect();
-    assert!(bad_ids.is_empty(), "invalid ids never reach Kobana: {bad_ids:?}");
+    assert!(
+        bad_ids.is_empty(),
+        "invalid ids never reach Kobana: {bad_ids:?}"
+    );
 }
 
-async fn pdf_roundtrip(stack: &Stack, kind: DocKind, id: &str, uri: &str, size: usize, modern: bool) {
+async fn pdf_roundtrip(
+    stack: &Stack,
+    kind: DocKind,
+    id: &str,
+    uri: &str,
+    size: usize,
+    modern: bool,
+) {
     stack.fake.set_pdf_size(id, size);
     let (status, body) = read(stack, &full_token(), uri, modern).await;
     assert_eq!(status, 200, "{uri}");
     let content = &body["result"]["contents"][0];
     assert_eq!(content["mimeType"], "application/pdf");
-    let blob = content["blob"].as_str().unwrap_or_else(|| panic!("{body:.300}"));
-    let decoded = base64::engine::general_purpose::STANDARD.decode(blob).unwrap();
+    let blob = content["blob"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{body:.300}"));
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(blob)
+        .unwrap();
     let expected = stack.fake.pdf_bytes(kind, id).unwrap();
     assert_eq!(decoded.len(), size);
-    assert!(decoded == expected, "R-5: decoded bytes equal the fake's bytes");
+    assert!(
+        decoded == expected,
+        "R-5: decoded bytes equal the fake's bytes"
+    );
 }
 
 #[tokio::test]
@@ -157,9 +243,25 @@ async fn r5_pdfs_stream_whole_up_to_10_mb_with_and_without_content_length() {
     let stack = Stack::start().await;
     let invoice_pdf = format!("kobana://billing/invoices/{OPEN_INVOICE}/pdf");
     let nfe_pdf = format!("kobana://billing/nfes/{ISSUED_NFE}/pdf");
-    pdf_roundtrip(&stack, DocKind::Invoice, OPEN_INVOICE, &invoice_pdf, 20_000, false).await;
+    pdf_roundtrip(
+        &stack,
+        DocKind::Invoice,
+        OPEN_INVOICE,
+        &invoice_pdf,
+        20_000,
+        false,
+    )
+    .await;
     pdf_roundtrip(&stack, DocKind::Nfe, ISSUED_NFE, &nfe_pdf, 30_001, true).await;
-    pdf_roundtrip(&stack, DocKind::Invoice, OPEN_INVOICE, &invoice_pdf, 9_900_000, true).await;
+    pdf_roundtrip(
+        &stack,
+        DocKind::Invoice,
+        OPEN_INVOICE,
+        &invoice_pdf,
+        9_900_000,
+        true,
+    )
+    .await;
     stack.fake.set_pdf_content_length(false);
     pdf_roundtrip(&stack, DocKind::Nfe, ISSUED_NFE, &nfe_pdf, 9_900_001, false).await;
 }
@@ -172,20 +274,36 @@ async fn r5_over_10_mb_fails_cleanly_before_or_during_the_stream() {
     for modern in [false, true] {
         let (status, body) = read(&stack, &full_token(), &uri, modern).await;
         assert_eq!(status, 200);
-        let message = body["error"]["message"].as_str().unwrap_or_else(|| panic!("{body:.300}"));
-        assert!(message.contains("10600000") && message.contains("10 MB"), "{message}");
+        let message = body["error"]["message"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{body:.300}"));
+        assert!(
+            message.contains("10600000") && message.contains("10 MB"),
+            "{message}"
+        );
         assert_eq!(body["error"]["data"]["limit_bytes"], 10 * 1024 * 1024);
     }
     // Without Content-Length the size is only known while streaming: the answer is cut, so
     // the client never gets a blob that parses.
     stack.fake.set_pdf_content_length(false);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}});
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}});
     let response = stack
-        .post_raw(body.to_string(), Some(&full_token()), &[("mcp-protocol-version", "2025-11-25")])
+        .post_raw(
+            body.to_string(),
+            Some(&full_token()),
+            &[("mcp-protocol-version", "2025-11-25")],
+        )
         .await;
     let text = response.text().await;
-    let parsed = text.as_ref().ok().and_then(|t| serde_json::from_str::<Value>(t).ok());
-    assert!(parsed.is_none(), "a truncated stream must never parse as JSON");
+    let parsed = text
+        .as_ref()
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(t).ok());
+    assert!(
+        parsed.is_none(),
+        "a truncated stream must never parse as JSON"
+    );
 }
 
 #[tokio::test]
@@ -198,19 +316,38 @@ async fn c1_customer_ids_are_suggested_from_the_list_under_its_permission() {
     };
     let prompt = json!({"type": "ref/prompt", "name": "customer_overview"});
     let body = complete(full_token(), prompt.clone(), "customer_id", "Padaria").await;
-    assert_eq!(body["result"]["completion"]["values"], json!([CUSTOMER]), "{body}");
+    assert_eq!(
+        body["result"]["completion"]["values"],
+        json!([CUSTOMER]),
+        "{body}"
+    );
     let body = complete(readonly_token(), prompt.clone(), "customer_id", "").await;
-    assert_eq!(body["result"]["completion"]["values"].as_array().unwrap().len(), 4, "A-2");
+    assert_eq!(
+        body["result"]["completion"]["values"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4,
+        "A-2"
+    );
     assert_eq!(body["result"]["completion"]["total"], 4);
     assert_eq!(body["result"]["completion"]["hasMore"], false);
 
     let invoices = json!({"type": "ref/resource", "uri": "kobana://billing/invoices/{id}"});
     let body = complete(full_token(), invoices.clone(), "id", "4737").await;
-    assert_eq!(body["result"]["completion"]["values"], json!([OPEN_INVOICE]), "{body}");
+    assert_eq!(
+        body["result"]["completion"]["values"],
+        json!([OPEN_INVOICE]),
+        "{body}"
+    );
     let no_invoices = scoped_token("person-ana", FIXTURE_ORG_ID, "customers:read");
     stack.fake.clear_calls();
     let body = complete(no_invoices, invoices, "id", "").await;
-    assert_eq!(body["result"]["completion"]["values"], json!([]), "A-2: {body}");
+    assert_eq!(
+        body["result"]["completion"]["values"],
+        json!([]),
+        "A-2: {body}"
+    );
     assert!(stack.kobana_calls("/v1/invoices").is_empty());
 }
 
@@ -219,25 +356,48 @@ async fn c2_c3_c4_schema_names_months_and_empty_lists() {
     let stack = Stack::start().await;
     let schema = json!({"type": "ref/resource", "uri": "kobana://billing/schemas/{resource}"});
     let params = json!({"ref": schema, "argument": {"name": "resource", "value": "in"}});
-    let (_, body) = stack.modern(&full_token(), "completion/complete", params).await;
-    assert_eq!(body["result"]["completion"]["values"], json!(["invoices"]), "{body}");
+    let (_, body) = stack
+        .modern(&full_token(), "completion/complete", params)
+        .await;
+    assert_eq!(
+        body["result"]["completion"]["values"],
+        json!(["invoices"]),
+        "{body}"
+    );
     assert_eq!(body["result"]["resultType"], "complete");
 
     let month = json!({"type": "ref/prompt", "name": "monthly_billing_summary"});
     let params = json!({"ref": month, "argument": {"name": "month", "value": ""}});
-    let (_, body) = stack.legacy(&full_token(), "completion/complete", params).await;
+    let (_, body) = stack
+        .legacy(&full_token(), "completion/complete", params)
+        .await;
     let values = body["result"]["completion"]["values"].as_array().unwrap();
     assert_eq!(values.len(), 12);
-    assert_eq!(values[0].as_str().unwrap(), kobana_mcp::prompts::current_month());
+    assert_eq!(
+        values[0].as_str().unwrap(),
+        kobana_mcp::prompts::current_month()
+    );
 
     for (reference, arg) in [
         (json!({"type": "ref/prompt", "name": "no_such_prompt"}), "x"),
-        (json!({"type": "ref/resource", "uri": "kobana://billing/organization"}), "id"),
-        (json!({"type": "ref/prompt", "name": "review_pending_nfes"}), "anything"),
+        (
+            json!({"type": "ref/resource", "uri": "kobana://billing/organization"}),
+            "id",
+        ),
+        (
+            json!({"type": "ref/prompt", "name": "review_pending_nfes"}),
+            "anything",
+        ),
     ] {
         let params = json!({"ref": reference, "argument": {"name": arg, "value": "a"}});
-        let (status, body) = stack.legacy(&full_token(), "completion/complete", params).await;
+        let (status, body) = stack
+            .legacy(&full_token(), "completion/complete", params)
+            .await;
         assert_eq!(status, 200);
-        assert_eq!(body["result"]["completion"]["values"], json!([]), "C-4: {body}");
+        assert_eq!(
+            body["result"]["completion"]["values"],
+            json!([]),
+            "C-4: {body}"
+        );
     }
 }

@@ -82,7 +82,10 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let url = format!("http://{}/mcp", listener.local_addr().map_or(config.bind, |a| a));
+    let url = format!(
+        "http://{}/mcp",
+        listener.local_addr().map_or(config.bind, |a| a)
+    );
     eprintln!("kobana-mcp {} serving {url}", env!("CARGO_PKG_VERSION"));
     if demo {
         eprintln!(

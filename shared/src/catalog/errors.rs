@@ -17,7 +17,7 @@ pub enum ToolError {
     PermissionDenied(String),
     /// Kobana refused or failed.
     #[error("{}", kobana_text(.0))]
-    Kobana(#[from] KobanaError),
+    Kobana(Box<KobanaError>),
     /// The person declined the confirmation.
     #[error("USER_DECLINED: a pessoa recusou a confirmação; nada foi executado.")]
     UserDeclined,
@@ -28,13 +28,19 @@ pub enum ToolError {
     ConfirmationUnavailable(String),
 }
 
+impl From<KobanaError> for ToolError {
+    fn from(error: KobanaError) -> Self {
+        ToolError::Kobana(Box::new(error))
+    }
+}
+
 impl ToolError {
     /// A stable code for `structuredContent.error`.
     pub fn code(&self) -> String {
         match self {
             ToolError::InvalidArguments(_) => "INVALID_ARGUMENTS".to_owned(),
             ToolError::PermissionDenied(_) => "PERMISSION_DENIED".to_owned(),
-            ToolError::Kobana(e) => match e {
+            ToolError::Kobana(e) => match e.as_ref() {
                 KobanaError::Api { code, .. } => format!("KOBANA_{}", code.to_uppercase()),
                 KobanaError::Timeout(_) => "KOBANA_TIMEOUT".to_owned(),
                 KobanaError::Unreachable(_) => "KOBANA_UNREACHABLE".to_owned(),
@@ -162,7 +168,7 @@ mod tests {
     use super::*;
 
     fn api(status: u16, code: &str, details: Option<Value>) -> ToolError {
-        ToolError::Kobana(KobanaError::Api {
+        ToolError::from(KobanaError::Api {
             status,
             code: code.to_owned(),
             message: "msg".to_owned(),

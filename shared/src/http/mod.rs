@@ -39,7 +39,7 @@ pub type ResponseBody = UnsyncBoxBody<Bytes, BoxError>;
 pub enum AppError {
     /// The Kobana client could not be built.
     #[error("kobana client: {0}")]
-    Kobana(#[from] crate::kobana::KobanaError),
+    Kobana(Box<crate::kobana::KobanaError>),
 }
 
 /// The whole server as one `http::Request → http::Response` function, shared by the Lambda
@@ -122,7 +122,7 @@ impl App {
         store: Arc<dyn NonceStore>,
         clock: Clock,
     ) -> Result<Self, AppError> {
-        let kobana = KobanaClient::new(&config)?;
+        let kobana = KobanaClient::new(&config).map_err(|e| AppError::Kobana(Box::new(e)))?;
         let state = Arc::new(AppState {
             kobana,
             store,

@@ -38,9 +38,11 @@ impl Stack {
         store: Option<(Arc<dyn NonceStore>, Clock)>,
     ) -> Self {
         let fake = FakeKobana::start().await;
-        let mut config = Config::default();
-        config.kobana_api_url = fake.base_url();
-        config.kobana_timeout = std::time::Duration::from_secs(10);
+        let mut config = Config {
+            kobana_api_url: fake.base_url(),
+            kobana_timeout: std::time::Duration::from_secs(10),
+            ..Config::default()
+        };
         adjust(&mut config);
         let app = match store {
             Some((store, clock)) => App::with_store(config, store, clock),
@@ -173,7 +175,7 @@ impl Stack {
 pub async fn read(response: reqwest::Response) -> (u16, Value) {
     let status = response.status().as_u16();
     let text = response.text().await.unwrap_or_default();
-    let body = serde_json::from_str(&text).unwrap_or_else(|_| {
+    let body = serde_json::from_str(&text).unwrap_or({
         if text.is_empty() {
             Value::Null
         } else {
