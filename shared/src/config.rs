@@ -39,8 +39,9 @@ pub struct Config {
     /// Hosts accepted in the `Host` header (`MCP_ALLOWED_HOSTS`, comma-separated);
     /// empty disables the check (behind API Gateway, which fixes the host itself).
     pub allowed_hosts: Vec<String>,
-    /// Browser origins accepted in the `Origin` header (`MCP_ALLOWED_ORIGINS`); a request
-    /// with any other `Origin` is refused with 403. Requests without `Origin` pass.
+    /// Browser origins accepted in the `Origin` header (`MCP_ALLOWED_ORIGINS`, comma-separated,
+    /// scheme included, `:*` for any port; default the loopback origins); a request with any
+    /// other `Origin` is refused with 403. Requests without `Origin` pass.
     pub allowed_origins: Vec<String>,
     /// Public URL of the MCP endpoint (`MCP_PUBLIC_URL`, e.g. `https://mcp.example.com/mcp`),
     /// used as the protected resource's identifier; derived from the request when unset.
@@ -66,7 +67,7 @@ impl Default for Config {
             kobana_api_url: DEFAULT_KOBANA_API_URL.to_owned(),
             bind: DEFAULT_BIND.parse().expect("valid default bind address"),
             allowed_hosts: loopback_hosts(),
-            allowed_origins: Vec::new(),
+            allowed_origins: loopback_origins(),
             public_url: None,
             authorization_servers: vec!["https://app.kobana.com.br".to_owned()],
             confirmations_table: None,
@@ -76,6 +77,14 @@ impl Default for Config {
             anonymous_token: None,
         }
     }
+}
+
+/// The browser origins a loopback server accepts: pages served from this machine.
+pub fn loopback_origins() -> Vec<String> {
+    ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The hosts a loopback server answers to (DNS-rebinding protection).

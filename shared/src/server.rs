@@ -178,6 +178,7 @@ impl KobanaMcp {
             kobana: self.state.kobana.clone(),
             principal,
             idempotency_key: None,
+            confirm_before_write: false,
         }
     }
 
@@ -311,12 +312,10 @@ impl ServerHandler for KobanaMcp {
         &self,
         _context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, McpError> {
+        // Every served version, legacy ones included: the same list rmcp puts in
+        // `UnsupportedProtocolVersionError.data.supported`, which must be a subset of this.
         Ok(DiscoverResult::from_server_info(
-            SUPPORTED_VERSIONS
-                .iter()
-                .filter(|v| !v.has_initialize())
-                .cloned()
-                .collect(),
+            SUPPORTED_VERSIONS.to_vec(),
             self.get_info(),
         )
         .with_ttl_ms(3_600_000)
@@ -512,6 +511,17 @@ impl ServerHandler for KobanaMcp {
             && form_elicitation_declared(context.client_capabilities().as_ref())
         {
             let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+            if request.request_state.is_none() {
+                // First call: run the handler up to its write, so its own argument checks
+                // answer first and the person is asked only about a call that would be sent.
+                let mut probe = ctx.clone();
+                probe.confirm_before_write = true;
+                match tool.run(probe, request.arguments.clone()).await {
+                    Err(ToolError::ConfirmationRequired) => {}
+                    Err(error) => return Ok(render_error(&error).into()),
+                    Ok(structured) => return Ok(render_success(structured).into()),
+                }
+            }
             let decision = decide(
                 self.state.store.as_ref(),
                 &self.state.clock,

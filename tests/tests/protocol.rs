@@ -78,7 +78,10 @@ async fn p1_discover_advertises_2026_with_server_info() {
     assert_eq!(status, 200, "{body}");
     let result = &body["result"];
     assert_eq!(result["resultType"], "complete");
-    assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(
+        result["supportedVersions"],
+        json!(["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])
+    );
     assert!(result["capabilities"]["tools"].is_object());
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],

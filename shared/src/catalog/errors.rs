@@ -26,6 +26,10 @@ pub enum ToolError {
         "Não foi possível registrar a confirmação ({0}); por segurança nada foi executado. Tente de novo em instantes."
     )]
     ConfirmationUnavailable(String),
+    /// The call reached its write while the person's confirmation is still to be asked
+    /// (internal: becomes an `input_required` result, never shown).
+    #[error("confirmação necessária antes de executar")]
+    ConfirmationRequired,
 }
 
 impl From<KobanaError> for ToolError {
@@ -49,6 +53,7 @@ impl ToolError {
             },
             ToolError::UserDeclined => "USER_DECLINED".to_owned(),
             ToolError::ConfirmationUnavailable(_) => "CONFIRMATION_UNAVAILABLE".to_owned(),
+            ToolError::ConfirmationRequired => "CONFIRMATION_REQUIRED".to_owned(),
         }
     }
 
@@ -65,6 +70,7 @@ impl ToolError {
 }
 
 fn details_text(details: &Option<Value>) -> String {
+    // Returns " Detalhes: …." (with its own leading space) or "".
     let Some(Value::Object(map)) = details else {
         return String::new();
     };
@@ -96,6 +102,7 @@ fn kobana_text(error: &KobanaError) -> String {
             request_id,
             retry_after,
         } => {
+            let message = message.trim().trim_end_matches('.');
             let rid = request_id
                 .as_deref()
                 .map(|id| format!(" (Request-Id {id})"))
@@ -136,7 +143,7 @@ fn kobana_text(error: &KobanaError) -> String {
                     retry_after.unwrap_or(1)
                 ),
                 (s, "invalid_state") if s < 500 => format!(
-                    "O Kobana recusou por causa da situação atual do registro: {message}{}. Consulte o registro antes de tentar outra ação.{rid}",
+                    "O Kobana recusou por causa da situação atual do registro: {message}.{} Consulte o registro antes de tentar outra ação.{rid}",
                     details_text(details)
                 ),
                 (s, _) if s < 500 => format!(

@@ -4,9 +4,6 @@
 //! Kobana): `is_overdue` = `status == "open"` and the due date is before today in
 //! America/Sao_Paulo, `days_overdue`, and `as_of` (the São Paulo date used).
 
-// `ToolError` holds a `KobanaError` inline and is large; boxing it belongs in errors.rs.
-#![allow(clippy::result_large_err)]
-
 use jiff::civil::Date;
 use reqwest::Method;
 use schemars::JsonSchema;

@@ -1,8 +1,5 @@
 //! Toolset `subscriptions`: assinaturas (recurring billing of a billing account).
 
-// `ToolError` holds a `KobanaError` inline and is large; boxing it belongs in errors.rs.
-#![allow(clippy::result_large_err)]
-
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -221,3 +221,67 @@ pub fn python() -> PathBuf {
 pub fn clients_dir() -> PathBuf {
     from_env("KOBANA_MCP_CLIENTS", workspace().join("clients"))
 }
+
+/// An official SDK client in one of its modes, driven by `clients/scenario.{py,mjs}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runner {
+    /// Python `mcp` 2.x, `mode="auto"` (era 2026 against this server).
+    PyAuto,
+    /// Python `mcp` 2.x, `mode="legacy"` (era 2025).
+    PyLegacy,
+    /// TypeScript `@modelcontextprotocol/client` 2.x, auto negotiation (era 2026).
+    TsAuto,
+    /// TypeScript `@modelcontextprotocol/client` 2.x, legacy (era 2025).
+    TsLegacy,
+}
+
+impl Runner {
+    /// All four.
+    pub const ALL: [Runner; 4] = [Runner::PyAuto, Runner::PyLegacy, Runner::TsAuto, Runner::TsLegacy];
+
+    /// Whether this runner speaks era 2026.
+    pub fn modern(self) -> bool {
+        matches!(self, Runner::PyAuto | Runner::TsAuto)
+    }
+}
+
+/// Runs `steps` through a real client and returns its report
+/// (`{protocolVersion, elicitations, steps: [{ok, result|error}]}`).
+/// `elicit` is how the person answers a confirmation: accept, accept_false, decline, cancel.
+pub async fn scenario(runner: Runner, url: &str, token: &str, elicit: &str, steps: &Value) -> Value {
+    let (program, script, mode) = match runner {
+        Runner::PyAuto => (python(), "scenario.py", "auto"),
+        Runner::PyLegacy => (python(), "scenario.py", "legacy"),
+        Runner::TsAuto => (node(), "scenario.mjs", "auto"),
+        Runner::TsLegacy => (node(), "scenario.mjs", "legacy"),
+    };
+    assert!(
+        program.exists(),
+        "{} is missing: run scripts/setup.sh (or scripts/test.sh) first",
+        program.display()
+    );
+    let mut child = tokio::process::Command::new(&program)
+        .arg(clients_dir().join(script))
+        .args([url, token, mode, elicit])
+        .current_dir(clients_dir())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+    {
+        use tokio::io::AsyncWriteExt;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(steps.to_string().as_bytes()).await.unwrap();
+    }
+    let output = tokio::time::timeout(std::time::Duration::from_secs(240), child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("{runner:?} timed out"))
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{runner:?} failed: {stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("{runner:?} printed no JSON ({e}): {stdout:.500} {stderr}"))
+}
