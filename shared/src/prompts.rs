@@ -240,6 +240,17 @@ fn accounts_text(accounts: &[String]) -> String {
     }
 }
 
+/// Runs a read tool for a prompt and returns its JSON, or a note saying why it could not.
+async fn run_tool(ctx: &ToolCtx, name: &str, args: Value) -> String {
+    let Some(tool) = registry().get(name) else {
+        return format!("(tool {name} indisponível)");
+    };
+    match tool.run(ctx.clone(), args.as_object().cloned()).await {
+        Ok(structured) => structured.to_string(),
+        Err(error) => format!("(não foi possível ler agora: {error})"),
+    }
+}
+
 /// Builds the messages of `name` with `args`, for a token that may use it.
 pub async fn get(
     ctx: ToolCtx,
@@ -276,15 +287,27 @@ pub async fn get(
             )));
         }
         "review_pending_nfes" => {
-            messages.push(user_text(
+            // Both lists are independent: read them concurrently (one upstream round trip of
+            // wall time) and hand them over, so the model starts from the data.
+            let (invoices, nfes) = tokio::join!(
+                run_tool(&ctx, "billing_invoices_list", json!({"without_nfe": true, "per_page": 100})),
+                run_tool(&ctx, "billing_nfes_list", json!({"status": "error", "per_page": 100})),
+            );
+            let read_at = jiff::Timestamp::now()
+                .to_zoned_datetime(sao_paulo())
+                .strftime("%d/%m/%Y %H:%M")
+                .to_string();
+            messages.push(user_text(format!(
                 "Quero revisar as notas fiscais pendentes. Não emita, reemita nem cancele nada: isto é só uma revisão.\n\n\
+                 Abaixo estão os dados lidos agora ({read_at}, America/Sao_Paulo): as faturas pagas sem NF-e autorizada \
+                 (`billing_invoices_list` com `without_nfe: true`) e as NF-e rejeitadas (`billing_nfes_list` com `status: \"error\"`). \
+                 Se precisar de mais páginas ou de dados mais novos, chame essas mesmas tools.\n\n\
                  Passos, nesta ordem:\n\
-                 1. Chame `billing_invoices_list` com `without_nfe: true` para ver as faturas pagas que ainda não têm NF-e autorizada.\n\
-                 2. Chame `billing_nfes_list` com `status: \"error\"` para ver as NF-e rejeitadas; leia o motivo em `error_message`.\n\
-                 3. Resuma em duas listas (faturas sem NF-e; NF-e rejeitadas com o motivo) e totalize os valores em reais.\n\
-                 4. Sugira o próximo passo para cada caso (por exemplo corrigir o cadastro do cliente, ou emitir com `billing_invoices_issue_nfe` / reemitir com `billing_nfes_issue`), mas não chame essas tools: a decisão é minha."
-                    .to_owned(),
-            ));
+                 1. Resuma em duas listas: faturas sem NF-e (número, cliente, valor) e NF-e rejeitadas (número da fatura, valor, motivo em `error_message`).\n\
+                 2. Totalize os valores de cada lista em reais.\n\
+                 3. Sugira o próximo passo para cada caso (por exemplo corrigir o cadastro do cliente, ou emitir com `billing_invoices_issue_nfe` / reemitir com `billing_nfes_issue`), mas não chame essas tools: a decisão é minha.\n\n\
+                 Faturas sem NF-e:\n{invoices}\n\nNF-e rejeitadas:\n{nfes}"
+            )));
         }
         "customer_overview" => {
             let id = customer_id_arg(args, true)?.unwrap_or_default();
