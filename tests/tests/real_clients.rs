@@ -45,7 +45,7 @@ impl ClientRun {
     /// Context appended to every assertion message, so a failure shows what the client said.
     fn context(&self) -> String {
         format!(
-            "client {}: exit status {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            "client {}: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
             self.label,
             match self.status {
                 Some(s) => s.to_string(),

@@ -304,42 +304,49 @@ pub fn document_schema(key: &str, id_key: &str) -> Value {
 /// properties are typed `"string"` rather than `["string", "null"]` (a null is still
 /// accepted), integer `format`s and `minimum: 0` go, and so does `additionalProperties:
 /// false` (the registry refuses unknown argument names itself, listing the accepted ones).
-/// Use as `#[schemars(transform = compact)]` on argument structs. For the same reason the
-/// toolsets document argument structs, enums and self-explanatory fields with plain `//`
-/// comments: a doc comment there becomes schema text in every `tools/list`.
-pub fn compact(schema: &mut schemars::Schema) {
-    fn tidy(node: &mut Value) {
-        let Some(map) = node.as_object_mut() else {
-            return;
-        };
-        if let Some(Value::Array(types)) = map.get("type")
-            && types.len() == 2
-            && types.contains(&json!("null"))
-            && let Some(kind) = types.iter().find(|t| *t != "null").cloned()
-        {
-            map.insert("type".to_owned(), kind);
-        }
-        if let Some(Value::Array(values)) = map.get_mut("enum") {
-            values.retain(|v| !v.is_null());
-        }
-        map.remove("format");
-        if map.get("additionalProperties") == Some(&Value::Bool(false)) {
-            map.remove("additionalProperties");
-        }
-        if map.get("minimum") == Some(&json!(0)) {
-            map.remove("minimum");
-        }
-        if let Some(Value::Object(props)) = map.get_mut("properties") {
-            props.values_mut().for_each(tidy);
-        }
-        if let Some(items) = map.get_mut("items") {
-            tidy(items);
-        }
-    }
-    let mut value = Value::Object(std::mem::take(schema.ensure_object()));
+/// The registry applies it to every tool's input schema. For the same reason the toolsets
+/// document argument structs, enums and self-explanatory fields with plain `//` comments: a
+/// doc comment there becomes schema text in every `tools/list`.
+pub fn compact_object(schema: &mut serde_json::Map<String, Value>) {
+    let mut value = Value::Object(std::mem::take(schema));
     tidy(&mut value);
     if let Value::Object(map) = value {
-        *schema.ensure_object() = map;
+        *schema = map;
+    }
+}
+
+fn tidy(node: &mut Value) {
+    let Some(map) = node.as_object_mut() else {
+        return;
+    };
+    if let Some(Value::Array(types)) = map.get("type")
+        && types.len() == 2
+        && types.contains(&json!("null"))
+        && let Some(kind) = types.iter().find(|t| *t != "null").cloned()
+    {
+        map.insert("type".to_owned(), kind);
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    map.remove("format");
+    if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+        map.remove("additionalProperties");
+    }
+    if map.get("minimum") == Some(&json!(0)) {
+        map.remove("minimum");
+    }
+    for key in ["properties", "$defs"] {
+        if let Some(Value::Object(children)) = map.get_mut(key) {
+            children.values_mut().for_each(tidy);
+        }
+    }
+    for key in ["items", "anyOf", "oneOf"] {
+        match map.get_mut(key) {
+            Some(Value::Array(children)) => children.iter_mut().for_each(tidy),
+            Some(child) => tidy(child),
+            None => {}
+        }
     }
 }
 
@@ -347,7 +354,6 @@ pub fn compact(schema: &mut schemars::Schema) {
 // direction inline. Use as `#[schemars(with = "PagingSchema")]` on the flattened `paging`.
 // (Plain comments: a doc comment here would become the description of every list's input.)
 #[derive(schemars::JsonSchema)]
-#[schemars(transform = compact)]
 #[allow(dead_code)]
 pub struct PagingSchema {
     // Default 1.

@@ -41,6 +41,7 @@ pub struct ListArgs {
     /// Only people (natural) or only companies (juridical).
     pub kind: Option<CustomerKind>,
     #[serde(flatten)]
+    #[schemars(with = "super::context::PagingSchema")]
     #[allow(missing_docs)]
     pub paging: Paging,
 }

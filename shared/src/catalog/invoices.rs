@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::context::{
-    PagingSchema, compact, date_arg, date_range, destructive_description, document_schema,
+    PagingSchema, date_arg, date_range, destructive_description, document_schema,
     push_opt, text_arg, uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
@@ -57,7 +57,6 @@ impl InvoiceStatus {
 
 // Arguments of `billing_invoices_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[schemars(transform = compact)]
 pub struct ListArgs {
     // Status.
     pub status: Option<InvoiceStatus>,
@@ -89,7 +88,6 @@ pub struct ListArgs {
 // Arguments naming one invoice.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct IdArgs {
     /// Invoice UUID.
     pub id: String,
@@ -98,7 +96,7 @@ pub struct IdArgs {
 // One line of a new invoice.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact, inline)]
+#[schemars(inline)]
 pub struct LineItem {
     /// What is billed.
     pub description: String,
@@ -112,7 +110,6 @@ pub struct LineItem {
 // Arguments of `billing_invoices_create`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct CreateArgs {
     /// Payer's billing account UUID.
     pub billing_account_id: String,
@@ -128,7 +125,6 @@ pub struct CreateArgs {
 // Arguments of `billing_invoices_void`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct VoidArgs {
     /// Invoice UUID.
     pub id: String,

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::context::{
-    PagingSchema, compact, date_arg, date_range, destructive_description, document_schema,
+    PagingSchema, date_arg, date_range, destructive_description, document_schema,
     push_opt, text_arg, uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
@@ -60,7 +60,6 @@ impl NfeStatus {
 
 // Arguments of `billing_nfes_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[schemars(transform = compact)]
 pub struct ListArgs {
     /// Status (issued = authorized, error = rejected).
     pub status: Option<NfeStatus>,
@@ -80,7 +79,6 @@ pub struct ListArgs {
 // Arguments naming one NF-e.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct IdArgs {
     /// NF-e UUID.
     pub id: String,
@@ -89,7 +87,6 @@ pub struct IdArgs {
 // Arguments of `billing_nfes_cancel`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct CancelArgs {
     /// NF-e UUID.
     pub id: String,

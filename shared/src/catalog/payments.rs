@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::context::{
-    PagingSchema, compact, destructive_description, push_opt, text_arg, uuid_arg,
+    PagingSchema, destructive_description, push_opt, text_arg, uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
 use crate::access::{Permission, Resource};
@@ -50,7 +50,6 @@ impl PaymentStatus {
 
 // Arguments of `billing_payments_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[schemars(transform = compact)]
 pub struct ListArgs {
     /// Invoice UUID.
     pub invoice_id: Option<String>,
@@ -64,7 +63,6 @@ pub struct ListArgs {
 // Arguments naming one payment.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct IdArgs {
     /// Payment UUID.
     pub id: String,
@@ -73,7 +71,6 @@ pub struct IdArgs {
 // Arguments of `billing_payments_refund`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct RefundArgs {
     /// Payment UUID.
     pub id: String,

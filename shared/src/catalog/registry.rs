@@ -160,6 +160,7 @@ fn input_schema<A: JsonSchema + 'static>() -> JsonObject {
     let mut schema = (*rmcp::handler::server::common::schema_for_type::<A>()).clone();
     schema.remove("$schema");
     schema.remove("title");
+    super::context::compact_object(&mut schema);
     if schema
         .get("properties")
         .and_then(Value::as_object)

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::context::{
-    PagingSchema, compact, destructive_description, push_opt, text_arg, uuid_arg,
+    PagingSchema, destructive_description, push_opt, text_arg, uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
 use crate::access::{Permission, Resource};
@@ -105,7 +105,6 @@ impl PauseBehavior {
 
 // Arguments of `billing_subscriptions_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[schemars(transform = compact)]
 pub struct ListArgs {
     // Status.
     pub status: Option<SubscriptionStatus>,
@@ -123,7 +122,6 @@ pub struct ListArgs {
 // Arguments naming one subscription.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct IdArgs {
     /// Subscription UUID.
     pub id: String,
@@ -132,7 +130,7 @@ pub struct IdArgs {
 // One item of a subscription without a plan.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact, inline)]
+#[schemars(inline)]
 pub struct Item {
     /// What is billed.
     pub description: String,
@@ -146,7 +144,6 @@ pub struct Item {
 // Arguments of `billing_subscriptions_create`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct CreateArgs {
     /// Payer's billing account UUID.
     pub billing_account_id: String,
@@ -161,7 +158,6 @@ pub struct CreateArgs {
 // Arguments of `billing_subscriptions_pause`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct PauseArgs {
     /// Subscription UUID.
     pub id: String,
@@ -174,7 +170,6 @@ pub struct PauseArgs {
 // Arguments of `billing_subscriptions_cancel`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = compact)]
 pub struct CancelArgs {
     /// Subscription UUID.
     pub id: String,
