@@ -21,7 +21,12 @@ fn init_tracing(json: bool) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
     if json {
-        builder.json().with_ansi(false).without_time().init();
+        builder
+            .json()
+            .with_ansi(false)
+            .with_current_span(true)
+            .without_time()
+            .init();
     } else {
         builder.compact().init();
     }
@@ -110,13 +115,20 @@ mod lambda {
     //! with a streamed response (so bodies over Lambda's 6 MB buffered limit work).
 
     use kobana_mcp::App;
-    use lambda_http::{Error, Request, service_fn};
+    use lambda_http::{Error, Request, RequestExt, service_fn};
+    use tracing::Instrument;
 
-    /// Runs the Lambda runtime loop until the environment shuts the function down.
+    /// Runs the Lambda runtime loop until the environment shuts the function down. Every log
+    /// line of an invocation carries its Lambda request id.
     pub async fn run(app: App) -> Result<(), Error> {
         lambda_http::run_with_streaming_response(service_fn(move |request: Request| {
             let app = app.clone();
-            async move { Ok::<_, Error>(app.handle(request).await) }
+            let request_id = request
+                .lambda_context_ref()
+                .map(|context| context.request_id.clone())
+                .unwrap_or_default();
+            let span = tracing::info_span!("invocation", request_id = %request_id);
+            async move { Ok::<_, Error>(app.handle(request).await) }.instrument(span)
         }))
         .await
     }
