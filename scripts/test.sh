@@ -2,7 +2,8 @@
 # The project's one test command (also what CI runs through .ci/run):
 #   1. scripts/setup.sh         install/refresh .venv and clients/node_modules
 #   2. moto_server              local DynamoDB on a free loopback port, stopped on exit
-#   3. cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (debug)
+#   3. cargo fmt --check, cargo clippy -D warnings, the SAM template check, the function
+#      binary, cargo test --workspace (debug), the conformance suite, the Inspector CLI
 #
 # Extra arguments are passed to `cargo test`, e.g. `scripts/test.sh --test real_clients`.
 set -euo pipefail
@@ -102,7 +103,20 @@ cargo fmt --all -- --check
 stage "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
-stage "cargo test --workspace"
-cargo test --workspace "$@"
+stage "SAM template: cfn-lint and sam validate --lint (scripts/check-template.sh)"
+bash "$ROOT/scripts/check-template.sh"
+
+stage "cargo build -p kobana-mcp (the function binary the Lambda, conformance and Inspector runs use)"
+cargo build -p kobana-mcp
+export KOBANA_MCP_BIN="$ROOT/target/debug/kobana-mcp"
+
+stage "cargo test --workspace --no-fail-fast"
+cargo test --workspace --no-fail-fast "$@"
+
+stage "MCP conformance suite at 2025-06-18, 2025-11-25 and 2026-07-28 (scripts/conformance.sh)"
+bash "$ROOT/scripts/conformance.sh"
+
+stage "MCP Inspector CLI, legacy and modern (scripts/inspector.sh)"
+bash "$ROOT/scripts/inspector.sh"
 
 stage "all checks passed"

@@ -135,29 +135,12 @@ pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpErr
     })
 }
 
-/// Renders a successful structured result: a one-line summary plus the JSON, and the JSON
-/// as `structuredContent`.
+/// Renders a successful structured result: `structuredContent`, and the same JSON serialized
+/// as the text block (what clients without structured output show the model).
 pub fn render_success(structured: Value) -> CallToolResult {
-    let mut text = summary(&structured);
-    text.push_str(&structured.to_string());
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(structured.to_string())]);
     result.structured_content = Some(structured);
     result
-}
-
-fn summary(structured: &Value) -> String {
-    let number = |k: &str| structured.get(k).and_then(Value::as_u64);
-    match (number("total"), number("page"), number("total_pages")) {
-        (Some(total), Some(page), Some(pages)) => {
-            let next = structured
-                .get("next_page")
-                .and_then(Value::as_u64)
-                .map(|n| format!(" Há mais: chame de novo com page={n}."))
-                .unwrap_or_default();
-            format!("{total} registro(s) no total; página {page} de {pages}.{next}\n")
-        }
-        _ => String::new(),
-    }
 }
 
 /// Renders a tool failure as an `isError` result the model can act on (T-4).

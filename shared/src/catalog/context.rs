@@ -180,14 +180,20 @@ pub fn list_result(
         .unwrap_or_else(|| total.div_ceil(per_page.max(1)))
         .max(1);
     let next_page = (page < total_pages).then_some(page + 1);
-    json!({
+    let mut result = json!({
         key: data,
         "page": page,
         "per_page": per_page,
         "total": total,
         "total_pages": total_pages,
         "next_page": next_page,
-    })
+    });
+    if let Some(next) = next_page {
+        result["hint"] = json!(format!(
+            "{total} no total; esta é a página {page} de {total_pages}. Para a próxima, chame de novo com page={next}."
+        ));
+    }
+    result
 }
 
 /// The sentence every destructive tool's description ends with (CF-2/CF-5), so the model

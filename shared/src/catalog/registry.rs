@@ -194,7 +194,8 @@ fn output_schema(output: Output) -> JsonObject {
                 "per_page": {"type": "integer"},
                 "total": {"type": "integer"},
                 "total_pages": {"type": "integer"},
-                "next_page": {"type": ["integer", "null"], "description": "Página seguinte, ou null na última."}
+                "next_page": {"type": ["integer", "null"], "description": "Página seguinte, ou null na última."},
+                "hint": {"type": "string"}
             },
             "required": [key, "page", "total"]
         }),

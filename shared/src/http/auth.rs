@@ -38,6 +38,11 @@ fn origin<B>(request: &Request<B>) -> String {
 }
 
 /// The MCP endpoint's canonical URL (the protected resource's identifier).
+///
+/// Derived from the request when `MCP_PUBLIC_URL` is unset: behind API Gateway's default URL
+/// the path carries the stage (`/Prod/mcp`), and the metadata is served under it too
+/// (`/Prod/.well-known/oauth-protected-resource/mcp`), so the prefix before the well-known
+/// segment belongs to the resource.
 fn resource_url<B>(config: &Config, request: &Request<B>) -> String {
     if let Some(url) = &config.public_url {
         return url.clone();
@@ -46,27 +51,28 @@ fn resource_url<B>(config: &Config, request: &Request<B>) -> String {
     let mcp_path = match path.find(WELL_KNOWN) {
         Some(i) => {
             let suffix = &path[i + WELL_KNOWN.len()..];
-            if suffix.is_empty() { "/mcp" } else { suffix }
+            format!("{}{}", &path[..i], if suffix.is_empty() { "/mcp" } else { suffix })
         }
-        None => path,
+        None => path.to_owned(),
     };
     format!("{}{mcp_path}", origin(request))
 }
 
-/// Where the metadata of `resource` lives (RFC 9728 §3.1: well-known before the path).
+/// Where the metadata of `resource` lives: RFC 9728 puts the well-known segment right after
+/// the host (`https://host/.well-known/oauth-protected-resource/mcp`). A resource under a path
+/// prefix (API Gateway's `/Prod/mcp`) gets its metadata under the same prefix, the only place
+/// such a gateway can route (`https://host/Prod/.well-known/oauth-protected-resource/mcp`).
 fn metadata_url(resource: &str) -> String {
-    match resource.find("://").map(|i| i + 3) {
-        Some(start) => {
-            let path_at = resource[start..]
-                .find('/')
-                .map_or(resource.len(), |i| start + i);
-            format!(
-                "{}{WELL_KNOWN}{}",
-                &resource[..path_at],
-                &resource[path_at..]
-            )
-        }
-        None => format!("{resource}{WELL_KNOWN}"),
+    let Some(start) = resource.find("://").map(|i| i + 3) else {
+        return format!("{resource}{WELL_KNOWN}");
+    };
+    let path_at = resource[start..]
+        .find('/')
+        .map_or(resource.len(), |i| start + i);
+    let (origin, path) = resource.split_at(path_at);
+    match path.rfind('/') {
+        Some(last) if last > 0 => format!("{origin}{}{WELL_KNOWN}{}", &path[..last], &path[last..]),
+        _ => format!("{origin}{WELL_KNOWN}{path}"),
     }
 }
 
@@ -163,7 +169,7 @@ mod tests {
         );
         assert_eq!(
             metadata_url("https://x.execute-api.us-east-1.amazonaws.com/Prod/mcp"),
-            "https://x.execute-api.us-east-1.amazonaws.com/.well-known/oauth-protected-resource/Prod/mcp"
+            "https://x.execute-api.us-east-1.amazonaws.com/Prod/.well-known/oauth-protected-resource/mcp"
         );
     }
 
@@ -182,5 +188,14 @@ mod tests {
             .body(())
             .unwrap();
         assert_eq!(resource_url(&config, &req), "https://mcp.example.com/mcp");
+        let req = Request::builder()
+            .uri("/Prod/.well-known/oauth-protected-resource/mcp")
+            .header("host", "x.execute-api.sa-east-1.amazonaws.com")
+            .body(())
+            .unwrap();
+        assert_eq!(
+            resource_url(&config, &req),
+            "https://x.execute-api.sa-east-1.amazonaws.com/Prod/mcp"
+        );
     }
 }
