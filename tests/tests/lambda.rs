@@ -350,3 +350,19 @@ async fn a3_execute_api_url_gives_a_reachable_consistent_challenge() {
     let metadata = discover(&mut harness, &event("no-token"), false).await;
     assert_eq!(metadata["resource"], format!("https://{HOST}/Prod/mcp"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a3_even_at_trace_level_the_token_never_reaches_the_log() {
+    // lambda_runtime logs whole events at trace; the function caps it at info regardless.
+    let mut harness = Harness::start(&[("RUST_LOG", "trace")]).await;
+    for (name, event) in event_files() {
+        let reply = harness.invoke(&event).await;
+        assert!(reply.http().status < 500, "{name}");
+    }
+    let logs = harness.logs();
+    assert!(logs.len() > 1000, "trace logging is on: {} bytes", logs.len());
+    assert!(
+        !logs.contains(&full_token()),
+        "A-3: the token never appears in the function's log"
+    );
+}

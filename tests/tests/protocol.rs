@@ -565,3 +565,60 @@ async fn t3_money_and_dates_are_made_readable() {
         "2026-02-10T09:15:00-03:00"
     );
 }
+
+#[tokio::test]
+async fn t1_toolset_and_read_only_headers_narrow_but_never_widen() {
+    let stack = Stack::start().await;
+    let names = stack
+        .tool_names(&full_token(), &[("x-mcp-toolsets", "invoices, nfes")])
+        .await;
+    assert!(!names.is_empty());
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with("billing_invoices_") || n.starts_with("billing_nfes_")),
+        "{names:?}"
+    );
+    assert!(names.contains(&"billing_invoices_void".to_owned()));
+
+    let read_only = stack
+        .tool_names(&full_token(), &[("x-mcp-readonly", "true")])
+        .await;
+    assert!(read_only.contains(&"billing_invoices_list".to_owned()));
+    assert!(!read_only.iter().any(|n| n.ends_with("_void") || n.ends_with("_create")), "{read_only:?}");
+
+    // Asking for a toolset the token cannot use adds nothing.
+    let narrowed = stack
+        .tool_names(&readonly_token(), &[("x-mcp-toolsets", "invoices")])
+        .await;
+    assert!(narrowed.contains(&"billing_invoices_list".to_owned()));
+    assert!(!narrowed.contains(&"billing_invoices_void".to_owned()), "{narrowed:?}");
+
+    // A narrowed-away tool is not there to call; an unknown toolset is a clear error.
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "billing_customers_list", "arguments": {}}});
+    let (_, body) = read(
+        stack
+            .post_raw(
+                body.to_string(),
+                Some(&full_token()),
+                &[("mcp-protocol-version", "2025-11-25"), ("x-mcp-toolsets", "invoices")],
+            )
+            .await,
+    )
+    .await;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let (_, body) = read(
+        stack
+            .post_raw(
+                list.to_string(),
+                Some(&full_token()),
+                &[("mcp-protocol-version", "2025-11-25"), ("x-mcp-toolsets", "boletos")],
+            )
+            .await,
+    )
+    .await;
+    assert!(body["error"]["message"].as_str().unwrap().contains("boletos"), "{body}");
+    assert!(stack.fake.calls().is_empty());
+}

@@ -182,10 +182,16 @@ async fn pr5_prompts_through_each_real_client() {
         {"op": "get_prompt", "name": "review_pending_nfes", "arguments": {}},
         {"op": "get_prompt", "name": "customer_overview", "arguments": {"customer_id": CUSTOMER}},
         {"op": "get_prompt", "name": "monthly_billing_summary", "arguments": {"month": "2026-08"}},
+        {"op": "complete", "ref": {"type": "ref/prompt", "name": "customer_overview"}, "argument": {"name": "customer_id", "value": "Horizonte"}},
         {"op": "get_prompt", "name": "customer_overview", "arguments": {}},
+        {"op": "get_prompt", "name": "customer_overview", "arguments": {"customer_id": ""}},
+        {"op": "get_prompt", "name": "customer_overview", "arguments": {"customer_id": "../x"}},
+        {"op": "get_prompt", "name": "customer_overview", "arguments": {"customer_id": "00000000-0000-4000-8000-000000000000"}},
         {"op": "get_prompt", "name": "monthly_billing_summary", "arguments": {"month": "2026-13"}},
-        {"op": "complete", "ref": {"type": "ref/prompt", "name": "customer_overview"}, "argument": {"name": "customer_id", "value": "Horizonte"}}
+        {"op": "get_prompt", "name": "monthly_billing_summary", "arguments": {"month": "2026-8"}},
+        {"op": "get_prompt", "name": "monthly_billing_summary", "arguments": {"month": "agosto"}}
     ]);
+    let bad_arguments = ["customer_id", "customer_id", "customer_id", "customer_id", "YYYY-MM", "YYYY-MM", "`month`"];
     for runner in Runner::ALL {
         for (token, prompts) in [(full_token(), 4), (readonly_token(), 3)] {
             let report = scenario(runner, &stack.url, &token, "accept", &steps).await;
@@ -201,12 +207,14 @@ async fn pr5_prompts_through_each_real_client() {
             for outcome in &out[2..5] {
                 assert_eq!(outcome["ok"], true, "{runner:?}: {outcome}");
             }
-            for (outcome, needle) in [(&out[5], "customer_id"), (&out[6], "YYYY-MM")] {
+            for (outcome, needle) in out[6..].iter().zip(bad_arguments) {
                 assert_eq!(outcome["error"]["code"], -32602, "{runner:?}: {outcome}");
-                assert!(outcome["error"]["message"].as_str().unwrap().contains(needle));
+                let message = outcome["error"]["message"].as_str().unwrap();
+                assert!(message.contains(needle), "{runner:?}: {message}");
             }
+            assert_eq!(out.len(), 6 + bad_arguments.len());
             assert_eq!(
-                out[7]["result"]["completion"]["values"],
+                out[5]["result"]["completion"]["values"],
                 json!(["9a1de644-815e-46d1-bb8f-aa1837f8a88b"]),
                 "{runner:?}"
             );

@@ -15,8 +15,12 @@ environment: MCP_BIND, KOBANA_API_URL, CONFIRMATIONS_TABLE, MCP_ALLOWED_HOSTS,\n
   MCP_ALLOWED_ORIGINS, MCP_PUBLIC_URL, MCP_AUTHORIZATION_SERVERS, KOBANA_TIMEOUT_MS, RUST_LOG";
 
 fn init_tracing(json: bool) {
+    // The Lambda runtime logs whole events (Authorization header included) at trace level:
+    // keep it at info whatever RUST_LOG says, so the token can never reach a log line.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"))
+        .add_directive("lambda_runtime=info".parse().expect("valid directive"))
+        .add_directive("lambda_http=info".parse().expect("valid directive"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
