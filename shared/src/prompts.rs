@@ -290,8 +290,16 @@ pub async fn get(
             // Both lists are independent: read them concurrently (one upstream round trip of
             // wall time) and hand them over, so the model starts from the data.
             let (invoices, nfes) = tokio::join!(
-                run_tool(&ctx, "billing_invoices_list", json!({"without_nfe": true, "per_page": 100})),
-                run_tool(&ctx, "billing_nfes_list", json!({"status": "error", "per_page": 100})),
+                run_tool(
+                    &ctx,
+                    "billing_invoices_list",
+                    json!({"without_nfe": true, "per_page": 100})
+                ),
+                run_tool(
+                    &ctx,
+                    "billing_nfes_list",
+                    json!({"status": "error", "per_page": 100})
+                ),
             );
             let read_at = jiff::Timestamp::now()
                 .to_zoned_datetime(sao_paulo())

@@ -297,12 +297,11 @@ impl ServerHandler for KobanaMcp {
     ) -> Result<DiscoverResult, McpError> {
         // Every served version, legacy ones included: the same list rmcp puts in
         // `UnsupportedProtocolVersionError.data.supported`, which must be a subset of this.
-        Ok(DiscoverResult::from_server_info(
-            SUPPORTED_VERSIONS.to_vec(),
-            self.get_info(),
+        Ok(
+            DiscoverResult::from_server_info(SUPPORTED_VERSIONS.to_vec(), self.get_info())
+                .with_ttl_ms(3_600_000)
+                .with_cache_scope(CacheScope::Public),
         )
-        .with_ttl_ms(3_600_000)
-        .with_cache_scope(CacheScope::Public))
     }
 
     async fn list_tools(

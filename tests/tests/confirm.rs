@@ -338,38 +338,80 @@ async fn cf4_mismatched_forged_and_expired_confirmations_execute_nothing() {
     let bia = scoped_token("person-bia", FIXTURE_ORG_ID, "all");
     // (what the state was issued for) → (what the retry carries): each must simply ask again.
     let mismatches = [
-        ("another tool", "billing_nfes_cancel", nfe_args, full_token(), args.clone()),
-        ("another reason", void, args.clone(), full_token(), void_args(OPEN_INVOICE, "Outro motivo qualquer")),
-        ("another invoice", void, args.clone(), full_token(), void_args(OTHER_OPEN_INVOICE, "Cobrança emitida em duplicidade")),
+        (
+            "another tool",
+            "billing_nfes_cancel",
+            nfe_args,
+            full_token(),
+            args.clone(),
+        ),
+        (
+            "another reason",
+            void,
+            args.clone(),
+            full_token(),
+            void_args(OPEN_INVOICE, "Outro motivo qualquer"),
+        ),
+        (
+            "another invoice",
+            void,
+            args.clone(),
+            full_token(),
+            void_args(OTHER_OPEN_INVOICE, "Cobrança emitida em duplicidade"),
+        ),
         ("another person", void, args.clone(), bia, args.clone()),
     ];
     for (case, issued_for, issued_args, token, retry_args) in mismatches {
         let state = rig.ask(&full_token(), issued_for, issued_args).await;
         let body = rig.retry(&token, void, retry_args, &state, yes()).await;
-        assert_eq!(body["result"]["resultType"], "input_required", "{case}: {body}");
+        assert_eq!(
+            body["result"]["resultType"], "input_required",
+            "{case}: {body}"
+        );
         assert_asks_again(&body, &state);
     }
 
     // Another organization: the invoice does not exist there, so nothing can run.
     let state = rig.ask(&full_token(), void, args.clone()).await;
     let other_org = scoped_token("person-ana", "11111111-2222-4333-8444-555555555555", "all");
-    let body = rig.retry(&other_org, void, args.clone(), &state, yes()).await;
-    assert_ne!(body["result"]["isError"], false, "never executes for another organization: {body}");
+    let body = rig
+        .retry(&other_org, void, args.clone(), &state, yes())
+        .await;
+    assert_ne!(
+        body["result"]["isError"], false,
+        "never executes for another organization: {body}"
+    );
 
     // After expiry (clock injected, not slept).
     let state = rig.ask(&full_token(), void, args.clone()).await;
     rig.now.fetch_add(301, Ordering::SeqCst);
-    let body = rig.retry(&full_token(), void, args.clone(), &state, yes()).await;
+    let body = rig
+        .retry(&full_token(), void, args.clone(), &state, yes())
+        .await;
     assert_asks_again(&body, &state);
 
     // Forged: our shape but never issued → ask again; not even our shape → -32602.
     let forged = format!("kc1_{}", "A".repeat(43));
-    let body = rig.retry(&full_token(), void, args.clone(), &forged, yes()).await;
+    let body = rig
+        .retry(&full_token(), void, args.clone(), &forged, yes())
+        .await;
     assert_asks_again(&body, &forged);
-    let body = rig.retry(&full_token(), void, args.clone(), "eyJhbGciOi.forged", yes()).await;
+    let body = rig
+        .retry(
+            &full_token(),
+            void,
+            args.clone(),
+            "eyJhbGciOi.forged",
+            yes(),
+        )
+        .await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
 
-    assert_eq!(rig.destructive_calls(), 0, "zero destructive calls in the whole matrix");
+    assert_eq!(
+        rig.destructive_calls(),
+        0,
+        "zero destructive calls in the whole matrix"
+    );
 }
 
 #[tokio::test]

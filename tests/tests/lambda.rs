@@ -360,7 +360,11 @@ async fn a3_even_at_trace_level_the_token_never_reaches_the_log() {
         assert!(reply.http().status < 500, "{name}");
     }
     let logs = harness.logs();
-    assert!(logs.len() > 1000, "trace logging is on: {} bytes", logs.len());
+    assert!(
+        logs.len() > 1000,
+        "trace logging is on: {} bytes",
+        logs.len()
+    );
     assert!(
         !logs.contains(&full_token()),
         "A-3: the token never appears in the function's log"

@@ -220,8 +220,14 @@ async fn pr2_review_says_nothing_is_emitted() {
         "{text}"
     );
     // The two lists are read up front and handed over.
-    assert!(text.contains("FAT-2026-000655"), "the paid invoice without NF-e: {text:.2000}");
-    assert!(text.contains("Rejeição"), "the rejected NF-e reason: {text:.2000}");
+    assert!(
+        text.contains("FAT-2026-000655"),
+        "the paid invoice without NF-e: {text:.2000}"
+    );
+    assert!(
+        text.contains("Rejeição"),
+        "the rejected NF-e reason: {text:.2000}"
+    );
     assert_eq!(stack.kobana_calls("/v1/invoices/pending-nfe").len(), 1);
     assert_eq!(stack.kobana_calls("/v1/nfes").len(), 1);
 }

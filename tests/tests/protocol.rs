@@ -585,14 +585,22 @@ async fn t1_toolset_and_read_only_headers_narrow_but_never_widen() {
         .tool_names(&full_token(), &[("x-mcp-readonly", "true")])
         .await;
     assert!(read_only.contains(&"billing_invoices_list".to_owned()));
-    assert!(!read_only.iter().any(|n| n.ends_with("_void") || n.ends_with("_create")), "{read_only:?}");
+    assert!(
+        !read_only
+            .iter()
+            .any(|n| n.ends_with("_void") || n.ends_with("_create")),
+        "{read_only:?}"
+    );
 
     // Asking for a toolset the token cannot use adds nothing.
     let narrowed = stack
         .tool_names(&readonly_token(), &[("x-mcp-toolsets", "invoices")])
         .await;
     assert!(narrowed.contains(&"billing_invoices_list".to_owned()));
-    assert!(!narrowed.contains(&"billing_invoices_void".to_owned()), "{narrowed:?}");
+    assert!(
+        !narrowed.contains(&"billing_invoices_void".to_owned()),
+        "{narrowed:?}"
+    );
 
     // A narrowed-away tool is not there to call; an unknown toolset is a clear error.
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -602,7 +610,10 @@ async fn t1_toolset_and_read_only_headers_narrow_but_never_widen() {
             .post_raw(
                 body.to_string(),
                 Some(&full_token()),
-                &[("mcp-protocol-version", "2025-11-25"), ("x-mcp-toolsets", "invoices")],
+                &[
+                    ("mcp-protocol-version", "2025-11-25"),
+                    ("x-mcp-toolsets", "invoices"),
+                ],
             )
             .await,
     )
@@ -614,11 +625,20 @@ async fn t1_toolset_and_read_only_headers_narrow_but_never_widen() {
             .post_raw(
                 list.to_string(),
                 Some(&full_token()),
-                &[("mcp-protocol-version", "2025-11-25"), ("x-mcp-toolsets", "boletos")],
+                &[
+                    ("mcp-protocol-version", "2025-11-25"),
+                    ("x-mcp-toolsets", "boletos"),
+                ],
             )
             .await,
     )
     .await;
-    assert!(body["error"]["message"].as_str().unwrap().contains("boletos"), "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("boletos"),
+        "{body}"
+    );
     assert!(stack.fake.calls().is_empty());
 }

@@ -34,70 +34,234 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
     vec![
         (call("billing_organization_get", json!({})), None),
         (call("billing_schemas_list", json!({})), None),
-        (call("billing_schemas_get", json!({"resource": "invoices"})), None),
-        (call("billing_customers_list", json!({"search": "Padaria"})), None),
-        (call("billing_customers_get", json!({"id": "crm-000202"})), None),
-        (call("billing_customers_create", json!({"name": "Oficina Boa Vista Ltda", "kind": "juridical", "email": "contato@boavista.example.com"})), None),
-        (call("billing_customers_update", json!({"id": CUSTOMER, "notes": "Atualizado pelo teste"})), None),
-        (call("billing_customers_delete", json!({"id": GONE_CUSTOMER})), None),
-        (call("billing_subscriptions_list", json!({"billing_account_id": ACCOUNT})), None),
-        (call("billing_subscriptions_get", json!({"id": SUBSCRIPTION})), None),
-        (call("billing_subscriptions_create", json!({"billing_account_id": ACCOUNT, "plan_id": PLAN})), None),
-        (call("billing_subscriptions_pause", json!({"id": SUBSCRIPTION})), None),
-        (call("billing_subscriptions_resume", json!({"id": SUBSCRIPTION})), None),
-        (call("billing_subscriptions_cancel", json!({"id": PAST_DUE_SUBSCRIPTION, "reason": "Cliente pediu"})), None),
-        (call("billing_invoices_list", json!({"overdue": true})), None),
-        (call("billing_invoices_get", json!({"id": OPEN_INVOICE})), None),
-        (call("billing_invoices_pdf", json!({"id": OPEN_INVOICE})), None),
-        (call("billing_invoices_create", json!({"billing_account_id": ACCOUNT, "line_items": [{"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 25000}]})), None),
-        (call("billing_invoices_finalize", json!({"id": DRAFT_INVOICE})), None),
-        (call("billing_invoices_send_reminder", json!({"id": OPEN_INVOICE})), None),
-        (call("billing_invoices_issue_nfe", json!({"id": PAID_INVOICE_NFE_ERROR})), None),
-        (call("billing_invoices_void", json!({"id": OVERDUE_INVOICE, "reason": "Cobrança emitida em duplicidade"})), None),
-        (call("billing_payments_list", json!({"invoice_id": PAID_INVOICE})), None),
+        (
+            call("billing_schemas_get", json!({"resource": "invoices"})),
+            None,
+        ),
+        (
+            call("billing_customers_list", json!({"search": "Padaria"})),
+            None,
+        ),
+        (
+            call("billing_customers_get", json!({"id": "crm-000202"})),
+            None,
+        ),
+        (
+            call(
+                "billing_customers_create",
+                json!({"name": "Oficina Boa Vista Ltda", "kind": "juridical", "email": "contato@boavista.example.com"}),
+            ),
+            None,
+        ),
+        (
+            call(
+                "billing_customers_update",
+                json!({"id": CUSTOMER, "notes": "Atualizado pelo teste"}),
+            ),
+            None,
+        ),
+        (
+            call("billing_customers_delete", json!({"id": GONE_CUSTOMER})),
+            None,
+        ),
+        (
+            call(
+                "billing_subscriptions_list",
+                json!({"billing_account_id": ACCOUNT}),
+            ),
+            None,
+        ),
+        (
+            call("billing_subscriptions_get", json!({"id": SUBSCRIPTION})),
+            None,
+        ),
+        (
+            call(
+                "billing_subscriptions_create",
+                json!({"billing_account_id": ACCOUNT, "plan_id": PLAN}),
+            ),
+            None,
+        ),
+        (
+            call("billing_subscriptions_pause", json!({"id": SUBSCRIPTION})),
+            None,
+        ),
+        (
+            call("billing_subscriptions_resume", json!({"id": SUBSCRIPTION})),
+            None,
+        ),
+        (
+            call(
+                "billing_subscriptions_cancel",
+                json!({"id": PAST_DUE_SUBSCRIPTION, "reason": "Cliente pediu"}),
+            ),
+            None,
+        ),
+        (
+            call("billing_invoices_list", json!({"overdue": true})),
+            None,
+        ),
+        (
+            call("billing_invoices_get", json!({"id": OPEN_INVOICE})),
+            None,
+        ),
+        (
+            call("billing_invoices_pdf", json!({"id": OPEN_INVOICE})),
+            None,
+        ),
+        (
+            call(
+                "billing_invoices_create",
+                json!({"billing_account_id": ACCOUNT, "line_items": [{"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 25000}]}),
+            ),
+            None,
+        ),
+        (
+            call("billing_invoices_finalize", json!({"id": DRAFT_INVOICE})),
+            None,
+        ),
+        (
+            call(
+                "billing_invoices_send_reminder",
+                json!({"id": OPEN_INVOICE}),
+            ),
+            None,
+        ),
+        (
+            call(
+                "billing_invoices_issue_nfe",
+                json!({"id": PAID_INVOICE_NFE_ERROR}),
+            ),
+            None,
+        ),
+        (
+            call(
+                "billing_invoices_void",
+                json!({"id": OVERDUE_INVOICE, "reason": "Cobrança emitida em duplicidade"}),
+            ),
+            None,
+        ),
+        (
+            call("billing_payments_list", json!({"invoice_id": PAID_INVOICE})),
+            None,
+        ),
         (call("billing_payments_get", json!({"id": PAYMENT})), None),
-        (call("billing_payments_refund", json!({"id": PAYMENT, "amount_cents": 1000, "reason": "Desconto concedido"})), None),
+        (
+            call(
+                "billing_payments_refund",
+                json!({"id": PAYMENT, "amount_cents": 1000, "reason": "Desconto concedido"}),
+            ),
+            None,
+        ),
         (call("billing_nfes_list", json!({"status": "issued"})), None),
         (call("billing_nfes_get", json!({"id": ISSUED_NFE})), None),
         (call("billing_nfes_pdf", json!({"id": ISSUED_NFE})), None),
         (call("billing_nfes_xml", json!({"id": ISSUED_NFE})), None),
-        (call("billing_nfes_issue", json!({"id": REJECTED_NFE})), None),
-        (call("billing_nfes_cancel", json!({"id": ISSUED_NFE, "reason": "Serviço não prestado ao tomador"})), None),
+        (
+            call("billing_nfes_issue", json!({"id": REJECTED_NFE})),
+            None,
+        ),
+        (
+            call(
+                "billing_nfes_cancel",
+                json!({"id": ISSUED_NFE, "reason": "Serviço não prestado ao tomador"}),
+            ),
+            None,
+        ),
         // The draft was finalized above: deleting it now is refused by Kobana.
-        (call("billing_invoices_delete", json!({"id": DRAFT_INVOICE})), Some("rascunho")),
+        (
+            call("billing_invoices_delete", json!({"id": DRAFT_INVOICE})),
+            Some("rascunho"),
+        ),
         // One failure per toolset, with the text that tells the model what to change.
-        (call("billing_schemas_get", json!({"resource": "widgets"})), Some("customers, billing_accounts")),
-        (call("billing_customers_get", json!({"id": "00000000-0000-4000-8000-000000000000"})), Some("Não encontrado")),
-        (call("billing_subscriptions_resume", json!({"id": PAST_DUE_SUBSCRIPTION})), Some("situação atual")),
-        (call("billing_invoices_void", json!({"id": VOID_INVOICE, "reason": "Duplicada"})), Some("situação atual")),
-        (call("billing_payments_refund", json!({"id": PAYMENT, "amount_cents": 99999999})), Some("rejeitou")),
-        (call("billing_nfes_cancel", json!({"id": REJECTED_NFE, "reason": "curto"})), Some("15")),
-        (call("billing_organization_get", json!({"unexpected": 1})), Some("`unexpected`")),
+        (
+            call("billing_schemas_get", json!({"resource": "widgets"})),
+            Some("customers, billing_accounts"),
+        ),
+        (
+            call(
+                "billing_customers_get",
+                json!({"id": "00000000-0000-4000-8000-000000000000"}),
+            ),
+            Some("Não encontrado"),
+        ),
+        (
+            call(
+                "billing_subscriptions_resume",
+                json!({"id": PAST_DUE_SUBSCRIPTION}),
+            ),
+            Some("situação atual"),
+        ),
+        (
+            call(
+                "billing_invoices_void",
+                json!({"id": VOID_INVOICE, "reason": "Duplicada"}),
+            ),
+            Some("situação atual"),
+        ),
+        (
+            call(
+                "billing_payments_refund",
+                json!({"id": PAYMENT, "amount_cents": 99999999}),
+            ),
+            Some("rejeitou"),
+        ),
+        (
+            call(
+                "billing_nfes_cancel",
+                json!({"id": REJECTED_NFE, "reason": "curto"}),
+            ),
+            Some("15"),
+        ),
+        (
+            call("billing_organization_get", json!({"unexpected": 1})),
+            Some("`unexpected`"),
+        ),
     ]
 }
 
 #[tokio::test]
 async fn t4_every_tool_runs_through_each_real_client_in_both_eras() {
-    let registry_names: Vec<&str> = kobana_mcp::catalog::registry().all().iter().map(|t| t.meta.name).collect();
+    let registry_names: Vec<&str> = kobana_mcp::catalog::registry()
+        .all()
+        .iter()
+        .map(|t| t.meta.name)
+        .collect();
     let plan = every_tool();
-    let called: std::collections::BTreeSet<&str> =
-        plan.iter().map(|(s, _)| s["name"].as_str().unwrap()).collect();
-    assert_eq!(called.len(), registry_names.len(), "every registered tool is driven: {registry_names:?}");
+    let called: std::collections::BTreeSet<&str> = plan
+        .iter()
+        .map(|(s, _)| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        called.len(),
+        registry_names.len(),
+        "every registered tool is driven: {registry_names:?}"
+    );
     let steps = Value::Array(plan.iter().map(|(s, _)| s.clone()).collect());
     for runner in Runner::ALL {
         let stack = Stack::start().await;
         let report = scenario(runner, &stack.url, &full_token(), "accept", &steps).await;
-        let expected_version = if runner.modern() { "2026-07-28" } else { "2025-11-25" };
+        let expected_version = if runner.modern() {
+            "2026-07-28"
+        } else {
+            "2025-11-25"
+        };
         assert_eq!(report["protocolVersion"], expected_version, "{runner:?}");
         for ((step, failure), outcome) in plan.iter().zip(report["steps"].as_array().unwrap()) {
             let name = step["name"].as_str().unwrap();
-            assert_eq!(outcome["ok"], true, "{runner:?} {name}: protocol error {outcome}");
+            assert_eq!(
+                outcome["ok"], true,
+                "{runner:?} {name}: protocol error {outcome}"
+            );
             let result = &outcome["result"];
             let text = result["content"][0]["text"].as_str().unwrap_or_default();
             match failure {
                 None => assert_ne!(result["isError"], true, "{runner:?} {name} failed: {text}"),
                 Some(needle) => {
-                    assert_eq!(result["isError"], true, "{runner:?} {name} should fail: {text:.300}");
+                    assert_eq!(
+                        result["isError"], true,
+                        "{runner:?} {name} should fail: {text:.300}"
+                    );
                     assert!(text.contains(needle), "{runner:?} {name}: {text}");
                 }
             }
@@ -106,14 +270,24 @@ async fn t4_every_tool_runs_through_each_real_client_in_both_eras() {
         if runner.modern() {
             // Every destructive call that passes its own argument checks asks (8); the NF-e cancel
             // with a 10-character reason is refused before anyone is asked.
-            assert_eq!(elicited, 8, "{runner:?}: each destructive call asked the person (CF-2)");
+            assert_eq!(
+                elicited, 8,
+                "{runner:?}: each destructive call asked the person (CF-2)"
+            );
         } else {
             assert_eq!(elicited, 0, "{runner:?}: era 2025 never asks (CF-5)");
         }
         let voids = stack.kobana_calls(&format!("/v1/invoices/{OVERDUE_INVOICE}/void"));
-        assert_eq!(voids.len(), 1, "{runner:?}: the confirmed void ran exactly once");
+        assert_eq!(
+            voids.len(),
+            1,
+            "{runner:?}: the confirmed void ran exactly once"
+        );
         let nfe_cancels = stack.kobana_calls(&format!("/v1/nfes/{REJECTED_NFE}/cancel"));
-        assert!(nfe_cancels.is_empty(), "a short reason never reaches Kobana");
+        assert!(
+            nfe_cancels.is_empty(),
+            "a short reason never reaches Kobana"
+        );
     }
 }
 
@@ -122,7 +296,10 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
     for runner in Runner::ALL {
         let stack = Stack::start().await;
         stack.fake.set_pdf_size(OPEN_INVOICE, 9_900_000);
-        let mut steps = vec![json!({"op": "list_resources"}), json!({"op": "list_templates"})];
+        let mut steps = vec![
+            json!({"op": "list_resources"}),
+            json!({"op": "list_templates"}),
+        ];
         let uris = [
             "kobana://billing/organization".to_owned(),
             "kobana://billing/schemas".to_owned(),
@@ -135,13 +312,34 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
             format!("kobana://billing/nfes/{ISSUED_NFE}/pdf"),
             format!("kobana://billing/nfes/{ISSUED_NFE}/xml"),
         ];
-        steps.extend(uris.iter().map(|u| json!({"op": "read_resource", "uri": u})));
+        steps.extend(
+            uris.iter()
+                .map(|u| json!({"op": "read_resource", "uri": u})),
+        );
         let missing = "kobana://billing/invoices/00000000-0000-4000-8000-000000000000";
         steps.push(json!({"op": "read_resource", "uri": missing}));
-        let report = scenario(runner, &stack.url, &readonly_token(), "accept", &Value::Array(steps)).await;
+        let report = scenario(
+            runner,
+            &stack.url,
+            &readonly_token(),
+            "accept",
+            &Value::Array(steps),
+        )
+        .await;
         let out = report["steps"].as_array().unwrap();
-        assert_eq!(out[0]["result"]["resources"].as_array().unwrap().len(), 2, "{runner:?}");
-        assert_eq!(out[1]["result"]["resourceTemplates"].as_array().unwrap().len(), 8, "{runner:?}");
+        assert_eq!(
+            out[0]["result"]["resources"].as_array().unwrap().len(),
+            2,
+            "{runner:?}"
+        );
+        assert_eq!(
+            out[1]["result"]["resourceTemplates"]
+                .as_array()
+                .unwrap()
+                .len(),
+            8,
+            "{runner:?}"
+        );
         for (uri, outcome) in uris.iter().zip(&out[2..12]) {
             assert_eq!(outcome["ok"], true, "{runner:?} {uri}: {outcome}");
             let content = &outcome["result"]["contents"][0];
@@ -154,10 +352,19 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
                 };
                 let bytes = stack.fake.pdf_bytes(kind, id).unwrap();
                 assert_eq!(content["blob_len"], bytes.len(), "{runner:?} {uri}");
-                let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-                assert_eq!(content["blob_sha256"], digest, "{runner:?} {uri}: decoded bytes equal the fake's");
+                let digest: String = Sha256::digest(&bytes)
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                assert_eq!(
+                    content["blob_sha256"], digest,
+                    "{runner:?} {uri}: decoded bytes equal the fake's"
+                );
             } else {
-                assert!(content["text"].as_str().is_some_and(|t| !t.is_empty()), "{runner:?} {uri}");
+                assert!(
+                    content["text"].as_str().is_some_and(|t| !t.is_empty()),
+                    "{runner:?} {uri}"
+                );
             }
         }
         assert_eq!(out[8]["result"]["contents"][0]["blob_len"], 9_900_000);
@@ -191,18 +398,38 @@ async fn pr5_prompts_through_each_real_client() {
         {"op": "get_prompt", "name": "monthly_billing_summary", "arguments": {"month": "2026-8"}},
         {"op": "get_prompt", "name": "monthly_billing_summary", "arguments": {"month": "agosto"}}
     ]);
-    let bad_arguments = ["customer_id", "customer_id", "customer_id", "customer_id", "YYYY-MM", "YYYY-MM", "`month`"];
+    let bad_arguments = [
+        "customer_id",
+        "customer_id",
+        "customer_id",
+        "customer_id",
+        "YYYY-MM",
+        "YYYY-MM",
+        "`month`",
+    ];
     for runner in Runner::ALL {
         for (token, prompts) in [(full_token(), 4), (readonly_token(), 3)] {
             let report = scenario(runner, &stack.url, &token, "accept", &steps).await;
             let out = report["steps"].as_array().unwrap();
-            assert_eq!(out[0]["result"]["prompts"].as_array().unwrap().len(), prompts, "{runner:?}");
+            assert_eq!(
+                out[0]["result"]["prompts"].as_array().unwrap().len(),
+                prompts,
+                "{runner:?}"
+            );
             let first = &out[1];
             if prompts == 4 {
-                let text = first["result"]["messages"][0]["content"]["text"].as_str().unwrap();
-                assert!(text.contains("billing_invoices_send_reminder"), "{runner:?}");
+                let text = first["result"]["messages"][0]["content"]["text"]
+                    .as_str()
+                    .unwrap();
+                assert!(
+                    text.contains("billing_invoices_send_reminder"),
+                    "{runner:?}"
+                );
             } else {
-                assert_eq!(first["error"]["code"], -32602, "{runner:?}: A-2 read-only never gets it");
+                assert_eq!(
+                    first["error"]["code"], -32602,
+                    "{runner:?}: A-2 read-only never gets it"
+                );
             }
             for outcome in &out[2..5] {
                 assert_eq!(outcome["ok"], true, "{runner:?}: {outcome}");
@@ -225,13 +452,24 @@ async fn pr5_prompts_through_each_real_client() {
 #[tokio::test]
 async fn cf3_elicitation_handlers_answering_yes_and_no() {
     for runner in [Runner::TsAuto, Runner::PyAuto] {
-        for (answer, executes) in [("decline", false), ("cancel", false), ("accept_false", false), ("accept", true)] {
+        for (answer, executes) in [
+            ("decline", false),
+            ("cancel", false),
+            ("accept_false", false),
+            ("accept", true),
+        ] {
             let stack = Stack::start().await;
-            let steps = json!([call("billing_invoices_void", json!({"id": OPEN_INVOICE, "reason": "Cobrança emitida em duplicidade"}))]);
+            let steps = json!([call(
+                "billing_invoices_void",
+                json!({"id": OPEN_INVOICE, "reason": "Cobrança emitida em duplicidade"})
+            )]);
             let report = scenario(runner, &stack.url, &full_token(), answer, &steps).await;
             let shown = report["elicitations"].as_array().unwrap();
             assert_eq!(shown.len(), 1, "{runner:?} {answer}");
-            assert!(shown[0].as_str().unwrap().contains("FAT-2026-000812"), "{runner:?}: {shown:?}");
+            assert!(
+                shown[0].as_str().unwrap().contains("FAT-2026-000812"),
+                "{runner:?}: {shown:?}"
+            );
             let result = &report["steps"][0]["result"];
             let voids = stack.kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"));
             if executes {

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::context::{
-    PagingSchema, date_arg, date_range, destructive_description, document_schema,
-    push_opt, text_arg, uuid_arg,
+    PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
+    text_arg, uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
 use crate::access::{Permission, Resource};

@@ -5,9 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::context::{
-    PagingSchema, destructive_description, push_opt, text_arg, uuid_arg,
-};
+use super::context::{PagingSchema, destructive_description, push_opt, text_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
 use crate::access::{Permission, Resource};
 

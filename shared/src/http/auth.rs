@@ -51,7 +51,11 @@ fn resource_url<B>(config: &Config, request: &Request<B>) -> String {
     let mcp_path = match path.find(WELL_KNOWN) {
         Some(i) => {
             let suffix = &path[i + WELL_KNOWN.len()..];
-            format!("{}{}", &path[..i], if suffix.is_empty() { "/mcp" } else { suffix })
+            format!(
+                "{}{}",
+                &path[..i],
+                if suffix.is_empty() { "/mcp" } else { suffix }
+            )
         }
         None => path.to_owned(),
     };

@@ -237,7 +237,12 @@ pub enum Runner {
 
 impl Runner {
     /// All four.
-    pub const ALL: [Runner; 4] = [Runner::PyAuto, Runner::PyLegacy, Runner::TsAuto, Runner::TsLegacy];
+    pub const ALL: [Runner; 4] = [
+        Runner::PyAuto,
+        Runner::PyLegacy,
+        Runner::TsAuto,
+        Runner::TsLegacy,
+    ];
 
     /// Whether this runner speaks era 2026.
     pub fn modern(self) -> bool {
@@ -248,7 +253,13 @@ impl Runner {
 /// Runs `steps` through a real client and returns its report
 /// (`{protocolVersion, elicitations, steps: [{ok, result|error}]}`).
 /// `elicit` is how the person answers a confirmation: accept, accept_false, decline, cancel.
-pub async fn scenario(runner: Runner, url: &str, token: &str, elicit: &str, steps: &Value) -> Value {
+pub async fn scenario(
+    runner: Runner,
+    url: &str,
+    token: &str,
+    elicit: &str,
+    steps: &Value,
+) -> Value {
     let (program, script, mode) = match runner {
         Runner::PyAuto => (python(), "scenario.py", "auto"),
         Runner::PyLegacy => (python(), "scenario.py", "legacy"),
@@ -275,10 +286,13 @@ pub async fn scenario(runner: Runner, url: &str, token: &str, elicit: &str, step
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(steps.to_string().as_bytes()).await.unwrap();
     }
-    let output = tokio::time::timeout(std::time::Duration::from_secs(240), child.wait_with_output())
-        .await
-        .unwrap_or_else(|_| panic!("{runner:?} timed out"))
-        .unwrap();
+    let output = tokio::time::timeout(
+        std::time::Duration::from_secs(240),
+        child.wait_with_output(),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("{runner:?} timed out"))
+    .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{runner:?} failed: {stderr}");
     let stdout = String::from_utf8_lossy(&output.stdout);
