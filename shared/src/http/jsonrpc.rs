@@ -3,7 +3,7 @@
 //! -32700 or -32600) before anything else runs.
 
 use bytes::Bytes;
-use http::{Response, StatusCode};
+use http::{HeaderMap, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde_json::{Value, json};
@@ -40,8 +40,120 @@ where
     }
 }
 
-/// Checks that `bytes` is one JSON-RPC 2.0 request, notification or response.
-pub fn check(bytes: &[u8]) -> Result<(), Box<Response<ResponseBody>>> {
+/// An answer that echoes the request `id`: 200 for bad params (a handler error in both eras),
+/// 400 for the transport-level faults of era 2026.
+fn error_with_id(
+    status: StatusCode,
+    id: &Value,
+    code: i64,
+    message: &str,
+) -> Box<Response<ResponseBody>> {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    Box::new(fixed(status, "application/json", body.to_string()))
+}
+
+fn valid_id(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        // Integers, including ones written as 1.0 or 1e2; never fractions or beyond i64.
+        Value::Number(n) => {
+            n.is_i64()
+                || n.as_f64().is_some_and(|f| {
+                    f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64
+                })
+        }
+        _ => false,
+    }
+}
+
+/// Why the params of a method we serve do not have the shape the method needs.
+fn params_problem(method: &str, params: &serde_json::Map<String, Value>) -> Option<String> {
+    let string = |key: &str| params.get(key).is_some_and(Value::is_string);
+    let object_or_absent = |key: &str| params.get(key).is_none_or(Value::is_object);
+    let string_or_absent = |key: &str| params.get(key).is_none_or(Value::is_string);
+    match method {
+        "tools/call" => {
+            if !string("name") {
+                return Some("`name` must be the tool name, a string".into());
+            }
+            if !object_or_absent("arguments") {
+                return Some("`arguments` must be an object".into());
+            }
+            if !string_or_absent("requestState") {
+                return Some("`requestState` must be a string".into());
+            }
+            if !object_or_absent("inputResponses") {
+                return Some("`inputResponses` must be an object".into());
+            }
+        }
+        "resources/read" => {
+            if !string("uri") {
+                return Some("`uri` must be a string".into());
+            }
+        }
+        "prompts/get" => {
+            if !string("name") {
+                return Some("`name` must be the prompt name, a string".into());
+            }
+            match params.get("arguments") {
+                None | Some(Value::Null) => {}
+                Some(Value::Object(args)) => {
+                    if let Some((key, _)) = args.iter().find(|(_, v)| !v.is_string()) {
+                        return Some(format!("prompt argument `{key}` must be a string"));
+                    }
+                }
+                Some(_) => return Some("`arguments` must be an object of strings".into()),
+            }
+        }
+        "completion/complete" => {
+            let reference = params.get("ref").and_then(Value::as_object);
+            let ref_ok = reference.is_some_and(|r| match r.get("type").and_then(Value::as_str) {
+                Some("ref/prompt") => r.get("name").is_some_and(Value::is_string),
+                Some("ref/resource") => r.get("uri").is_some_and(Value::is_string),
+                _ => false,
+            });
+            if !ref_ok {
+                return Some(
+                    "`ref` must be {type: ref/prompt, name} or {type: ref/resource, uri}".into(),
+                );
+            }
+            let argument = params.get("argument").and_then(Value::as_object);
+            if !argument.is_some_and(|a| {
+                a.get("name").is_some_and(Value::is_string)
+                    && a.get("value").is_some_and(Value::is_string)
+            }) {
+                return Some("`argument` must be {name, value}, both strings".into());
+            }
+        }
+        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
+            if params.get("cursor").is_some_and(|c| !c.is_null()) {
+                return Some("unknown `cursor`: this server returns every item in one page".into());
+            }
+        }
+        "initialize" => {
+            if !string("protocolVersion") {
+                return Some("`protocolVersion` must be a string".into());
+            }
+            if !params.get("capabilities").is_some_and(Value::is_object) {
+                return Some("`capabilities` must be an object".into());
+            }
+            let info = params.get("clientInfo").and_then(Value::as_object);
+            if !info.is_some_and(|i| {
+                i.get("name").is_some_and(Value::is_string)
+                    && i.get("version").is_some_and(Value::is_string)
+            }) {
+                return Some("`clientInfo` must be {name, version}".into());
+            }
+        }
+        _ => {}
+    }
+    None
+}
+
+/// Checks that `bytes` is one JSON-RPC 2.0 request, notification or response, and that the
+/// params of the methods we serve have the right shape, answering with the JSON-RPC error a
+/// client expects (`id` echoed whenever there is a usable one).
+pub fn check(bytes: &[u8], headers: &HeaderMap) -> Result<(), Box<Response<ResponseBody>>> {
     let value: Value = serde_json::from_slice(bytes).map_err(|_| {
         error(
             StatusCode::BAD_REQUEST,
@@ -68,25 +180,87 @@ pub fn check(bytes: &[u8]) -> Result<(), Box<Response<ResponseBody>>> {
     if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
         return Err(invalid("`jsonrpc` must be \"2.0\""));
     }
-    if let Some(id) = object.get("id")
-        && !matches!(id, Value::String(_) | Value::Number(_))
-        && !(id.is_null() && object.contains_key("error"))
-    {
-        return Err(invalid("`id` must be a string or a number"));
-    }
-    match object.get("method") {
-        Some(Value::String(m)) if !m.is_empty() => {
-            if let Some(params) = object.get("params")
-                && !params.is_object()
+    let id = object.get("id");
+    let Some(method) = object.get("method") else {
+        // A response: exactly one of result / error, an error being {code, message}.
+        let (result, err) = (object.get("result"), object.get("error"));
+        return match (result, err) {
+            (Some(_), None) if id.is_some_and(valid_id) => Ok(()),
+            (None, Some(Value::Object(e)))
+                if e.get("code").is_some_and(Value::is_i64)
+                    && e.get("message").is_some_and(Value::is_string)
+                    && id.is_some_and(|i| i.is_null() || valid_id(i)) =>
             {
-                return Err(invalid("`params` must be an object"));
+                Ok(())
             }
-            Ok(())
-        }
-        Some(_) => Err(invalid("`method` must be a non-empty string")),
-        None if object.contains_key("result") || object.contains_key("error") => Ok(()),
-        None => Err(invalid("no `method`, `result` or `error`")),
+            (None, None) => Err(invalid("no `method`, `result` or `error`")),
+            _ => Err(invalid(
+                "a response carries an `id` and exactly one of `result` or `error` {code, message}",
+            )),
+        };
+    };
+    if let Some(id) = id
+        && !valid_id(id)
+    {
+        return Err(invalid("`id` must be a string or an integer"));
     }
+    let Some(method) = method.as_str().filter(|m| !m.is_empty()) else {
+        return Err(invalid("`method` must be a non-empty string"));
+    };
+    let empty = serde_json::Map::new();
+    let params = match object.get("params") {
+        None => &empty,
+        Some(Value::Object(params)) => params,
+        Some(_) => return Err(invalid("`params` must be an object")),
+    };
+    let Some(id) = id else {
+        return Ok(()); // a notification: accepted and ignored
+    };
+    let header_version = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    if let Some(meta) = params.get("_meta")
+        && !meta.is_object()
+    {
+        // Era 2026 makes a malformed `_meta` a 400; in era 2025 it is just bad params.
+        let status = if header_version.is_some_and(|v| v >= "2026-07-28") {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::OK
+        };
+        return Err(error_with_id(
+            status,
+            id,
+            -32602,
+            "Invalid params: `_meta` must be an object",
+        ));
+    }
+    let claims_modern = params
+        .get("_meta")
+        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .is_some();
+    if method == "initialize" && !claims_modern && header_version.is_some_and(|v| v >= "2026-07-28")
+    {
+        return Err(error_with_id(
+            StatusCode::BAD_REQUEST,
+            id,
+            -32020,
+            "Header mismatch: initialize is era 2025, but MCP-Protocol-Version names an era-2026 version",
+        ));
+    }
+    // `initialize` carrying a modern claim is an era-2026 call of a removed method: rmcp
+    // answers 404 / -32601 for it, whatever its params.
+    let removed_in_2026 = method == "initialize" && claims_modern;
+    if !removed_in_2026 && let Some(problem) = params_problem(method, params) {
+        return Err(error_with_id(
+            StatusCode::OK,
+            id,
+            -32602,
+            &format!("Invalid params for {method}: {problem}"),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -94,7 +268,7 @@ mod tests {
     use super::*;
 
     fn code(body: &str) -> Option<(u16, i64)> {
-        check(body.as_bytes()).err().map(|r| {
+        check(body.as_bytes(), &HeaderMap::new()).err().map(|r| {
             let status = r.status().as_u16();
             (status, 0)
         })
@@ -104,12 +278,13 @@ mod tests {
     fn well_formed_messages_pass() {
         for ok in [
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
-            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}"#,
         ] {
-            assert!(check(ok.as_bytes()).is_ok(), "{ok}");
+            assert!(check(ok.as_bytes(), &HeaderMap::new()).is_ok(), "{ok}");
         }
     }
 
@@ -126,6 +301,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#,
             r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
         ] {
             assert_eq!(code(bad).map(|c| c.0), Some(400), "{bad}");
         }

@@ -1,11 +1,14 @@
 //! The HTTP front: routes, the OAuth protected-resource metadata, the 401 challenge, and the
 //! hand-off to rmcp's stateless Streamable HTTP service for everything MCP.
 //!
-//! Gates run in this order: route, then authentication (401 before anything is parsed), then
-//! rmcp's own checks (Host, Origin, method, content type, body size, protocol era).
+//! Gates run in this order: route, authentication (401 before anything is parsed), Host and
+//! Origin (403), the body within its size limit (413) and its JSON-RPC shape (400, or -32602
+//! for params a served method cannot take), then rmcp's own checks (method, content type,
+//! protocol era and headers) and the handler.
 
 mod auth;
 pub mod document;
+mod guard;
 mod jsonrpc;
 mod local;
 
@@ -178,18 +181,26 @@ impl App {
             );
         }
         if request.method() != Method::POST {
+            if let Err(response) = guard::check(&self.inner.config, request.headers()) {
+                return *response;
+            }
             return self.rmcp(request).await;
         }
+        // Authentication first (a 401 is never era evidence), then Host/Origin, and only
+        // then is the body read.
         let request = match auth::authenticate(&self.inner.config, request) {
             Ok(request) => request,
             Err(response) => return *response,
         };
+        if let Err(response) = guard::check(&self.inner.config, request.headers()) {
+            return *response;
+        }
         let (parts, body) = request.into_parts();
         let bytes = match jsonrpc::read_body(body, self.inner.config.max_body_bytes).await {
             Ok(bytes) => bytes,
             Err(response) => return *response,
         };
-        if let Err(response) = jsonrpc::check(&bytes) {
+        if let Err(response) = jsonrpc::check(&bytes, &parts.headers) {
             return *response;
         }
         let mut request = Request::from_parts(parts, Full::new(bytes));

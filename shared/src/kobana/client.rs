@@ -36,6 +36,17 @@ pub struct DownloadResponse {
     pub response: reqwest::Response,
 }
 
+/// One request to Kobana, as the retry loop needs it.
+struct Outgoing<'a> {
+    method: Method,
+    segments: &'a [&'a str],
+    query: &'a [(String, String)],
+    body: Option<&'a Value>,
+    idempotency_key: Option<&'a str>,
+    accept: &'a str,
+    retryable: bool,
+}
+
 /// Client for one Kobana billing host. Cheap to clone; connections are reused.
 #[derive(Clone)]
 pub struct KobanaClient {
@@ -123,10 +134,32 @@ impl KobanaClient {
         body: Option<&Value>,
         idempotency_key: Option<&str>,
     ) -> Result<Envelope, KobanaError> {
-        let url = self.url(segments)?;
-        let retryable = method == Method::GET || idempotency_key.is_some();
-        let started = Instant::now();
-        let deadline = started + self.inner.deadline;
+        let request = Outgoing {
+            retryable: method == Method::GET || idempotency_key.is_some(),
+            method,
+            segments,
+            query,
+            body,
+            idempotency_key,
+            accept: "application/json",
+        };
+        self.execute(token, request, read_envelope).await
+    }
+
+    /// Sends `request`, reading each answer with `read`; a retryable request is sent again on
+    /// 429/5xx or a broken connection, honouring `Retry-After`, within one deadline.
+    async fn execute<T, F, Fut>(
+        &self,
+        token: &BearerToken,
+        request: Outgoing<'_>,
+        read: F,
+    ) -> Result<T, KobanaError>
+    where
+        F: Fn(reqwest::Response) -> Fut,
+        Fut: std::future::Future<Output = Result<T, KobanaError>>,
+    {
+        let url = self.url(request.segments)?;
+        let deadline = Instant::now() + self.inner.deadline;
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -134,35 +167,35 @@ impl KobanaClient {
             if remaining.is_zero() {
                 return Err(KobanaError::Timeout(self.inner.deadline.as_millis()));
             }
-            let mut request = self
+            let mut builder = self
                 .inner
                 .http
-                .request(method.clone(), &url)
+                .request(request.method.clone(), &url)
                 .timeout(remaining)
                 .bearer_auth(token.expose())
                 .header(header::USER_AGENT, &self.inner.user_agent)
-                .header(header::ACCEPT, "application/json");
-            if !query.is_empty() {
-                request = request.query(query);
+                .header(header::ACCEPT, request.accept);
+            if !request.query.is_empty() {
+                builder = builder.query(request.query);
             }
-            if let Some(key) = idempotency_key {
-                request = request.header("X-Idempotency-Key", key);
+            if let Some(key) = request.idempotency_key {
+                builder = builder.header("X-Idempotency-Key", key);
             }
-            if let Some(body) = body {
-                request = request.json(body);
+            if let Some(body) = request.body {
+                builder = builder.json(body);
             }
-            let outcome = match request.send().await {
-                Ok(response) => read_envelope(response).await,
+            let outcome = match builder.send().await {
+                Ok(response) => read(response).await,
                 Err(e) if e.is_timeout() => {
                     Err(KobanaError::Timeout(self.inner.deadline.as_millis()))
                 }
                 Err(e) => Err(KobanaError::Unreachable(describe(&e))),
             };
             let error = match outcome {
-                Ok(envelope) => return Ok(envelope),
+                Ok(value) => return Ok(value),
                 Err(error) => error,
             };
-            if !(retryable && attempt < MAX_ATTEMPTS && error.is_retryable()) {
+            if !(request.retryable && attempt < MAX_ATTEMPTS && error.is_retryable()) {
                 return Err(error);
             }
             let wait = match &error {
@@ -179,55 +212,51 @@ impl KobanaClient {
                 attempt,
                 status = error.status(),
                 wait_ms = wait.as_millis() as u64,
-                "retrying Kobana read"
+                "retrying a safe Kobana call"
             );
             tokio::time::sleep(wait).await;
         }
     }
 
-    /// `GET` a binary document (PDF, XML). Errors are read from the envelope before any byte
-    /// of the document is handed out; the body is left to stream.
+    /// `GET` a binary document (PDF, XML), retried like any read until its status is known.
+    /// Errors are read from the envelope before any byte of the document is handed out; the
+    /// body is left to stream.
     pub async fn download(
         &self,
         token: &BearerToken,
         segments: &[&str],
         accept: &str,
     ) -> Result<DownloadResponse, KobanaError> {
-        let url = self.url(segments)?;
-        let response = self
-            .inner
-            .http
-            .get(&url)
-            .timeout(self.inner.deadline)
-            .bearer_auth(token.expose())
-            .header(header::USER_AGENT, &self.inner.user_agent)
-            .header(header::ACCEPT, accept)
-            .send()
-            .await
-            .map_err(|e| {
-                if e.is_timeout() {
-                    KobanaError::Timeout(self.inner.deadline.as_millis())
-                } else {
-                    KobanaError::Unreachable(describe(&e))
-                }
-            })?;
-        if !response.status().is_success() {
-            return Err(read_envelope(response).await.err().unwrap_or(
-                KobanaError::InvalidResponse {
-                    status: 0,
-                    reason: "error status without error".to_owned(),
-                },
-            ));
-        }
-        Ok(DownloadResponse {
-            content_type: response
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned),
-            content_length: response.content_length(),
-            response,
+        let request = Outgoing {
+            method: Method::GET,
+            segments,
+            query: &[],
+            body: None,
+            idempotency_key: None,
+            accept,
+            retryable: true,
+        };
+        self.execute(token, request, |response| async move {
+            if !response.status().is_success() {
+                let status = response.status().as_u16();
+                return Err(read_envelope(response).await.err().unwrap_or(
+                    KobanaError::InvalidResponse {
+                        status,
+                        reason: "error status without an error body".to_owned(),
+                    },
+                ));
+            }
+            Ok(DownloadResponse {
+                content_type: response
+                    .headers()
+                    .get(header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned),
+                content_length: response.content_length(),
+                response,
+            })
         })
+        .await
     }
 
     fn url(&self, segments: &[&str]) -> Result<String, KobanaError> {
