@@ -54,7 +54,9 @@ pub struct KobanaClient {
 }
 
 struct Inner {
-    http: reqwest::Client,
+    /// Built on first use: loading the TLS roots costs milliseconds that a cold start that
+    /// only lists tools should not pay.
+    http: std::sync::OnceLock<reqwest::Client>,
     base: String,
     user_agent: String,
     deadline: Duration,
@@ -81,23 +83,30 @@ pub fn segment_is_safe(segment: &str) -> bool {
 }
 
 impl KobanaClient {
-    /// Builds the client (no network I/O happens here).
+    /// Builds the client (no network I/O, and no TLS set-up until the first call).
     pub fn new(config: &Config) -> Result<Self, KobanaError> {
-        let http = reqwest::Client::builder()
-            .tcp_nodelay(true)
-            .pool_idle_timeout(Duration::from_secs(60))
-            .connect_timeout(Duration::from_secs(5))
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| KobanaError::Unreachable(e.to_string()))?;
         Ok(Self {
             inner: Arc::new(Inner {
-                http,
+                http: std::sync::OnceLock::new(),
                 base: format!("{}/v1", config.kobana_api_url.trim_end_matches('/')),
                 user_agent: config.user_agent(),
                 deadline: config.kobana_timeout,
             }),
         })
+    }
+
+    fn http(&self) -> Result<&reqwest::Client, KobanaError> {
+        if let Some(client) = self.inner.http.get() {
+            return Ok(client);
+        }
+        let client = reqwest::Client::builder()
+            .tcp_nodelay(true)
+            .pool_idle_timeout(Duration::from_secs(60))
+            .connect_timeout(Duration::from_secs(5))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| KobanaError::Unreachable(format!("HTTP client: {e}")))?;
+        Ok(self.inner.http.get_or_init(|| client))
     }
 
     /// `GET /v1/<segments>?<query>`: safe, so retried on 429/5xx within the deadline.
@@ -159,6 +168,7 @@ impl KobanaClient {
         Fut: std::future::Future<Output = Result<T, KobanaError>>,
     {
         let url = self.url(request.segments)?;
+        let http = self.http()?;
         let deadline = Instant::now() + self.inner.deadline;
         let mut attempt = 0;
         loop {
@@ -167,9 +177,7 @@ impl KobanaClient {
             if remaining.is_zero() {
                 return Err(KobanaError::Timeout(self.inner.deadline.as_millis()));
             }
-            let mut builder = self
-                .inner
-                .http
+            let mut builder = http
                 .request(request.method.clone(), &url)
                 .timeout(remaining)
                 .bearer_auth(token.expose())
