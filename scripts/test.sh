@@ -113,6 +113,9 @@ export KOBANA_MCP_BIN="$ROOT/target/debug/kobana-mcp"
 stage "cargo test --workspace --no-fail-fast"
 cargo test --workspace --no-fail-fast "$@"
 
+stage "fuzz smoke: the request path under cargo fuzz on stable, 45 s (scripts/fuzz.sh)"
+bash "$ROOT/scripts/fuzz.sh"
+
 stage "MCP conformance suite at 2025-06-18, 2025-11-25 and 2026-07-28 (scripts/conformance.sh)"
 bash "$ROOT/scripts/conformance.sh"
 

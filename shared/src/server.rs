@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, ContentBlock, DiscoverResult, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
+    CompleteResult, ContentBlock, CustomRequest, CustomResult, DiscoverResult, ErrorCode,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourceContents, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -134,6 +135,22 @@ pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpErr
         read_only,
     })
 }
+
+/// The methods this server serves. rmcp turns one of these whose params it cannot read into a
+/// `CustomRequest`; that is invalid params (-32602), not an unknown method.
+const SERVED_METHODS: [&str; 11] = [
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+];
 
 /// Renders a successful structured result: `structuredContent`, and the same JSON serialized
 /// as the text block (what clients without structured output show the model).
@@ -289,6 +306,29 @@ impl ServerHandler for KobanaMcp {
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(SUPPORTED_VERSIONS)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        // In era 2026 `initialize` and `ping` are removed methods (404 / -32601), not bad params.
+        let removed = is_modern(&context) && matches!(request.method.as_str(), "initialize" | "ping");
+        if !removed && SERVED_METHODS.contains(&request.method.as_str()) {
+            return Err(McpError::invalid_params(
+                format!(
+                    "Invalid params for {}: a member is missing, repeated or of the wrong type",
+                    request.method
+                ),
+                None,
+            ));
+        }
+        Err(McpError::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        ))
     }
 
     async fn discover(

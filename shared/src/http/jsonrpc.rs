@@ -86,10 +86,8 @@ fn params_problem(method: &str, params: &serde_json::Map<String, Value>) -> Opti
                 return Some("`inputResponses` must be an object".into());
             }
         }
-        "resources/read" => {
-            if !string("uri") {
-                return Some("`uri` must be a string".into());
-            }
+        "resources/read" if !string("uri") => {
+            return Some("`uri` must be a string".into());
         }
         "prompts/get" => {
             if !string("name") {
@@ -125,10 +123,10 @@ fn params_problem(method: &str, params: &serde_json::Map<String, Value>) -> Opti
                 return Some("`argument` must be {name, value}, both strings".into());
             }
         }
-        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
-            if params.get("cursor").is_some_and(|c| !c.is_null()) {
-                return Some("unknown `cursor`: this server returns every item in one page".into());
-            }
+        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"
+            if params.get("cursor").is_some_and(|c| !c.is_null()) =>
+        {
+            return Some("unknown `cursor`: this server returns every item in one page".into());
         }
         "initialize" => {
             if !string("protocolVersion") {
@@ -154,6 +152,20 @@ fn params_problem(method: &str, params: &serde_json::Map<String, Value>) -> Opti
 /// params of the methods we serve have the right shape, answering with the JSON-RPC error a
 /// client expects (`id` echoed whenever there is a usable one).
 pub fn check(bytes: &[u8], headers: &HeaderMap) -> Result<(), Box<Response<ResponseBody>>> {
+    check_shape(bytes, headers)?;
+    // Whatever rmcp still cannot read (duplicate members, for one: `Value` keeps the last,
+    // rmcp refuses) would become its plain-text 415: one JSON-RPC error instead.
+    if serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(bytes).is_err() {
+        return Err(error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "Invalid Request: the message cannot be read (duplicate or malformed members)",
+        ));
+    }
+    Ok(())
+}
+
+fn check_shape(bytes: &[u8], headers: &HeaderMap) -> Result<(), Box<Response<ResponseBody>>> {
     let value: Value = serde_json::from_slice(bytes).map_err(|_| {
         error(
             StatusCode::BAD_REQUEST,
