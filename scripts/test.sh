@@ -3,7 +3,8 @@
 #   1. scripts/setup.sh         install/refresh .venv and clients/node_modules
 #   2. moto_server              local DynamoDB on a free loopback port, stopped on exit
 #   3. cargo fmt --check, cargo clippy -D warnings, the SAM template check, the function
-#      binary, cargo test --workspace (debug), the conformance suite, the Inspector CLI
+#      binary, cargo test --workspace (debug), the fuzz smoke, the conformance suite, the
+#      Inspector CLI, the benchmark smoke
 #
 # Extra arguments are passed to `cargo test`, e.g. `scripts/test.sh --test real_clients`.
 set -euo pipefail
@@ -121,5 +122,8 @@ bash "$ROOT/scripts/conformance.sh"
 
 stage "MCP Inspector CLI, legacy and modern (scripts/inspector.sh)"
 bash "$ROOT/scripts/inspector.sh"
+
+stage "benchmark smoke: every step of bench/run.sh with tiny counts (not a timed test)"
+bash "$ROOT/bench/run.sh" --smoke
 
 stage "all checks passed"

