@@ -377,6 +377,19 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
             _ => assert_eq!(code, -32602, "{runner:?}"),
         }
         assert_eq!(not_found["data"]["uri"], missing);
+
+        // Over the 10 MB limit: a clear error naming the size and the limit, never a blob.
+        stack.fake.set_pdf_size(ISSUED_NFE, 10_600_000);
+        let too_large = format!("kobana://billing/nfes/{ISSUED_NFE}/pdf");
+        let steps = json!([{"op": "read_resource", "uri": too_large}]);
+        let report = scenario(runner, &stack.url, &readonly_token(), "accept", &steps).await;
+        let outcome = &report["steps"][0];
+        assert_eq!(outcome["ok"], false, "{runner:?}: {outcome}");
+        let message = outcome["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("10600000") && message.contains("10 MB"),
+            "{runner:?}: {message}"
+        );
     }
 }
 
