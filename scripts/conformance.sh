@@ -34,6 +34,7 @@ for version in 2025-06-18 2025-11-25 2026-07-28; do
       status=1
     fi
   done
+  # shellcheck disable=SC2016 # a JavaScript program, not shell
   "$NODE" -e '
     const fs = require("fs"), path = require("path");
     const [dir, version, baselineFile] = process.argv.slice(1);

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by scripts/conformance.sh and scripts/inspector.sh (source it, don't run it): checks
 # the tools are installed and starts the server binary in --demo mode (built-in fake Kobana)
 # on a free loopback port, stopped when the calling script exits.
