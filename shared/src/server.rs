@@ -314,7 +314,8 @@ impl ServerHandler for KobanaMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
         // In era 2026 `initialize` and `ping` are removed methods (404 / -32601), not bad params.
-        let removed = is_modern(&context) && matches!(request.method.as_str(), "initialize" | "ping");
+        let removed =
+            is_modern(&context) && matches!(request.method.as_str(), "initialize" | "ping");
         if !removed && SERVED_METHODS.contains(&request.method.as_str()) {
             return Err(McpError::invalid_params(
                 format!(
