@@ -181,13 +181,14 @@ pub fn list_result(
         .max(1);
     let next_page = (page < total_pages).then_some(page + 1);
     let mut result = json!({
-        key: data,
         "page": page,
         "per_page": per_page,
         "total": total,
         "total_pages": total_pages,
         "next_page": next_page,
     });
+    // Moved in, not through `json!`, which would deep-copy the whole list.
+    result[key] = data;
     if let Some(next) = next_page {
         result["hint"] = json!(format!(
             "{total} no total; esta é a página {page} de {total_pages}. Para a próxima, chame de novo com page={next}."
