@@ -116,13 +116,9 @@ mod tests {
         for expected in ["customers", "subscriptions", "invoices", "payments", "nfes"] {
             assert!(names.contains(&expected), "{expected} missing: {names:?}");
         }
-        assert_eq!(
-            sortable("customers"),
-            vec!["name", "created_at", "updated_at"]
-                .into_iter()
-                .filter(|f| sortable("customers").contains(f))
-                .collect::<Vec<_>>()
-        );
+        let mut customers = sortable("customers");
+        customers.sort_unstable();
+        assert_eq!(customers, ["created_at", "name", "updated_at"]);
         assert!(sortable("invoices").contains(&"due_date"));
         assert!(check_sort("invoices", "due_date").is_ok());
         let err = check_sort("customers", "document_number")
