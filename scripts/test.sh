@@ -101,13 +101,17 @@ export KOBANA_MCP_CLIENTS="$ROOT/clients"
 stage "cargo fmt --all -- --check"
 cargo fmt --all -- --check
 
-stage "cargo clippy --workspace --all-targets -- -D warnings"
-cargo clippy --workspace --all-targets -- -D warnings
+stage "cargo clippy --workspace --all-targets -- -D warnings (with and without the demo feature)"
+cargo clippy --workspace --all-targets --features kobana-mcp/demo -- -D warnings
+cargo clippy -p kobana-mcp --all-targets -- -D warnings
 
 stage "SAM template: cfn-lint and sam validate --lint (scripts/check-template.sh)"
 bash "$ROOT/scripts/check-template.sh"
 
-stage "cargo build -p kobana-mcp (the function binary the Lambda, conformance and Inspector runs use)"
+stage "cargo build -p kobana-mcp: the demo build (conformance, Inspector), then the function binary as deployed"
+cargo build -p kobana-mcp --features demo
+cp "$ROOT/target/debug/kobana-mcp" "$ROOT/target/debug/kobana-mcp-demo"
+export KOBANA_MCP_DEMO_BIN="$ROOT/target/debug/kobana-mcp-demo"
 cargo build -p kobana-mcp
 export KOBANA_MCP_BIN="$ROOT/target/debug/kobana-mcp"
 

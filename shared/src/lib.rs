@@ -18,6 +18,7 @@ pub mod confirm;
 pub mod format;
 pub mod http;
 pub mod kobana;
+pub mod net;
 pub mod prompts;
 pub mod resources;
 pub mod server;

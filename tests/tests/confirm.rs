@@ -34,7 +34,9 @@ async fn dynamo_client(endpoint: Option<&str>) -> aws_sdk_dynamodb::Client {
         Ok("true"),
         "set AWS_EC2_METADATA_DISABLED=true (scripts/test.sh does)"
     );
+    // The server's own SDK set-up (its reqwest-based HTTP client), pointed at `endpoint`.
     let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .http_client(kobana_mcp::net::aws::http_client())
         .endpoint_url(endpoint)
         .load()
         .await;
@@ -43,6 +45,12 @@ async fn dynamo_client(endpoint: Option<&str>) -> aws_sdk_dynamodb::Client {
 
 /// A fresh table with TTL on `expires_at`, as the SAM template creates it.
 async fn dynamo_store() -> Arc<DynamoStore> {
+    let (table, client) = dynamo_table().await;
+    Arc::new(DynamoStore::with_client(table, client))
+}
+
+/// Creates a fresh confirmations table; returns its name and the client that made it.
+async fn dynamo_table() -> (String, aws_sdk_dynamodb::Client) {
     let client = dynamo_client(None).await;
     let table = format!(
         "confirmations-{}",
@@ -83,7 +91,36 @@ async fn dynamo_store() -> Arc<DynamoStore> {
         .send()
         .await
         .expect("TTL enabled");
-    Arc::new(DynamoStore::with_client(table, client))
+    (table, client)
+}
+
+/// The store as the function builds it: SDK configuration from the environment (region,
+/// credentials, `AWS_ENDPOINT_URL_DYNAMODB`), loaded on first use, through the server's own
+/// HTTP client.
+#[tokio::test]
+async fn cf6_the_store_configured_from_the_environment_consumes_once() {
+    let (table, _) = dynamo_table().await;
+    let store = DynamoStore::new(table);
+    let nonce = kobana_mcp::confirm::new_nonce().unwrap();
+    store.put(&nonce, "digest-a", 2_000_000_000).await.unwrap();
+    assert!(
+        !store
+            .consume(&nonce, "digest-b", 1_900_000_000)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .consume(&nonce, "digest-a", 1_900_000_000)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .consume(&nonce, "digest-a", 1_900_000_000)
+            .await
+            .unwrap()
+    );
 }
 
 struct Rig {

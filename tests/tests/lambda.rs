@@ -370,3 +370,19 @@ async fn a3_even_at_trace_level_the_token_never_reaches_the_log() {
         "A-3: the token never appears in the function's log"
     );
 }
+
+/// The function binary is built as `sam build` builds it, without the `demo` feature: the
+/// fake Kobana is not in it, and `--demo` says how to get it instead of starting anything.
+#[test]
+fn a4_the_deployed_binary_carries_no_demo_and_says_how_to_get_one() {
+    let output = std::process::Command::new(lambda_support::function::binary())
+        .arg("--demo")
+        .env_remove("AWS_LAMBDA_RUNTIME_API")
+        .env("MCP_BIND", "127.0.0.1:0")
+        .output()
+        .expect("the function binary runs");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no demo mode"), "{stderr}");
+    assert!(stderr.contains("cargo demo"), "{stderr}");
+}

@@ -375,7 +375,7 @@ impl Counts {
                 load_window: Duration::from_secs(4),
                 server_warmup: Duration::from_secs(3),
                 fanout_reps: 9,
-                pdf_reps: 9,
+                pdf_reps: 31,
                 inproc_warmup: 2_000,
                 inproc_n: 20_000,
             }

@@ -8,36 +8,72 @@
 use std::process::ExitCode;
 
 use kobana_mcp::{App, Config};
+use tracing::Level;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 const USAGE: &str = "usage: kobana-mcp [--demo]\n\
   --demo   serve a built-in fake Kobana with sample data (no account or network needed)\n\
 environment: MCP_BIND, KOBANA_API_URL, CONFIRMATIONS_TABLE, MCP_ALLOWED_HOSTS,\n\
   MCP_ALLOWED_ORIGINS, MCP_PUBLIC_URL, MCP_AUTHORIZATION_SERVERS, KOBANA_TIMEOUT_MS, RUST_LOG";
 
+/// The log filter: `RUST_LOG` in the `target=level,...` form (default `info,rmcp=warn`), with
+/// the Lambda crates capped at info whatever it says: they log whole events (Authorization
+/// header included) at trace level, so the token can never reach a log line.
+fn log_filter(rust_log: Option<&str>) -> Targets {
+    let default = || "info,rmcp=warn".parse::<Targets>().expect("valid default");
+    let filter = match rust_log {
+        None => default(),
+        Some(spec) => spec.parse().unwrap_or_else(|error| {
+            eprintln!("kobana-mcp: RUST_LOG ignored ({error}); using info,rmcp=warn");
+            default()
+        }),
+    };
+    filter
+        .with_target("lambda_runtime", Level::INFO)
+        .with_target("lambda_http", Level::INFO)
+}
+
 fn init_tracing(json: bool) {
-    // The Lambda runtime logs whole events (Authorization header included) at trace level:
-    // keep it at info whatever RUST_LOG says, so the token can never reach a log line.
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"))
-        .add_directive("lambda_runtime=info".parse().expect("valid directive"))
-        .add_directive("lambda_http=info".parse().expect("valid directive"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
+    let builder = tracing_subscriber::fmt().with_writer(std::io::stderr);
     if json {
         builder
             .json()
             .with_ansi(false)
             .with_current_span(true)
             .without_time()
+            .finish()
+            .with(filter)
             .init();
     } else {
-        builder.compact().init();
+        builder.compact().finish().with(filter).init();
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    let under_lambda = std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some();
+    // Lambda hands an instance one event at a time: a single-threaded runtime starts faster
+    // (no worker threads) and never moves work between threads. The local server takes many
+    // connections at once, so it gets a worker per core.
+    let runtime = if under_lambda {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    }
+    .enable_all()
+    .build();
+    match runtime {
+        Ok(runtime) => runtime.block_on(run(under_lambda)),
+        Err(error) => {
+            eprintln!("kobana-mcp: cannot start the async runtime: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(under_lambda: bool) -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let demo = match args.as_slice() {
         [] => false,
@@ -51,14 +87,16 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Build the tool registry and the schema catalog on another core while the runtime
-    // starts and waits for the first event, instead of inside the first request.
+    // Load the tool registry on another thread while the runtime starts and waits for the
+    // first event, instead of inside the first request.
     std::thread::spawn(|| {
         kobana_mcp::catalog::registry();
-        kobana_mcp::catalog::schemas::catalog();
     });
-    let under_lambda = std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some();
     init_tracing(under_lambda);
+    #[cfg_attr(
+        not(feature = "demo"),
+        expect(unused_mut, reason = "only the demo changes it")
+    )]
     let mut config = match Config::from_env() {
         Ok(config) => config,
         Err(error) => {
@@ -66,6 +104,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    #[cfg(feature = "demo")]
     let _fake = if demo {
         let fake = fake_kobana::FakeKobana::start().await;
         config.kobana_api_url = fake.base_url();
@@ -74,6 +113,14 @@ async fn main() -> ExitCode {
     } else {
         None
     };
+    #[cfg(not(feature = "demo"))]
+    if demo {
+        eprintln!(
+            "kobana-mcp: this build has no demo mode (it is left out of the Lambda build); \
+             run `cargo demo`, or build with `--features demo`"
+        );
+        return ExitCode::from(2);
+    }
     let app = match App::new(config.clone()) {
         Ok(app) => app,
         Err(error) => {
@@ -102,6 +149,7 @@ async fn main() -> ExitCode {
         listener.local_addr().map_or(config.bind, |a| a)
     );
     eprintln!("kobana-mcp {} serving {url}", env!("CARGO_PKG_VERSION"));
+    #[cfg(feature = "demo")]
     if demo {
         eprintln!(
             "demo mode: fake Kobana at {} with sample data; requests without a token act as the demo user.\n\
@@ -141,5 +189,50 @@ mod lambda {
             async move { Ok::<_, Error>(app.handle(request).await) }.instrument(span)
         }))
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracing::level_filters::LevelFilter;
+
+    #[test]
+    fn the_lambda_crates_stay_at_info_whatever_rust_log_says() {
+        for spec in [
+            None,
+            Some("trace"),
+            Some("lambda_runtime=trace,lambda_http=trace"),
+            Some("kobana_mcp=loud"),
+        ] {
+            let filter = log_filter(spec);
+            for target in [
+                "lambda_runtime",
+                "lambda_runtime::layers::trace",
+                "lambda_http",
+            ] {
+                assert!(
+                    filter.would_enable(target, &Level::INFO),
+                    "{spec:?} {target}"
+                );
+                assert!(
+                    !filter.would_enable(target, &Level::DEBUG),
+                    "{spec:?} {target}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn rust_log_sets_the_other_levels_and_a_bad_one_falls_back_to_the_default() {
+        let filter = log_filter(Some("warn,kobana_mcp=debug"));
+        assert!(filter.would_enable("kobana_mcp::http", &Level::DEBUG));
+        assert!(!filter.would_enable("hyper", &Level::INFO));
+        let default = log_filter(None);
+        assert!(default.would_enable("kobana_mcp", &Level::INFO));
+        assert!(!default.would_enable("rmcp", &Level::INFO));
+        let fallback = log_filter(Some("kobana_mcp=loud"));
+        assert_eq!(fallback.default_level(), Some(LevelFilter::INFO));
+        assert!(!fallback.would_enable("rmcp", &Level::INFO));
     }
 }

@@ -311,9 +311,11 @@ pub fn document_schema(key: &str, id_key: &str) -> Value {
 /// properties are typed `"string"` rather than `["string", "null"]` (a null is still
 /// accepted), integer `format`s and `minimum: 0` go, and so does `additionalProperties:
 /// false` (the registry refuses unknown argument names itself, listing the accepted ones).
-/// The registry applies it to every tool's input schema. For the same reason the toolsets
+/// The registry's generator applies it to every tool's input schema (test builds: the
+/// results live in `data/tools.json`). For the same reason the toolsets
 /// document argument structs, enums and self-explanatory fields with plain `//` comments: a
 /// doc comment there becomes schema text in every `tools/list`.
+#[cfg(test)]
 pub fn compact_object(schema: &mut serde_json::Map<String, Value>) {
     let mut value = Value::Object(std::mem::take(schema));
     tidy(&mut value);
@@ -322,6 +324,7 @@ pub fn compact_object(schema: &mut serde_json::Map<String, Value>) {
     }
 }
 
+#[cfg(test)]
 fn tidy(node: &mut Value) {
     let Some(map) = node.as_object_mut() else {
         return;

@@ -5,10 +5,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, LazyLock};
 
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+#[cfg(test)]
+use rmcp::model::ToolAnnotations;
+use rmcp::model::{JsonObject, Tool};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
+#[cfg(test)]
+use serde_json::json;
 
 use super::{ToolCtx, ToolError};
 use crate::access::Permission;
@@ -81,10 +85,15 @@ type Handler = Arc<
 pub struct ToolDef {
     /// Metadata.
     pub meta: ToolMeta,
-    /// The definition `tools/list` shows.
+    /// The definition `tools/list` shows (from [`TOOLS_JSON`]).
     pub tool: Tool,
     allowed_args: Vec<String>,
     handler: Handler,
+    /// Builds the definition from the code (schemars over the argument type): what
+    /// [`TOOLS_JSON`] must equal. Test builds only, so the release binary carries neither
+    /// the generator nor its cost at start-up.
+    #[cfg(test)]
+    generate: fn(&ToolMeta) -> Tool,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -95,6 +104,12 @@ impl std::fmt::Debug for ToolDef {
     }
 }
 
+/// The wire definitions of every tool, generated from the code by the
+/// `tools_json_matches_the_code` test (`KOBANA_UPDATE_SNAPSHOTS=1` rewrites it). Loading it
+/// costs a small JSON parse, where running schemars for 32 argument types cost ~0.9 ms of
+/// every cold start.
+pub const TOOLS_JSON: &str = include_str!("../../data/tools.json");
+
 impl ToolDef {
     /// Defines a tool whose handler takes arguments of type `A`.
     pub fn new<A, F, Fut>(meta: ToolMeta, handler: F) -> Self
@@ -103,12 +118,6 @@ impl ToolDef {
         F: Fn(ToolCtx, A) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
     {
-        let input_schema = input_schema::<A>();
-        let allowed_args = input_schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|p| p.keys().cloned().collect())
-            .unwrap_or_default();
         let handler = Arc::new(handler);
         let handler: Handler = Arc::new(move |ctx: ToolCtx, args: Value| {
             let handler = handler.clone();
@@ -118,25 +127,32 @@ impl ToolDef {
                 handler(ctx, args).await
             })
         });
-        let (read_only, destructive, idempotent) = match meta.effect {
-            Effect::Read => (true, false, true),
-            Effect::Write { idempotent } => (false, false, idempotent),
-            Effect::Destructive { idempotent } => (false, true, idempotent),
-        };
-        let mut annotations = ToolAnnotations::new().read_only(read_only).open_world(true);
-        if !read_only {
-            annotations = annotations.destructive(destructive).idempotent(idempotent);
-        }
-        let tool = Tool::new(meta.name, meta.description, Arc::new(input_schema))
-            .with_title(meta.title)
-            .with_raw_output_schema(Arc::new(output_schema(meta.output)))
-            .with_annotations(annotations);
         Self {
             meta,
-            tool,
-            allowed_args,
+            // Replaced by the snapshot's definition when the registry is built.
+            tool: Tool::new(meta.name, meta.description, Arc::new(JsonObject::new())),
+            allowed_args: Vec::new(),
             handler,
+            #[cfg(test)]
+            generate: generate::<A>,
         }
+    }
+
+    /// Takes `tool` (this tool's entry in [`TOOLS_JSON`]) as the wire definition.
+    fn attach(&mut self, tool: Tool) {
+        self.allowed_args = tool
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        self.tool = tool;
+    }
+
+    /// The definition as the code describes it (what [`TOOLS_JSON`] must hold).
+    #[cfg(test)]
+    pub(crate) fn generated(&self) -> Tool {
+        (self.generate)(&self.meta)
     }
 
     /// Runs the tool: checks argument names, deserializes, calls the handler.
@@ -156,6 +172,25 @@ impl ToolDef {
     }
 }
 
+/// The wire definition of the tool `meta` whose arguments are `A`.
+#[cfg(test)]
+fn generate<A: JsonSchema + 'static>(meta: &ToolMeta) -> Tool {
+    let (read_only, destructive, idempotent) = match meta.effect {
+        Effect::Read => (true, false, true),
+        Effect::Write { idempotent } => (false, false, idempotent),
+        Effect::Destructive { idempotent } => (false, true, idempotent),
+    };
+    let mut annotations = ToolAnnotations::new().read_only(read_only).open_world(true);
+    if !read_only {
+        annotations = annotations.destructive(destructive).idempotent(idempotent);
+    }
+    Tool::new(meta.name, meta.description, Arc::new(input_schema::<A>()))
+        .with_title(meta.title)
+        .with_raw_output_schema(Arc::new(output_schema(meta.output)))
+        .with_annotations(annotations)
+}
+
+#[cfg(test)]
 fn input_schema<A: JsonSchema + 'static>() -> JsonObject {
     let mut schema = (*rmcp::handler::server::common::schema_for_type::<A>()).clone();
     schema.remove("$schema");
@@ -172,6 +207,7 @@ fn input_schema<A: JsonSchema + 'static>() -> JsonObject {
     schema
 }
 
+#[cfg(test)]
 fn output_schema(output: Output) -> JsonObject {
     let value = match output {
         Output::Record { key, schema } => json!({
@@ -215,8 +251,9 @@ pub struct Registry {
 }
 
 impl Registry {
-    fn build() -> Self {
-        let tools: Vec<ToolDef> = [
+    /// The tools as the code defines them, without their wire definitions yet.
+    fn defined() -> Vec<ToolDef> {
+        [
             super::organization::tools(),
             super::schema_tools::tools(),
             super::customers::tools(),
@@ -227,7 +264,25 @@ impl Registry {
         ]
         .into_iter()
         .flatten()
-        .collect();
+        .collect()
+    }
+
+    fn build() -> Self {
+        let mut tools = Self::defined();
+        let mut definitions: HashMap<String, Tool> = serde_json::from_str::<Vec<Tool>>(TOOLS_JSON)
+            .expect("data/tools.json holds tool definitions")
+            .into_iter()
+            .map(|t| (t.name.to_string(), t))
+            .collect();
+        for tool in &mut tools {
+            let definition = definitions.remove(tool.meta.name).unwrap_or_else(|| {
+                panic!(
+                    "data/tools.json has no `{}`: run KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-shared --lib tools_json",
+                    tool.meta.name
+                )
+            });
+            tool.attach(definition);
+        }
         let by_name = tools
             .iter()
             .enumerate()
@@ -252,4 +307,55 @@ impl Registry {
 pub fn registry() -> &'static Registry {
     static REGISTRY: LazyLock<Registry> = LazyLock::new(Registry::build);
     &REGISTRY
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `data/tools.json` is exactly what the code generates; `KOBANA_UPDATE_SNAPSHOTS=1`
+    /// rewrites it (then rebuild: the file is compiled in).
+    #[test]
+    fn tools_json_matches_the_code() {
+        let generated: Vec<Value> = Registry::defined()
+            .iter()
+            .map(|t| serde_json::to_value(t.generated()).expect("a tool serializes"))
+            .collect();
+        if std::env::var_os("KOBANA_UPDATE_SNAPSHOTS").is_some() {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/tools.json");
+            let text = serde_json::to_string_pretty(&generated).expect("serializes") + "\n";
+            std::fs::write(path, text).expect("data/tools.json is writable");
+            return;
+        }
+        let snapshot: Vec<Value> = serde_json::from_str(TOOLS_JSON).expect("valid JSON");
+        let names = |v: &[Value]| -> Vec<String> {
+            v.iter()
+                .map(|t| t["name"].as_str().unwrap_or("?").to_owned())
+                .collect()
+        };
+        assert_eq!(names(&snapshot), names(&generated), "tool list differs");
+        for (snap, code) in snapshot.iter().zip(&generated) {
+            assert_eq!(
+                snap, code,
+                "data/tools.json is stale for {}: run KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-shared --lib tools_json",
+                code["name"]
+            );
+        }
+    }
+
+    #[test]
+    fn the_registry_takes_definitions_and_allowed_arguments_from_the_snapshot() {
+        let tool = registry().get("billing_customers_list").expect("listed");
+        assert_eq!(tool.tool.title.as_deref(), Some(tool.meta.title));
+        assert!(tool.tool.output_schema.is_some());
+        for arg in ["search", "kind", "page", "per_page"] {
+            assert!(
+                tool.allowed_args.iter().any(|a| a == arg),
+                "{arg}: {:?}",
+                tool.allowed_args
+            );
+        }
+        let organization = registry().get("billing_organization_get").expect("listed");
+        assert!(organization.allowed_args.is_empty());
+    }
 }

@@ -37,12 +37,18 @@ impl DynamoStore {
 
     async fn client(&self) -> &Client {
         self.client
-            .get_or_init(|| async {
-                let config = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
-                Client::new(&config)
-            })
+            .get_or_init(|| async { Client::new(&sdk_config().await) })
             .await
     }
+}
+
+/// The AWS SDK configuration from the environment (region, credentials, endpoint), with
+/// [`crate::net::aws::http_client`] as its HTTP client.
+pub async fn sdk_config() -> aws_config::SdkConfig {
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .http_client(crate::net::aws::http_client())
+        .load()
+        .await
 }
 
 fn describe<E: std::fmt::Debug>(error: &aws_sdk_dynamodb::error::SdkError<E>) -> String {

@@ -20,7 +20,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-pub use dynamo::DynamoStore;
+pub use dynamo::{DynamoStore, sdk_config};
 pub use flow::{Decision, decide, form_elicitation_declared};
 pub use memory::MemoryStore;
 

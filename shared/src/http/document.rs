@@ -10,9 +10,7 @@
 use std::pin::Pin;
 use std::sync::Mutex;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures_util::{Stream, StreamExt, stream};
 use http_body::Frame;
 use http_body_util::{BodyExt, StreamBody};
@@ -65,20 +63,93 @@ pub enum StreamError {
 
 type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, BoxError>> + Send>>;
 
-/// Upstream bytes gathered before one base64 frame is sent (a multiple of 3).
-const BATCH: usize = 96 * 1024;
+/// Base64 bytes gathered before one frame is sent: fewer frames and writes, memory still
+/// bounded by this plus one upstream chunk.
+const FRAME: usize = 128 * 1024;
+
+/// Incremental base64: each upstream chunk is encoded straight into the output buffer (SIMD
+/// where the CPU has it), with at most two bytes carried to the next chunk so that groups of
+/// three never straddle a frame boundary.
+///
+/// Frames are split off one `BytesMut`; once the HTTP layer has written and dropped them,
+/// `reserve` takes the same allocation back, so a long document does not allocate (and
+/// fault in) fresh memory for every frame.
+#[derive(Debug)]
+struct Encoder {
+    carry: [u8; 3],
+    carried: usize,
+    out: BytesMut,
+}
+
+impl Encoder {
+    fn new() -> Self {
+        Self {
+            carry: [0; 3],
+            carried: 0,
+            out: BytesMut::with_capacity(4 * FRAME),
+        }
+    }
+
+    fn push(&mut self, mut chunk: &[u8]) {
+        if self.carried > 0 {
+            let take = (3 - self.carried).min(chunk.len());
+            self.carry[self.carried..self.carried + take].copy_from_slice(&chunk[..take]);
+            self.carried += take;
+            chunk = &chunk[take..];
+            if self.carried < 3 {
+                return;
+            }
+            let carry = self.carry;
+            self.append(&carry);
+            self.carried = 0;
+        }
+        let whole = chunk.len() / 3 * 3;
+        self.append(&chunk[..whole]);
+        let rest = &chunk[whole..];
+        self.carry[..rest.len()].copy_from_slice(rest);
+        self.carried = rest.len();
+    }
+
+    /// Encodes the carried bytes with padding: the end of the document.
+    fn finish(&mut self) {
+        let carry = self.carry;
+        self.append(&carry[..self.carried]);
+        self.carried = 0;
+    }
+
+    fn append(&mut self, src: &[u8]) {
+        let n = base64_simd::STANDARD.encoded_length(src.len());
+        self.out.reserve(n);
+        let spare = &mut self.out.spare_capacity_mut()[..n];
+        let written = base64_simd::STANDARD
+            .encode(src, base64_simd::Out::from_uninit_slice(spare))
+            .len();
+        assert_eq!(written, n, "base64 writes exactly its encoded length");
+        // SAFETY: `encode` has just initialised the first `written` bytes of the spare
+        // capacity (it returns the slice it wrote), and `written <= n <= spare capacity`.
+        unsafe { self.out.set_len(self.out.len() + written) };
+    }
+
+    /// Takes the encoded bytes so far as one frame, if there are any.
+    fn frame(&mut self) -> Option<Bytes> {
+        if self.out.is_empty() {
+            return None;
+        }
+        Some(self.out.split().freeze())
+    }
+}
 
 /// Base64 of `upstream`, 3-byte aligned between chunks, failing past `limit` bytes.
 fn encoded(upstream: ByteStream, limit: u64) -> ByteStream {
     struct State {
         upstream: ByteStream,
-        carry: Vec<u8>,
+        encoder: Encoder,
         seen: u64,
         done: bool,
     }
     let state = State {
         upstream,
-        carry: Vec::with_capacity(BATCH + 64 * 1024),
+        encoder: Encoder::new(),
         seen: 0,
         done: false,
     };
@@ -95,16 +166,12 @@ fn encoded(upstream: ByteStream, limit: u64) -> ByteStream {
                         let error: BoxError = Box::new(StreamError::TooLarge { limit });
                         return Some((Err(error), s));
                     }
-                    s.carry.extend_from_slice(&chunk);
-                    // Encode in large, 3-byte-aligned batches: fewer frames and writes, and
-                    // memory still bounded by the batch size.
-                    if s.carry.len() < BATCH {
+                    s.encoder.push(&chunk);
+                    if s.encoder.out.len() < FRAME {
                         continue;
                     }
-                    let whole = s.carry.len() / 3 * 3;
-                    let out = STANDARD.encode(&s.carry[..whole]);
-                    s.carry.drain(..whole);
-                    return Some((Ok(Bytes::from(out)), s));
+                    let frame = s.encoder.frame()?;
+                    return Some((Ok(frame), s));
                 }
                 Some(Err(error)) => {
                     s.done = true;
@@ -112,12 +179,9 @@ fn encoded(upstream: ByteStream, limit: u64) -> ByteStream {
                 }
                 None => {
                     s.done = true;
-                    if s.carry.is_empty() {
-                        return None;
-                    }
-                    let out = STANDARD.encode(&s.carry);
-                    s.carry.clear();
-                    return Some((Ok(Bytes::from(out)), s));
+                    s.encoder.finish();
+                    let frame = s.encoder.frame()?;
+                    return Some((Ok(frame), s));
                 }
             }
         }
@@ -151,6 +215,8 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
 
     fn chunks(parts: Vec<Vec<u8>>) -> ByteStream {
         Box::pin(stream::iter(parts.into_iter().map(|p| Ok(Bytes::from(p)))))
@@ -174,6 +240,8 @@ mod tests {
             vec![3],
             vec![4096],
             vec![7, 1, 1, 13],
+            vec![200_000, 1, 2],
+            vec![300_007],
         ] {
             let mut parts = Vec::new();
             let mut i = 0;

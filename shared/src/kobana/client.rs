@@ -99,11 +99,9 @@ impl KobanaClient {
         if let Some(client) = self.inner.http.get() {
             return Ok(client);
         }
-        let client = reqwest::Client::builder()
-            .tcp_nodelay(true)
+        let client = crate::net::client_builder()
             .pool_idle_timeout(Duration::from_secs(60))
             .connect_timeout(Duration::from_secs(5))
-            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| KobanaError::Unreachable(format!("HTTP client: {e}")))?;
         Ok(self.inner.http.get_or_init(|| client))
