@@ -8,6 +8,8 @@
 #
 # Options:
 #   --no-write              full run without rewriting BENCHMARKS.md
+#   --arm64                 also build the arm64 artifact as `sam build` does (cargo lambda,
+#                           zig; ~8 min) and report its size
 #   --sections a,b          only these sections: context,load,fanout,pdf,cold,inproc
 #
 # Exit status: 0 when every step ran, 1 when a step failed (a server did not start, an answer
@@ -26,14 +28,16 @@ cd "$ROOT"
 
 SMOKE=0
 WRITE=1
+ARM64=0
 SECTIONS=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --smoke) SMOKE=1 ;;
     --no-write) WRITE=0 ;;
+    --arm64) ARM64=1 ;;
     --sections) SECTIONS="${2:?--sections needs a list}"; shift ;;
     --sections=*) SECTIONS="${1#--sections=}" ;;
-    -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -71,9 +75,23 @@ CARGO_TARGET_DIR="$TARGET_DIR" cargo build --release --manifest-path "$BENCH/har
 HELLO_BIN="$TARGET_DIR/release/hello-lambda"
 HARNESS_BIN="$TARGET_DIR/release/kobana-bench"
 
+if [[ "$ARM64" == 1 ]]; then
+  stage "build: cargo lambda build --release --arm64 --bin kobana-mcp (what sam build runs)"
+  if [[ ! -x "$ROOT/.venv/sam/bin/cargo-lambda" ]]; then
+    [[ -x "$ROOT/.venv/sam/bin/python" ]] || python3 -m venv "$ROOT/.venv/sam"
+    "$ROOT/.venv/sam/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+      "cargo-lambda==1.9.2" || die "pip install of cargo-lambda failed"
+  fi
+  rustup target add aarch64-unknown-linux-gnu >/dev/null
+  PATH="$ROOT/.venv/sam/bin:$PATH" cargo lambda build --release --arm64 --bin kobana-mcp
+  ARM64_BIN="$ROOT/target/lambda/kobana-mcp/bootstrap"
+  [[ -x "$ARM64_BIN" ]] || die "no $ARM64_BIN after cargo lambda build"
+fi
+
 ARGS=(run --kobana-bin "$KOBANA_BIN" --hello-bin "$HELLO_BIN" --node "$NODE_BIN"
   --python "$PYTHON_BIN" --peers "$BENCH/peers" --sdk "$TS_SDK" --out "$OUT")
 if [[ "$SMOKE" == 1 ]]; then ARGS+=(--smoke); fi
+if [[ "$ARM64" == 1 ]]; then ARGS+=(--arm64-bin "$ARM64_BIN"); fi
 if [[ "$SMOKE" == 0 && "$WRITE" == 1 ]]; then ARGS+=(--benchmarks-md "$ROOT/BENCHMARKS.md"); fi
 if [[ -n "$SECTIONS" ]]; then ARGS+=(--sections "$SECTIONS"); fi
 

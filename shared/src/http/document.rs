@@ -257,6 +257,24 @@ mod tests {
         }
     }
 
+    #[test]
+    fn r5_frames_reuse_one_buffer_once_the_http_layer_has_dropped_them() {
+        let mut encoder = Encoder::new();
+        let start = encoder.out.as_ptr() as usize;
+        let end = start + encoder.out.capacity();
+        // 50 frames of 128 KiB: 6.4 MB through a 512 KiB buffer.
+        for _ in 0..50 {
+            encoder.push(&[42u8; 96 * 1024]);
+            let frame = encoder.frame().expect("a frame");
+            let at = frame.as_ptr() as usize;
+            assert!(
+                at >= start && at + frame.len() <= end,
+                "frame in a new allocation"
+            );
+            assert_eq!(frame.len(), 128 * 1024);
+        }
+    }
+
     #[tokio::test]
     async fn r5_stream_aborts_past_the_limit() {
         let err = collect(encoded(chunks(vec![vec![0; 600], vec![0; 600]]), 1000))
