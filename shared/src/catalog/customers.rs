@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::context::{push_opt, ref_arg};
-use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
@@ -143,9 +143,9 @@ fn body_of(value: &impl Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-pub(super) fn tools() -> Vec<ToolDef> {
+pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_customers_list",
                 title: "Listar clientes",
@@ -172,7 +172,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_customers_get",
                 title: "Ver cliente",
@@ -188,7 +188,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 ctx.record(&["customers", id], &include, "customer").await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_customers_create",
                 title: "Criar cliente",
@@ -234,7 +234,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                     .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_customers_update",
                 title: "Alterar cliente",
@@ -257,7 +257,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                     .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_customers_delete",
                 title: "Remover cliente",

@@ -14,7 +14,7 @@ use super::context::{
     PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
     text_arg, uuid_arg,
 };
-use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 use crate::format::sao_paulo;
 
@@ -315,8 +315,8 @@ fn action(
     path: &'static str,
     key: &'static str,
     output: Output,
-) -> ToolDef {
-    ToolDef::new(
+) -> ToolSpec {
+    ToolSpec::new(
         ToolMeta {
             name,
             title,
@@ -336,11 +336,11 @@ fn action(
     )
 }
 
-pub(super) fn tools() -> Vec<ToolDef> {
+pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Invoices));
     let write = Some(Permission::write(Resource::Invoices));
     vec![
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_invoices_list",
                 title: "Listar faturas",
@@ -355,7 +355,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             },
             list,
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_invoices_get",
                 title: "Ver fatura",
@@ -372,7 +372,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 Ok(with_derived(result))
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_invoices_pdf",
                 title: "PDF da fatura",
@@ -395,7 +395,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_invoices_create",
                 title: "Criar fatura",
@@ -443,7 +443,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 schema: "nfes",
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_invoices_void",
                 title: "Anular fatura",
@@ -469,7 +469,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 Ok(with_derived(result))
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_invoices_delete",
                 title: "Excluir rascunho de fatura",

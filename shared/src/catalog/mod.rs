@@ -1,8 +1,9 @@
 //! The tool catalog: every billing tool as data, one file per toolset.
 //!
-//! A tool is a [`ToolDef`]: its wire definition (name, title, description, input and output
-//! schemas, annotations), the one permission it needs, what it does to the world
-//! ([`Effect`]), and an async handler that takes typed arguments. The registry is built once
+//! A toolset defines each tool as a [`ToolSpec`]; the registry pairs it with its wire
+//! definition (name, title, description, input and output schemas, annotations; kept in
+//! `data/tools.json`) to make a [`ToolDef`]. A tool has the one permission it needs, what
+//! it does to the world ([`Effect`]), and an async handler that takes typed arguments. The registry is built once
 //! per process; listing is a filter over it.
 
 mod args;
@@ -22,7 +23,7 @@ mod subscriptions;
 pub use args::{NoArgs, Paging};
 pub use context::{ToolCtx, uuid_arg};
 pub use errors::ToolError;
-pub use registry::{Effect, Output, Registry, ToolDef, ToolMeta, registry};
+pub use registry::{Effect, Output, Registry, ToolDef, ToolMeta, ToolSpec, registry};
 
 use crate::access::Permissions;
 

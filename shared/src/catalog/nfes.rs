@@ -9,7 +9,7 @@ use super::context::{
     PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
     text_arg, uuid_arg,
 };
-use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
@@ -111,8 +111,8 @@ fn file_tool(
     kind: &'static str,
     accept: &'static str,
     schema: fn() -> Value,
-) -> ToolDef {
-    ToolDef::new(
+) -> ToolSpec {
+    ToolSpec::new(
         ToolMeta {
             name,
             title,
@@ -137,11 +137,11 @@ fn file_tool(
     )
 }
 
-pub(super) fn tools() -> Vec<ToolDef> {
+pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Nfes));
     let write = Some(Permission::write(Resource::Nfes));
     vec![
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_nfes_list",
                 title: "Listar notas fiscais",
@@ -176,7 +176,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                     .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_nfes_get",
                 title: "Ver nota fiscal",
@@ -207,7 +207,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             "application/xml",
             xml_schema,
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_nfes_issue",
                 title: "Emitir nota fiscal",
@@ -223,7 +223,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                     .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_nfes_cancel",
                 title: "Cancelar nota fiscal",

@@ -1,10 +1,10 @@
 //! Toolset `organization`: who the token belongs to.
 
-use super::{Effect, NoArgs, Output, ToolDef, ToolMeta};
+use super::{Effect, NoArgs, Output, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
-pub(super) fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![ToolSpec::new(
         ToolMeta {
             name: "billing_organization_get",
             title: "Ver organização",

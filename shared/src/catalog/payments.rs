@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::context::{PagingSchema, destructive_description, push_opt, text_arg, uuid_arg};
-use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
@@ -79,10 +79,10 @@ pub struct RefundArgs {
     pub reason: Option<String>,
 }
 
-pub(super) fn tools() -> Vec<ToolDef> {
+pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Payments));
     vec![
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_payments_list",
                 title: "Listar pagamentos",
@@ -105,7 +105,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                     .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_payments_get",
                 title: "Ver pagamento",
@@ -120,7 +120,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 ctx.record(&["payments", id], &[], "payment").await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_payments_refund",
                 title: "Estornar pagamento",

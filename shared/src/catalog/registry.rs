@@ -80,14 +80,10 @@ type Handler = Arc<
         + Sync,
 >;
 
-/// One tool: metadata, wire definition and handler.
-#[derive(Clone)]
-pub struct ToolDef {
-    /// Metadata.
-    pub meta: ToolMeta,
-    /// The definition `tools/list` shows (from [`TOOLS_JSON`]).
-    pub tool: Tool,
-    allowed_args: Vec<String>,
+/// A tool as a toolset defines it: metadata and handler. The registry pairs it with its wire
+/// definition from [`TOOLS_JSON`] to make a [`ToolDef`].
+pub struct ToolSpec {
+    meta: ToolMeta,
     handler: Handler,
     /// Builds the definition from the code (schemars over the argument type): what
     /// [`TOOLS_JSON`] must equal. Test builds only, so the release binary carries neither
@@ -96,21 +92,7 @@ pub struct ToolDef {
     generate: fn(&ToolMeta) -> Tool,
 }
 
-impl std::fmt::Debug for ToolDef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolDef")
-            .field("name", &self.meta.name)
-            .finish()
-    }
-}
-
-/// The wire definitions of every tool, generated from the code by the
-/// `tools_json_matches_the_code` test (`KOBANA_UPDATE_SNAPSHOTS=1` rewrites it). Loading it
-/// costs a small JSON parse, where running schemars for 32 argument types cost ~0.9 ms of
-/// every cold start.
-pub const TOOLS_JSON: &str = include_str!("../../data/tools.json");
-
-impl ToolDef {
+impl ToolSpec {
     /// Defines a tool whose handler takes arguments of type `A`.
     pub fn new<A, F, Fut>(meta: ToolMeta, handler: F) -> Self
     where
@@ -129,30 +111,60 @@ impl ToolDef {
         });
         Self {
             meta,
-            // Replaced by the snapshot's definition when the registry is built.
-            tool: Tool::new(meta.name, meta.description, Arc::new(JsonObject::new())),
-            allowed_args: Vec::new(),
             handler,
             #[cfg(test)]
             generate: generate::<A>,
         }
     }
 
-    /// Takes `tool` (this tool's entry in [`TOOLS_JSON`]) as the wire definition.
-    fn attach(&mut self, tool: Tool) {
-        self.allowed_args = tool
+    /// The definition as the code describes it (what [`TOOLS_JSON`] must hold).
+    #[cfg(test)]
+    fn generated(&self) -> Tool {
+        (self.generate)(&self.meta)
+    }
+}
+
+/// One tool: metadata, wire definition and handler.
+#[derive(Clone)]
+pub struct ToolDef {
+    /// Metadata.
+    pub meta: ToolMeta,
+    /// The definition `tools/list` shows (from [`TOOLS_JSON`]).
+    pub tool: Tool,
+    /// The argument names its input schema declares.
+    allowed_args: Vec<String>,
+    handler: Handler,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef")
+            .field("name", &self.meta.name)
+            .finish()
+    }
+}
+
+/// The wire definitions of every tool, generated from the code by the
+/// `tools_json_matches_the_code` test (`KOBANA_UPDATE_SNAPSHOTS=1` rewrites it). Loading it
+/// costs a small JSON parse, where running schemars for 32 argument types cost ~0.9 ms of
+/// every cold start.
+pub const TOOLS_JSON: &str = include_str!("../../data/tools.json");
+
+impl ToolDef {
+    /// `spec` with `tool` (its entry in [`TOOLS_JSON`]) as the wire definition.
+    fn new(spec: ToolSpec, tool: Tool) -> Self {
+        let allowed_args = tool
             .input_schema
             .get("properties")
             .and_then(Value::as_object)
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default();
-        self.tool = tool;
-    }
-
-    /// The definition as the code describes it (what [`TOOLS_JSON`] must hold).
-    #[cfg(test)]
-    pub(crate) fn generated(&self) -> Tool {
-        (self.generate)(&self.meta)
+        Self {
+            meta: spec.meta,
+            tool,
+            allowed_args,
+            handler: spec.handler,
+        }
     }
 
     /// Runs the tool: checks argument names, deserializes, calls the handler.
@@ -252,7 +264,7 @@ pub struct Registry {
 
 impl Registry {
     /// The tools as the code defines them, without their wire definitions yet.
-    fn defined() -> Vec<ToolDef> {
+    fn defined() -> Vec<ToolSpec> {
         [
             super::organization::tools(),
             super::schema_tools::tools(),
@@ -268,21 +280,23 @@ impl Registry {
     }
 
     fn build() -> Self {
-        let mut tools = Self::defined();
         let mut definitions: HashMap<String, Tool> = serde_json::from_str::<Vec<Tool>>(TOOLS_JSON)
             .expect("data/tools.json holds tool definitions")
             .into_iter()
             .map(|t| (t.name.to_string(), t))
             .collect();
-        for tool in &mut tools {
-            let definition = definitions.remove(tool.meta.name).unwrap_or_else(|| {
-                panic!(
-                    "data/tools.json has no `{}`: run KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-shared --lib tools_json",
-                    tool.meta.name
-                )
-            });
-            tool.attach(definition);
-        }
+        let tools: Vec<ToolDef> = Self::defined()
+            .into_iter()
+            .map(|spec| {
+                let definition = definitions.remove(spec.meta.name).unwrap_or_else(|| {
+                    panic!(
+                        "data/tools.json has no `{}`: run KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-shared --lib tools_json",
+                        spec.meta.name
+                    )
+                });
+                ToolDef::new(spec, definition)
+            })
+            .collect();
         let by_name = tools
             .iter()
             .enumerate()

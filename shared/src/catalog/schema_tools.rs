@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::schemas::{catalog, resource};
-use super::{Effect, NoArgs, Output, ToolDef, ToolError, ToolMeta};
+use super::{Effect, NoArgs, Output, ToolError, ToolMeta, ToolSpec};
 
 /// Arguments of `billing_schemas_get`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -56,9 +56,9 @@ pub fn schema_of(name: &str) -> Result<Value, ToolError> {
     Ok(json!({"schema": r}))
 }
 
-pub(super) fn tools() -> Vec<ToolDef> {
+pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_schemas_list",
                 title: "Listar esquemas",
@@ -70,7 +70,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             },
             |_ctx, _args: NoArgs| async move { Ok(summary()) },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_schemas_get",
                 title: "Ver esquema de um recurso",

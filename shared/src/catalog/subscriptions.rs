@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::context::{PagingSchema, destructive_description, push_opt, text_arg, uuid_arg};
-use super::{Effect, Output, Paging, ToolDef, ToolError, ToolMeta};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
@@ -235,11 +235,11 @@ fn create_body(args: CreateArgs) -> Result<Value, ToolError> {
     Ok(Value::Object(body))
 }
 
-pub(super) fn tools() -> Vec<ToolDef> {
+pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Subscriptions));
     let write = Some(Permission::write(Resource::Subscriptions));
     vec![
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_subscriptions_list",
                 title: "Listar assinaturas",
@@ -280,7 +280,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_subscriptions_get",
                 title: "Ver assinatura",
@@ -296,7 +296,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                     .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_subscriptions_create",
                 title: "Criar assinatura",
@@ -312,7 +312,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                     .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_subscriptions_pause",
                 title: "Pausar assinatura",
@@ -340,7 +340,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_subscriptions_resume",
                 title: "Retomar assinatura",
@@ -361,7 +361,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 .await
             },
         ),
-        ToolDef::new(
+        ToolSpec::new(
             ToolMeta {
                 name: "billing_subscriptions_cancel",
                 title: "Cancelar assinatura",
