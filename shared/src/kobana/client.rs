@@ -100,7 +100,6 @@ impl KobanaClient {
             return Ok(client);
         }
         let client = crate::net::client_builder()
-            .pool_idle_timeout(Duration::from_secs(60))
             .connect_timeout(Duration::from_secs(5))
             .build()
             .map_err(|e| KobanaError::Unreachable(format!("HTTP client: {e}")))?;

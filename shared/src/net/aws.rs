@@ -23,7 +23,9 @@ pub fn http_client() -> SharedHttpClient {
     SharedHttpClient::new(ReqwestHttpClient::default())
 }
 
-/// Hands out connectors that share one lazily built reqwest client.
+/// Hands out connectors that share one lazily built reqwest client. Its connect timeout is
+/// the first connector's (the SDK asks with the same settings for every DynamoDB call); the
+/// read timeout applies per request.
 #[derive(Debug, Default)]
 struct ReqwestHttpClient {
     client: Arc<OnceLock<Result<reqwest::Client, String>>>,
@@ -53,7 +55,7 @@ struct ReqwestConnector {
 impl ReqwestConnector {
     fn client(&self) -> Result<reqwest::Client, ConnectorError> {
         let built = self.client.get_or_init(|| {
-            let mut builder = super::client_builder().pool_idle_timeout(Duration::from_secs(60));
+            let mut builder = super::client_builder();
             if let Some(timeout) = self.connect_timeout {
                 builder = builder.connect_timeout(timeout);
             }

@@ -27,6 +27,7 @@ pub fn client_builder() -> reqwest::ClientBuilder {
     reqwest::Client::builder()
         .tls_backend_preconfigured(tls_config())
         .tcp_nodelay(true)
+        .pool_idle_timeout(std::time::Duration::from_secs(60))
         .redirect(reqwest::redirect::Policy::none())
 }
 
