@@ -66,6 +66,17 @@ pub fn readonly_token() -> String {
     scoped_token("person-ana", FIXTURE_ORG_ID, "read")
 }
 
+/// [`full_token`]'s claims, but expired in 2001.
+pub fn expired_token() -> String {
+    mint_token(&Claims {
+        sub: "person-ana".to_string(),
+        org_id: FIXTURE_ORG_ID.to_string(),
+        scope: "all".to_string(),
+        name: None,
+        exp: Some(1_000_000_000),
+    })
+}
+
 /// A non-expiring token with the given subject, organization and scope.
 pub fn scoped_token(sub: &str, org_id: &str, scope: &str) -> String {
     mint_token(&Claims {

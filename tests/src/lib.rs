@@ -34,7 +34,8 @@ use axum::serve::ListenerExt;
 use serde::{Deserialize, Serialize};
 
 pub use auth::{
-    Claims, FIXTURE_ORG_ID, JWT_SECRET, full_token, mint_token, readonly_token, scoped_token,
+    Claims, FIXTURE_ORG_ID, JWT_SECRET, expired_token, full_token, mint_token, readonly_token,
+    scoped_token,
 };
 pub use clock::FAKE_NOW;
 pub use faults::{Fault, FaultKind};

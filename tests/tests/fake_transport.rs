@@ -296,7 +296,7 @@ async fn calls_record_every_v1_request() {
     api.raw(Method::GET, "/v1/customers", None, Some(UA), None)
         .await;
     api.get("/v1/payments").await;
-    reqwest::get(api.url("/__fake/calls")).await.unwrap();
+    api.http.get(api.url("/__fake/calls")).send().await.unwrap();
 
     let calls = api.fake.calls();
     assert_eq!(calls.len(), 4, "{calls:#?}");
@@ -352,7 +352,9 @@ async fn idempotency_key_replays_the_first_response() {
 #[tokio::test]
 async fn http_controls_mirror_the_rust_api() {
     let api = Api::new().await;
-    let http = reqwest::Client::new();
+    let http = kobana_mcp::net::client_builder()
+        .build()
+        .expect("HTTP client");
     let base = api.fake.base_url();
 
     // Faults over HTTP, in the documented JSON shape.
@@ -530,7 +532,9 @@ async fn binary_prints_url_and_tokens_and_serves() {
     let readonly = value("readonly_token");
     assert_eq!(full, fake_kobana::full_token());
     assert_eq!(readonly, fake_kobana::readonly_token());
-    let resp = reqwest::Client::new()
+    let resp = kobana_mcp::net::client_builder()
+        .build()
+        .expect("HTTP client")
         .get(format!("{base}/v1/organization"))
         .bearer_auth(&full)
         .header("User-Agent", UA)

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use common::Stack;
-use fake_kobana::{Claims, FIXTURE_ORG_ID, full_token, mint_token};
+use fake_kobana::full_token;
 use kobana_mcp::Config;
 use serde_json::{Value, json};
 
@@ -952,13 +952,7 @@ fn header_abuse(port: u16) -> Vec<Case> {
         .as_object_mut()
         .unwrap()
         .remove("io.modelcontextprotocol/clientCapabilities");
-    let expired = mint_token(&Claims {
-        sub: "person-ana".into(),
-        org_id: FIXTURE_ORG_ID.into(),
-        scope: "all".into(),
-        name: None,
-        exp: Some(1_000_000_000),
-    });
+    let expired = fake_kobana::expired_token();
     let init = |version: &str| {
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": version, "capabilities": {},

@@ -171,7 +171,7 @@ async fn mixed_concurrent_requests_all_answered_and_matched_to_their_ids() {
     let total = env_number("KOBANA_MCP_LOAD_REQUESTS", 2_000);
     let concurrency = env_number("KOBANA_MCP_LOAD_CONCURRENCY", 32);
     let stack = Arc::new(Stack::start().await);
-    let client = reqwest::Client::builder()
+    let client = kobana_mcp::net::client_builder()
         .pool_max_idle_per_host(concurrency)
         .timeout(Duration::from_secs(30))
         .build()

@@ -379,14 +379,8 @@ async fn t4_wrong_argument_types_are_tool_errors_naming_the_field() {
 async fn oversized_body_is_413() {
     let stack = Stack::start_with(|c| c.max_body_bytes = 64 * 1024).await;
     let padding = "x".repeat(100 * 1024);
-    let body =
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": padding}});
     let response = stack
-        .post_raw(
-            body.to_string(),
-            Some(&full_token()),
-            &[("mcp-protocol-version", "2025-11-25")],
-        )
+        .legacy_raw(&full_token(), "tools/list", json!({"cursor": padding}))
         .await;
     assert_eq!(response.status().as_u16(), 413);
 }

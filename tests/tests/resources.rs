@@ -286,14 +286,8 @@ async fn r5_over_10_mb_fails_cleanly_before_or_during_the_stream() {
     // Without Content-Length the size is only known while streaming: the answer is cut, so
     // the client never gets a blob that parses.
     stack.fake.set_pdf_content_length(false);
-    let body =
-        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}});
     let response = stack
-        .post_raw(
-            body.to_string(),
-            Some(&full_token()),
-            &[("mcp-protocol-version", "2025-11-25")],
-        )
+        .legacy_raw(&full_token(), "resources/read", json!({"uri": uri}))
         .await;
     let text = response.text().await;
     let parsed = text

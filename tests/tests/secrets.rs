@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use fake_kobana::{Claims, FIXTURE_ORG_ID, FakeKobana, Fault, FaultKind, full_token, mint_token};
+use fake_kobana::{FakeKobana, Fault, FaultKind, full_token};
 use kobana_mcp::access::{BearerToken, token_digest};
 use kobana_mcp::{App, Config};
 use serde_json::{Value, json};
@@ -484,19 +484,15 @@ async fn a3_no_token_or_token_digest_in_any_log_line_or_answer_of_a_full_run() {
     };
     let server = CapturedServer::start(config);
     let mut client = Client {
-        http: reqwest::Client::new(),
+        http: kobana_mcp::net::client_builder()
+            .build()
+            .expect("HTTP client"),
         url: server.url.clone(),
         answers: Vec::new(),
     };
     let token = full_token();
     let opaque = "opaque-kobana-api-token-7c1f04d2b9e8".to_owned();
-    let expired = mint_token(&Claims {
-        sub: "person-ana".into(),
-        org_id: FIXTURE_ORG_ID.into(),
-        scope: "all".into(),
-        name: None,
-        exp: Some(1_000_000_000),
-    });
+    let expired = fake_kobana::expired_token();
     full_run(&mut client, &fake, &token, &opaque, &expired).await;
     let lines = server.finish();
     if let Some(path) = std::env::var_os("KOBANA_MCP_SECRETS_LOG") {

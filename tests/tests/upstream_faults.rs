@@ -458,14 +458,8 @@ fn pdf_path() -> String {
 /// arrived, `Err` when the stream broke.
 async fn read_pdf(stack: &Stack) -> (Result<Vec<u8>, String>, Duration) {
     let started = Instant::now();
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
-        "params": {"uri": pdf_uri()}});
     let response = stack
-        .post_raw(
-            body.to_string(),
-            Some(&full_token()),
-            &[("mcp-protocol-version", "2025-11-25")],
-        )
+        .legacy_raw(&full_token(), "resources/read", json!({"uri": pdf_uri()}))
         .await;
     let bytes = response
         .bytes()

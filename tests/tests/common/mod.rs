@@ -55,7 +55,9 @@ impl Stack {
         Self {
             fake,
             url,
-            http: reqwest::Client::new(),
+            http: kobana_mcp::net::client_builder()
+                .build()
+                .expect("HTTP client"),
         }
     }
 
@@ -83,15 +85,18 @@ impl Stack {
 
     /// An era-2025 request (after `initialize`): `MCP-Protocol-Version: 2025-11-25`.
     pub async fn legacy(&self, token: &str, method: &str, params: Value) -> (u16, Value) {
+        read(self.legacy_raw(token, method, params).await).await
+    }
+
+    /// [`Stack::legacy`], the response left unread (for status-only, streamed or cut answers).
+    pub async fn legacy_raw(&self, token: &str, method: &str, params: Value) -> reqwest::Response {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let response = self
-            .post_raw(
-                body.to_string(),
-                Some(token),
-                &[("mcp-protocol-version", "2025-11-25")],
-            )
-            .await;
-        read(response).await
+        self.post_raw(
+            body.to_string(),
+            Some(token),
+            &[("mcp-protocol-version", "2025-11-25")],
+        )
+        .await
     }
 
     /// An era-2026 request with `_meta` and the required headers.

@@ -46,7 +46,9 @@ impl Api {
     pub async fn new() -> Api {
         Api {
             fake: FakeKobana::start().await,
-            http: reqwest::Client::new(),
+            http: kobana_mcp::net::client_builder()
+                .build()
+                .expect("HTTP client"),
             token: full_token(),
         }
     }
