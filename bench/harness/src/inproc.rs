@@ -108,20 +108,24 @@ pub fn run(warmup: usize, n: usize) -> Result<Vec<OpTiming>, String> {
         // The real fake's answer, captured once.
         let fake = fake_kobana::FakeKobana::start().await;
         let fake_addr = fake.addr();
-        let upstream_request = http1::request(
-            "GET",
-            fake_addr,
-            "/v1/customers?page=1&per_page=20",
-            &[
-                ("authorization".to_owned(), format!("Bearer {token}")),
-                (
-                    "user-agent".to_owned(),
-                    "Kobana MCP Server/0.1.0 <suporte@kobana.com.br>".to_owned(),
-                ),
-                ("accept".to_owned(), "application/json".to_owned()),
-            ],
-            b"",
-        );
+        // The request the server makes for the tool call, as the bench's raw client sends it.
+        let customers_request = |addr| {
+            http1::request(
+                "GET",
+                addr,
+                "/v1/customers?page=1&per_page=20",
+                &[
+                    ("authorization".to_owned(), format!("Bearer {token}")),
+                    (
+                        "user-agent".to_owned(),
+                        "Kobana MCP Server/0.1.0 <suporte@kobana.com.br>".to_owned(),
+                    ),
+                    ("accept".to_owned(), "application/json".to_owned()),
+                ],
+                b"",
+            )
+        };
+        let upstream_request = customers_request(fake_addr);
         let (status, captured) = http1::once(fake_addr, &upstream_request)
             .await
             .map_err(|e| format!("fake Kobana: {e}"))?;
@@ -146,20 +150,7 @@ pub fn run(warmup: usize, n: usize) -> Result<Vec<OpTiming>, String> {
         let app = App::new(config).map_err(|e| format!("app: {e}"))?;
 
         // The floor: the same upstream round trip with the bench's raw client.
-        let floor_request = http1::request(
-            "GET",
-            upstream,
-            "/v1/customers?page=1&per_page=20",
-            &[
-                ("authorization".to_owned(), format!("Bearer {token}")),
-                (
-                    "user-agent".to_owned(),
-                    "Kobana MCP Server/0.1.0 <suporte@kobana.com.br>".to_owned(),
-                ),
-                ("accept".to_owned(), "application/json".to_owned()),
-            ],
-            b"",
-        );
+        let floor_request = customers_request(upstream);
         let mut conn = Conn::connect(upstream).await.map_err(|e| e.to_string())?;
         let mut floor = Vec::with_capacity(n);
         for i in 0..warmup + n {

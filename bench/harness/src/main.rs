@@ -806,42 +806,25 @@ fn start_peer(
     tools_file: &Path,
 ) -> Result<(Proc, SocketAddr), String> {
     let port = procs::free_port()?;
-    let (program, args) = match name {
-        "ts" => (
-            bench.opts.node.clone(),
-            vec![
-                bench.opts.peers.join("ts_peer.mjs").display().to_string(),
-                "--port".into(),
-                port.to_string(),
-                "--tools".into(),
-                tools_file.display().to_string(),
-                "--upstream".into(),
-                format!("http://{fake}"),
-                "--sdk".into(),
-                bench.opts.sdk.display().to_string(),
-            ],
-        ),
-        _ => (
-            bench.opts.python.clone(),
-            vec![
-                bench.opts.peers.join("py_peer.py").display().to_string(),
-                "--port".into(),
-                port.to_string(),
-                "--tools".into(),
-                tools_file.display().to_string(),
-                "--upstream".into(),
-                format!("http://{fake}"),
-            ],
-        ),
+    let (program, script, label) = match name {
+        "ts" => (&bench.opts.node, "ts_peer.mjs", "TypeScript SDK peer"),
+        _ => (&bench.opts.python, "py_peer.py", "Python SDK peer"),
     };
-    let label = if name == "ts" {
-        "TypeScript SDK peer"
-    } else {
-        "Python SDK peer"
-    };
+    let mut args = vec![
+        bench.opts.peers.join(script).display().to_string(),
+        "--port".into(),
+        port.to_string(),
+        "--tools".into(),
+        tools_file.display().to_string(),
+        "--upstream".into(),
+        format!("http://{fake}"),
+    ];
+    if name == "ts" {
+        args.extend(["--sdk".into(), bench.opts.sdk.display().to_string()]);
+    }
     let proc = procs::spawn(
         label,
-        &program,
+        program,
         &args,
         &[],
         bench.cpu(),
