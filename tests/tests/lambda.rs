@@ -386,3 +386,68 @@ fn a4_the_deployed_binary_carries_no_demo_and_says_how_to_get_one() {
     assert!(stderr.contains("no demo mode"), "{stderr}");
     assert!(stderr.contains("cargo demo"), "{stderr}");
 }
+
+/// A-4: the table the template creates is the one the confirmation store needs (key `nonce`,
+/// TTL on `expires_at`), and the function's IAM policy allows exactly the DynamoDB operations
+/// the store makes, on that table only. `samconfig.toml` deploys it with IAM capabilities.
+#[test]
+fn a4_template_table_has_the_stores_ttl_and_iam_allows_only_its_operations() {
+    let root = lambda_support::function::workspace();
+    let template = std::fs::read_to_string(root.join("template.yaml")).expect("template.yaml");
+    let store = std::fs::read_to_string(root.join("shared/src/confirm/dynamo.rs"))
+        .expect("the DynamoDB store's source");
+    let lines: Vec<&str> = template.lines().map(str::trim).collect();
+
+    let ttl = lines
+        .iter()
+        .position(|l| *l == "TimeToLiveSpecification:")
+        .expect("the table has a TTL");
+    assert_eq!(
+        lines[ttl + 1..ttl + 3],
+        ["AttributeName: expires_at", "Enabled: true"]
+    );
+    assert!(store.contains(r#".item("expires_at", AttributeValue::N("#));
+    let key = lines
+        .iter()
+        .position(|l| *l == "KeySchema:")
+        .expect("the table has a key");
+    assert_eq!(lines[key + 1], "- AttributeName: nonce");
+    assert!(store.contains(r#".key("nonce","#));
+    assert!(lines.contains(&"BillingMode: PAY_PER_REQUEST"));
+
+    // Every `.xxx_item()` call of the store, as IAM action names.
+    let mut used: Vec<String> = store
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix('.')?.strip_suffix("()"))
+        .filter(|call| call.ends_with("_item"))
+        .map(|call| {
+            let camel: String = call
+                .split('_')
+                .map(|w| w[..1].to_uppercase() + &w[1..])
+                .collect();
+            format!("dynamodb:{camel}")
+        })
+        .collect();
+    used.sort();
+    used.dedup();
+    let mut allowed: Vec<String> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("- dynamodb:"))
+        .map(|a| format!("dynamodb:{a}"))
+        .collect();
+    allowed.sort();
+    assert_eq!(used, ["dynamodb:DeleteItem", "dynamodb:PutItem"]);
+    assert_eq!(
+        allowed, used,
+        "the IAM policy allows exactly what the store does"
+    );
+    let resources: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("Resource:"))
+        .collect();
+    assert_eq!(resources, [&"Resource: !GetAtt ConfirmationsTable.Arn"]);
+
+    let samconfig = std::fs::read_to_string(root.join("samconfig.toml")).expect("samconfig.toml");
+    assert!(samconfig.contains("[default.deploy.parameters]"));
+    assert!(samconfig.contains(r#"capabilities = "CAPABILITY_IAM""#));
+}

@@ -5,6 +5,7 @@ mod common;
 use base64::Engine as _;
 use common::Stack;
 use fake_kobana::{DocKind, FIXTURE_ORG_ID, full_token, readonly_token, scoped_token};
+use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 
 const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
@@ -47,6 +48,20 @@ async fn r1_r2_lists_with_full_token_in_both_eras() {
     let templates = uris(&body, "resourceTemplates", "uriTemplate");
     assert_eq!(templates.len(), 8, "{templates:?}");
     assert!(templates.contains(&"kobana://billing/nfes/{id}/xml".to_owned()));
+    assert_eq!(
+        templates,
+        [
+            "kobana://billing/schemas/{resource}",
+            "kobana://billing/customers/{id}",
+            "kobana://billing/subscriptions/{id}",
+            "kobana://billing/invoices/{id}",
+            "kobana://billing/invoices/{id}/pdf",
+            "kobana://billing/nfes/{id}",
+            "kobana://billing/nfes/{id}/pdf",
+            "kobana://billing/nfes/{id}/xml",
+        ],
+        "R-2"
+    );
     let pdf = body["result"]["resourceTemplates"]
         .as_array()
         .unwrap()
@@ -64,6 +79,68 @@ async fn r1_r2_lists_with_full_token_in_both_eras() {
         .modern(&full_token(), "resources/list", json!({}))
         .await;
     assert_eq!(body["result"]["cacheScope"], "private", "P-4");
+}
+
+/// R-3 beyond invoices: each URI follows its tool's permission (nfes ↔ `nfes:read`,
+/// organization ↔ `organization:read`), and the schemas, whose tools need no permission,
+/// stay for every token.
+#[tokio::test]
+async fn r3_every_resource_follows_the_permission_of_the_tool_that_reads_it() {
+    let stack = Stack::start().await;
+    let lists = |token: String| {
+        let stack = &stack;
+        async move {
+            let (_, fixed) = stack.legacy(&token, "resources/list", json!({})).await;
+            let (_, templates) = stack
+                .legacy(&token, "resources/templates/list", json!({}))
+                .await;
+            (
+                uris(&fixed, "resources", "uri"),
+                uris(&templates, "resourceTemplates", "uriTemplate"),
+            )
+        }
+    };
+    let nfes_only = scoped_token("person-ana", FIXTURE_ORG_ID, "nfes:read");
+    let (fixed, templates) = lists(nfes_only.clone()).await;
+    assert_eq!(fixed, ["kobana://billing/schemas"]);
+    assert_eq!(
+        templates,
+        [
+            "kobana://billing/schemas/{resource}",
+            "kobana://billing/nfes/{id}",
+            "kobana://billing/nfes/{id}/pdf",
+            "kobana://billing/nfes/{id}/xml",
+        ]
+    );
+    let (fixed, templates) = lists(scoped_token(
+        "person-ana",
+        FIXTURE_ORG_ID,
+        "organization:read",
+    ))
+    .await;
+    assert_eq!(
+        fixed,
+        ["kobana://billing/organization", "kobana://billing/schemas"]
+    );
+    assert_eq!(templates, ["kobana://billing/schemas/{resource}"]);
+
+    // Read: the organization is absent for the nfes-only token; the schemas are there.
+    stack.fake.clear_calls();
+    let (_, body) = read(&stack, &nfes_only, "kobana://billing/organization", false).await;
+    assert_eq!(body["error"]["code"], -32002, "{body}");
+    assert!(stack.kobana_calls("/v1/organization").is_empty());
+    let (status, body) = read(
+        &stack,
+        &nfes_only,
+        "kobana://billing/schemas/invoices",
+        false,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["result"]["contents"][0]["mimeType"], "application/json",
+        "{body}"
+    );
 }
 
 #[tokio::test]
@@ -289,14 +366,30 @@ async fn r5_over_10_mb_fails_cleanly_before_or_during_the_stream() {
     let response = stack
         .legacy_raw(&full_token(), "resources/read", json!({"uri": uri}))
         .await;
-    let text = response.text().await;
-    let parsed = text
-        .as_ref()
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(t).ok());
+    // The answer had started (status and JSON-RPC envelope sent, blob under way) when the
+    // size went past the limit: the stream breaks off, and what did arrive never parses.
+    assert_eq!(response.status().as_u16(), 200);
+    let mut stream = response.bytes_stream();
+    let mut received = Vec::new();
+    let mut broke_off = false;
+    while let Some(chunk) = stream.next().await {
+        match chunk {
+            Ok(bytes) => received.extend_from_slice(&bytes),
+            Err(_) => {
+                broke_off = true;
+                break;
+            }
+        }
+    }
+    assert!(broke_off, "the stream is aborted, not ended normally");
     assert!(
-        parsed.is_none(),
+        serde_json::from_slice::<Value>(&received).is_err(),
         "a truncated stream must never parse as JSON"
+    );
+    let head = String::from_utf8_lossy(&received[..received.len().min(400)]);
+    assert!(
+        head.starts_with(r#"{"jsonrpc":"2.0""#) && head.contains(r#""blob":"JVBER"#),
+        "the cut answer is the streamed read itself: {head}"
     );
 }
 
@@ -343,6 +436,101 @@ async fn c1_customer_ids_are_suggested_from_the_list_under_its_permission() {
         "A-2: {body}"
     );
     assert!(stack.kobana_calls("/v1/invoices").is_empty());
+
+    // The customers and subscriptions templates suggest from their own lists.
+    for (template, path) in [
+        ("kobana://billing/customers/{id}", "/v1/customers"),
+        ("kobana://billing/subscriptions/{id}", "/v1/subscriptions"),
+    ] {
+        stack.fake.clear_calls();
+        let reference = json!({"type": "ref/resource", "uri": template});
+        let body = complete(full_token(), reference, "id", "").await;
+        let values = body["result"]["completion"]["values"]
+            .as_array()
+            .unwrap()
+            .clone();
+        assert!(!values.is_empty(), "{template}: {body}");
+        assert_eq!(
+            stack.kobana_calls(path).len(),
+            1,
+            "{template}: one upstream call"
+        );
+    }
+    // Without customers read, `customer_id` gets no suggestion and Kobana is not asked.
+    let no_customers = scoped_token("person-ana", FIXTURE_ORG_ID, "invoices:read");
+    stack.fake.clear_calls();
+    let body = complete(no_customers, prompt, "customer_id", "").await;
+    assert_eq!(body["result"]["completion"]["values"], json!([]), "{body}");
+    assert!(stack.kobana_calls("/v1/customers").is_empty());
+}
+
+/// A valid CPF (check digits computed) from nine digits.
+fn cpf(base: u32) -> String {
+    let digits: Vec<u32> = format!("{base:09}")
+        .chars()
+        .map(|c| c.to_digit(10).unwrap())
+        .collect();
+    let check = |d: &[u32]| {
+        let n = d.len() as u32 + 1;
+        let sum: u32 = d.iter().enumerate().map(|(i, x)| x * (n - i as u32)).sum();
+        if sum % 11 < 2 { 0 } else { 11 - sum % 11 }
+    };
+    let mut all = digits.clone();
+    all.push(check(&all));
+    all.push(check(&all));
+    all.iter().map(|d| d.to_string()).collect()
+}
+
+/// C-4: a list larger than 100 gives 100 values, the list's total and `hasMore: true`;
+/// nothing to suggest gives an empty list with `total: 0` and `hasMore: false`.
+#[tokio::test]
+async fn c4_at_most_100_values_with_total_and_has_more() {
+    let stack = Stack::start().await;
+    for i in 0..101u32 {
+        let body = json!({"name": format!("Cliente {i}"), "document_number": cpf(123_450_000 + i)});
+        let response = stack
+            .http
+            .post(format!("{}/v1/customers", stack.fake.base_url()))
+            .bearer_auth(full_token())
+            .header("user-agent", "kobana-mcp-tests <suporte@kobana.com.br>")
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            response.status().as_u16(),
+            201,
+            "{:?}",
+            response.text().await
+        );
+    }
+    let params = json!({
+        "ref": {"type": "ref/prompt", "name": "customer_overview"},
+        "argument": {"name": "customer_id", "value": ""}
+    });
+    let (_, body) = stack
+        .modern(&full_token(), "completion/complete", params)
+        .await;
+    let completion = &body["result"]["completion"];
+    assert_eq!(
+        completion["values"].as_array().unwrap().len(),
+        100,
+        "{body:.300}"
+    );
+    assert_eq!(completion["total"], 105, "4 fixtures + 101 created");
+    assert_eq!(completion["hasMore"], true);
+
+    let params = json!({
+        "ref": {"type": "ref/prompt", "name": "customer_overview"},
+        "argument": {"name": "no_such_argument", "value": "x"}
+    });
+    let (status, body) = stack
+        .modern(&full_token(), "completion/complete", params)
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["result"]["completion"]["values"], json!([]));
+    assert_eq!(body["result"]["completion"]["total"], 0);
+    assert_eq!(body["result"]["completion"]["hasMore"], false);
 }
 
 #[tokio::test]
