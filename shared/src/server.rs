@@ -21,6 +21,7 @@ use crate::access::Principal;
 use crate::catalog::{Effect, TOOLSETS, ToolCtx, ToolDef, ToolError, Visibility, registry};
 use crate::confirm::{Clock, Decision, NonceStore, decide, form_elicitation_declared};
 use crate::http::document::{DocumentSlot, PendingDocument};
+use crate::http::tool_list::{self, ToolListSlot};
 use crate::kobana::KobanaClient;
 use crate::resources::{self, Kind, MAX_DOCUMENT_BYTES, ReadError};
 
@@ -351,12 +352,19 @@ impl ServerHandler for KobanaMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let visibility = visibility(&context)?;
-        let tools = registry()
-            .all()
-            .iter()
-            .filter(|t| visibility.shows(t))
-            .map(|t| t.tool.clone())
-            .collect();
+        let visible = registry().all().iter().filter(|t| visibility.shows(t));
+        let slot = parts(&context)?
+            .extensions
+            .get::<Arc<ToolListSlot>>()
+            .cloned();
+        let tools = match slot {
+            // The front swaps the placeholder for the definitions serialized once at start.
+            Some(slot) => {
+                slot.put(tool_list::join(visible.map(|t| &t.wire)));
+                vec![tool_list::placeholder()]
+            }
+            None => visible.map(|t| t.tool.clone()).collect(),
+        };
         let mut result = ListToolsResult::with_all_items(tools);
         if is_modern(&context) {
             result.ttl_ms = Some(LIST_TTL_MS);

@@ -166,6 +166,78 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
     }
 }
 
+/// `tools/list` is spliced from definitions serialized once at start (`http::tool_list`):
+/// for every token shape, both eras and a toolset filter, the `tools` array on the wire is
+/// byte for byte what serializing the same registry tools gives, and no placeholder leaks.
+#[tokio::test]
+async fn t1_tools_list_bytes_equal_the_serialized_tools_in_both_eras() {
+    let stack = Stack::start().await;
+    let registry = kobana_mcp::catalog::registry();
+    let tokens = [
+        full_token(),
+        readonly_token(),
+        scoped_token(
+            "user-1",
+            "org-1",
+            "invoices.read customers.read customers.write",
+        ),
+    ];
+    let mut seen = BTreeSet::new();
+    for token in &tokens {
+        for toolsets in [None, Some("invoices, nfes")] {
+            for modern in [false, true] {
+                let mut params = json!({});
+                let mut headers = vec![("mcp-protocol-version", "2025-11-25")];
+                if modern {
+                    params["_meta"] = json!({
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {},
+                        "io.modelcontextprotocol/clientInfo": {"name": "e2e", "version": "0"}
+                    });
+                    headers = vec![
+                        ("mcp-protocol-version", "2026-07-28"),
+                        ("mcp-method", "tools/list"),
+                    ];
+                }
+                if let Some(toolsets) = toolsets {
+                    headers.push(("x-mcp-toolsets", toolsets));
+                }
+                let body =
+                    json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": params});
+                let response = stack
+                    .post_raw(body.to_string(), Some(token), &headers)
+                    .await;
+                assert_eq!(response.status(), 200);
+                let raw = response.text().await.expect("body");
+                let answer: Value = serde_json::from_str(&raw).expect("the answer is JSON");
+                let names: Vec<&str> = answer["result"]["tools"]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("no tools: {raw}"))
+                    .iter()
+                    .map(|t| t["name"].as_str().expect("a name"))
+                    .collect();
+                let tools: Vec<_> = names
+                    .iter()
+                    .map(|n| registry.get(n).expect("a catalog tool").tool.clone())
+                    .collect();
+                let expected = format!(
+                    r#""tools":{}"#,
+                    serde_json::to_string(&tools).expect("tools serialize")
+                );
+                assert!(
+                    raw.contains(&expected),
+                    "modern={modern} toolsets={toolsets:?}: the tools array differs from their serialization"
+                );
+                assert!(!raw.contains("placeholder"), "{raw}");
+                assert_eq!(answer["id"], 3);
+                seen.insert(names.len());
+            }
+        }
+    }
+    // The shapes above really differ: full, read-only, scoped, filtered.
+    assert!(seen.len() >= 4, "{seen:?}");
+}
+
 #[tokio::test]
 async fn t1_full_tools_list_is_under_32_kb() {
     let stack = Stack::start().await;

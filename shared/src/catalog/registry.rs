@@ -5,6 +5,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, LazyLock};
 
+use bytes::Bytes;
+
 #[cfg(test)]
 use rmcp::model::ToolAnnotations;
 use rmcp::model::{JsonObject, Tool};
@@ -131,6 +133,8 @@ pub struct ToolDef {
     pub meta: ToolMeta,
     /// The definition `tools/list` shows (from [`TOOLS_JSON`]).
     pub tool: Tool,
+    /// `tool` serialized as `tools/list` writes it, once (see `http::tool_list`).
+    pub wire: Bytes,
     /// The argument names its input schema declares.
     allowed_args: Vec<String>,
     handler: Handler,
@@ -159,9 +163,11 @@ impl ToolDef {
             .and_then(Value::as_object)
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default();
+        let wire = Bytes::from(serde_json::to_vec(&tool).expect("a tool serializes"));
         Self {
             meta: spec.meta,
             tool,
+            wire,
             allowed_args,
             handler: spec.handler,
         }

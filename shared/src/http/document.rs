@@ -8,7 +8,6 @@
 //! parses but is truncated.
 
 use std::pin::Pin;
-use std::sync::Mutex;
 
 use bytes::{Bytes, BytesMut};
 use futures_util::{Stream, StreamExt, stream};
@@ -30,22 +29,7 @@ pub struct PendingDocument {
 }
 
 /// Per-request slot where the handler leaves a [`PendingDocument`] for the front.
-#[derive(Debug, Default)]
-pub struct DocumentSlot(Mutex<Option<PendingDocument>>);
-
-impl DocumentSlot {
-    /// Leaves the document for the front.
-    pub fn put(&self, document: PendingDocument) {
-        if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(document);
-        }
-    }
-
-    /// Takes the document, if the handler left one.
-    pub fn take(&self) -> Option<PendingDocument> {
-        self.0.lock().ok().and_then(|mut slot| slot.take())
-    }
-}
+pub type DocumentSlot = super::slot::Slot<PendingDocument>;
 
 /// The document grew past the limit, or Kobana's body broke off: the stream is cut.
 #[derive(Debug, thiserror::Error)]

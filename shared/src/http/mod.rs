@@ -11,6 +11,8 @@ pub mod document;
 mod guard;
 mod jsonrpc;
 mod local;
+pub mod slot;
+pub mod tool_list;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -83,21 +85,47 @@ pub(crate) fn full(body: impl Into<Bytes>) -> ResponseBody {
 }
 
 /// Replaces the placeholder in rmcp's (small, complete) answer with the streamed document.
+/// rmcp's (small, in-memory) answer, whole.
+async fn collect_answer(body: ResponseBody) -> Result<Bytes, Response<ResponseBody>> {
+    match body.collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) => {
+            tracing::error!(%error, "could not read rmcp's answer");
+            Err(fixed(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "text/plain",
+                "internal error",
+            ))
+        }
+    }
+}
+
+async fn splice_tool_list(
+    response: Response<ResponseBody>,
+    tools: Bytes,
+) -> Response<ResponseBody> {
+    let (mut parts, body) = response.into_parts();
+    let answer = match collect_answer(body).await {
+        Ok(answer) => answer,
+        Err(response) => return response,
+    };
+    match tool_list::splice(&answer, &tools) {
+        Some(spliced) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, full(spliced))
+        }
+        None => Response::from_parts(parts, full(answer)),
+    }
+}
+
 async fn splice_document(
     response: Response<ResponseBody>,
     pending: document::PendingDocument,
 ) -> Response<ResponseBody> {
     let (mut parts, body) = response.into_parts();
-    let answer = match body.collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) => {
-            tracing::error!(%error, "could not read rmcp's answer");
-            return fixed(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "text/plain",
-                "internal error",
-            );
-        }
+    let answer = match collect_answer(body).await {
+        Ok(answer) => answer,
+        Err(response) => return response,
     };
     match document::splice(&answer, pending) {
         Some(body) => {
@@ -206,10 +234,15 @@ impl App {
         let mut request = Request::from_parts(parts, Full::new(bytes));
         let slot = Arc::new(document::DocumentSlot::default());
         request.extensions_mut().insert(slot.clone());
+        let tools = Arc::new(tool_list::ToolListSlot::default());
+        request.extensions_mut().insert(tools.clone());
         let response = self.rmcp(request).await;
-        match slot.take() {
+        if let Some(pending) = slot.take() {
+            return splice_document(response, pending).await;
+        }
+        match tools.take() {
             None => response,
-            Some(pending) => splice_document(response, pending).await,
+            Some(tools) => splice_tool_list(response, tools).await,
         }
     }
 
