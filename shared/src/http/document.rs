@@ -14,6 +14,7 @@ use futures_util::{Stream, StreamExt, stream};
 use http_body::Frame;
 use http_body_util::{BodyExt, StreamBody};
 
+use super::slot::split_at_placeholder;
 use super::{BoxError, ResponseBody};
 use crate::kobana::DownloadResponse;
 
@@ -174,10 +175,8 @@ fn encoded(upstream: ByteStream, limit: u64) -> ByteStream {
 
 /// Splices `document` into rmcp's `answer` (a small, complete body holding the placeholder
 /// once). Returns `None` when the placeholder is not there (rmcp answered an error).
-pub fn splice(answer: &[u8], document: PendingDocument) -> Option<ResponseBody> {
-    let at = find(answer, document.placeholder.as_bytes())?;
-    let prefix = Bytes::copy_from_slice(&answer[..at]);
-    let suffix = Bytes::copy_from_slice(&answer[at + document.placeholder.len()..]);
+pub fn splice(answer: &Bytes, document: PendingDocument) -> Option<ResponseBody> {
+    let (prefix, suffix) = split_at_placeholder(answer, document.placeholder.as_bytes())?;
     let upstream: ByteStream = Box::pin(
         document
             .download
@@ -190,10 +189,6 @@ pub fn splice(answer: &[u8], document: PendingDocument) -> Option<ResponseBody> 
         .chain(stream::once(async move { Ok::<_, BoxError>(suffix) }))
         .map(|r| r.map(Frame::data));
     Some(BodyExt::boxed_unsync(StreamBody::new(body)))
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(test)]

@@ -85,49 +85,26 @@ pub(crate) fn full(body: impl Into<Bytes>) -> ResponseBody {
 }
 
 /// Replaces the placeholder in rmcp's (small, complete) answer with the streamed document.
-/// rmcp's (small, in-memory) answer, whole.
-async fn collect_answer(body: ResponseBody) -> Result<Bytes, Response<ResponseBody>> {
-    match body.collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
+/// rmcp's (small, in-memory) answer with a handler's hand-off spliced in: `splice` gets the
+/// whole answer and returns the new body, or `None` to keep the answer as it is (rmcp answered
+/// an error, without the placeholder).
+async fn spliced(
+    response: Response<ResponseBody>,
+    splice: impl FnOnce(&Bytes) -> Option<ResponseBody>,
+) -> Response<ResponseBody> {
+    let (mut parts, body) = response.into_parts();
+    let answer = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
         Err(error) => {
             tracing::error!(%error, "could not read rmcp's answer");
-            Err(fixed(
+            return fixed(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "text/plain",
                 "internal error",
-            ))
+            );
         }
-    }
-}
-
-async fn splice_tool_list(
-    response: Response<ResponseBody>,
-    tools: Bytes,
-) -> Response<ResponseBody> {
-    let (mut parts, body) = response.into_parts();
-    let answer = match collect_answer(body).await {
-        Ok(answer) => answer,
-        Err(response) => return response,
     };
-    match tool_list::splice(&answer, &tools) {
-        Some(spliced) => {
-            parts.headers.remove(header::CONTENT_LENGTH);
-            Response::from_parts(parts, full(spliced))
-        }
-        None => Response::from_parts(parts, full(answer)),
-    }
-}
-
-async fn splice_document(
-    response: Response<ResponseBody>,
-    pending: document::PendingDocument,
-) -> Response<ResponseBody> {
-    let (mut parts, body) = response.into_parts();
-    let answer = match collect_answer(body).await {
-        Ok(answer) => answer,
-        Err(response) => return response,
-    };
-    match document::splice(&answer, pending) {
+    match splice(&answer) {
         Some(body) => {
             parts.headers.remove(header::CONTENT_LENGTH);
             Response::from_parts(parts, body)
@@ -238,11 +215,16 @@ impl App {
         request.extensions_mut().insert(tools.clone());
         let response = self.rmcp(request).await;
         if let Some(pending) = slot.take() {
-            return splice_document(response, pending).await;
+            return spliced(response, |answer| document::splice(answer, pending)).await;
         }
         match tools.take() {
             None => response,
-            Some(tools) => splice_tool_list(response, tools).await,
+            Some(tools) => {
+                spliced(response, |answer| {
+                    tool_list::splice(answer, &tools).map(full)
+                })
+                .await
+            }
         }
     }
 

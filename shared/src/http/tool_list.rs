@@ -12,6 +12,8 @@ use std::sync::LazyLock;
 use bytes::{Bytes, BytesMut};
 use rmcp::model::Tool;
 
+use super::slot::split_at_placeholder;
+
 /// Per-request slot where `tools/list` leaves the joined definitions for the front.
 pub type ToolListSlot = super::slot::Slot<Bytes>;
 
@@ -35,8 +37,9 @@ static PLACEHOLDER: LazyLock<(Tool, Vec<u8>)> = LazyLock::new(|| {
 });
 
 /// The definitions, comma-separated as inside a JSON array.
-pub fn join<'a>(definitions: impl Iterator<Item = &'a Bytes>) -> Bytes {
-    let mut out = BytesMut::with_capacity(32 * 1024);
+pub fn join<'a>(definitions: impl Iterator<Item = &'a Bytes> + Clone) -> Bytes {
+    let size = definitions.clone().map(|d| d.len() + 1).sum::<usize>();
+    let mut out = BytesMut::with_capacity(size);
     for (i, definition) in definitions.enumerate() {
         if i > 0 {
             out.extend_from_slice(b",");
@@ -48,16 +51,9 @@ pub fn join<'a>(definitions: impl Iterator<Item = &'a Bytes>) -> Bytes {
 
 /// `answer` with the placeholder tool replaced by `tools`; `None` when the placeholder is not
 /// there (rmcp answered an error).
-pub fn splice(answer: &[u8], tools: &[u8]) -> Option<Bytes> {
-    let placeholder = PLACEHOLDER.1.as_slice();
-    let at = answer
-        .windows(placeholder.len())
-        .position(|w| w == placeholder)?;
-    let mut out = BytesMut::with_capacity(answer.len() - placeholder.len() + tools.len());
-    out.extend_from_slice(&answer[..at]);
-    out.extend_from_slice(tools);
-    out.extend_from_slice(&answer[at + placeholder.len()..]);
-    Some(out.freeze())
+pub fn splice(answer: &Bytes, tools: &[u8]) -> Option<Bytes> {
+    let (before, after) = split_at_placeholder(answer, &PLACEHOLDER.1)?;
+    Some([&before[..], tools, &after[..]].concat().into())
 }
 
 #[cfg(test)]
@@ -66,12 +62,14 @@ mod tests {
 
     #[test]
     fn splice_swaps_the_placeholder_for_the_definitions() {
-        let answer = [
-            br#"{"jsonrpc":"2.0","id":1,"result":{"tools":["#.as_slice(),
-            &PLACEHOLDER.1,
-            br#"],"ttl":60000}}"#,
-        ]
-        .concat();
+        let answer = Bytes::from(
+            [
+                br#"{"jsonrpc":"2.0","id":1,"result":{"tools":["#.as_slice(),
+                &PLACEHOLDER.1,
+                br#"],"ttl":60000}}"#,
+            ]
+            .concat(),
+        );
         let defs = [
             Bytes::from_static(b"{\"a\":1}"),
             Bytes::from_static(b"{\"b\":2}"),
@@ -90,7 +88,9 @@ mod tests {
 
     #[test]
     fn splice_leaves_an_answer_without_the_placeholder_alone() {
-        let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}"#;
-        assert!(splice(error, b"{}").is_none());
+        let error = Bytes::from_static(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}"#,
+        );
+        assert!(splice(&error, b"{}").is_none());
     }
 }
