@@ -1291,23 +1291,29 @@ fn pdf(bench: &Bench, fake: SocketAddr) -> Result<Report, String> {
         )
         .map_err(|e| format!("base64 relay: {e}"))?;
         let relay_request = |addr| http1::request("POST", addr, "/mcp", &[], b"{}");
-        // In the order they run in each round; the last two answer base64 in JSON.
+        // In the order they run in each round; `true` where the answer is base64 in JSON.
         let contenders = [
-            ("plain GET", fake, direct.clone()),
-            ("raw forward", relay_raw.addr, relay_request(relay_raw.addr)),
+            ("plain GET", fake, direct.clone(), false),
+            (
+                "raw forward",
+                relay_raw.addr,
+                relay_request(relay_raw.addr),
+                false,
+            ),
             (
                 "base64 relay",
                 relay_b64.addr,
                 relay_request(relay_b64.addr),
+                true,
             ),
-            ("resources/read", ours_addr, read),
+            ("resources/read", ours_addr, read, true),
         ];
         let (_, hwm_before) = procs::memory_kib(ours.pid())?;
         let cpu_before = procs::cpu_time(ours.pid())?;
         let mut times: [Vec<f64>; 4] = Default::default();
         bench.block_on(async {
             let mut conns = Vec::new();
-            for (name, addr, _) in &contenders {
+            for (name, addr, _, _) in &contenders {
                 conns.push(
                     http1::Conn::connect(*addr)
                         .await
@@ -1318,7 +1324,7 @@ fn pdf(bench: &Bench, fake: SocketAddr) -> Result<Report, String> {
                 // The first round is a warm-up (connection set-up, first PDF through each
                 // server), and its answers are checked byte for byte against the fake's PDF.
                 let keep = round == 0;
-                for (k, ((name, _, request), conn)) in
+                for (k, ((name, _, request, blob), conn)) in
                     contenders.iter().zip(conns.iter_mut()).enumerate()
                 {
                     let t0 = Instant::now();
@@ -1334,12 +1340,12 @@ fn pdf(bench: &Bench, fake: SocketAddr) -> Result<Report, String> {
                         ));
                     }
                     if keep {
-                        let checked = if k < 2 {
+                        let checked = if *blob {
+                            check_blob(&conn.body, &bytes)
+                        } else {
                             (conn.body == bytes)
                                 .then_some(())
                                 .ok_or_else(|| "the body differs from the fake's PDF".to_owned())
-                        } else {
-                            check_blob(&conn.body, &bytes)
                         };
                         checked.map_err(|e| format!("{name}: {e}"))?;
                     } else {

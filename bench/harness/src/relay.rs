@@ -111,7 +111,8 @@ impl Job {
         let mut out = Encoder::new(self.mode);
         loop {
             let request = from_client.head()?;
-            let length = header(&request, "content-length")
+            let length = request
+                .header("content-length")
                 .map(|v| v.parse::<usize>().map_err(|_| bad("bad content-length")))
                 .transpose()?
                 .unwrap_or(0);
@@ -119,8 +120,8 @@ impl Job {
 
             to_up.write_all(&self.upstream_request)?;
             let response = from_up.head()?;
-            if !response[0].1.starts_with("HTTP/1.1 200") {
-                return Err(bad(format!("upstream answered {}", response[0].1)));
+            if !response.start.starts_with("HTTP/1.1 200") {
+                return Err(bad(format!("upstream answered {}", response.start)));
             }
             let mut start = Vec::with_capacity(128 + self.prefix.len());
             start.extend_from_slice(
@@ -129,7 +130,7 @@ impl Job {
             chunk(&mut start, &self.prefix);
             writer.write_all(&start)?;
 
-            if let Some(length) = header(&response, "content-length") {
+            if let Some(length) = response.header("content-length") {
                 let n = length.parse().map_err(|_| bad("bad content-length"))?;
                 from_up.take(n, |piece| out.push(piece, &mut writer))?;
             } else {
@@ -168,12 +169,21 @@ fn bad(msg: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, msg.into())
 }
 
-/// A header's value from a parsed head (the first entry is the start line).
-fn header<'a>(head: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    head.iter()
-        .skip(1)
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
+/// A request or response head.
+struct Head {
+    /// The request or status line.
+    start: String,
+    headers: Vec<(String, String)>,
+}
+
+impl Head {
+    /// A header's value (the first one with that name).
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// Buffered reads from a blocking socket.
@@ -227,16 +237,20 @@ impl Reader {
         }
     }
 
-    /// A request or response head: the start line (as `("", line)`), then the headers.
-    fn head(&mut self) -> io::Result<Vec<(String, String)>> {
-        let mut head = vec![(String::new(), self.line()?)];
+    /// A request or response head.
+    fn head(&mut self) -> io::Result<Head> {
+        let mut head = Head {
+            start: self.line()?,
+            headers: Vec::new(),
+        };
         loop {
             let line = self.line()?;
             if line.is_empty() {
                 return Ok(head);
             }
             if let Some((name, value)) = line.split_once(':') {
-                head.push((name.to_owned(), value.trim().to_owned()));
+                head.headers
+                    .push((name.to_owned(), value.trim().to_owned()));
             }
         }
     }
