@@ -5,6 +5,7 @@
 #   3. cargo fmt --check, cargo clippy -D warnings, the SAM template check, the function
 #      binary, cargo test --workspace (debug), the fuzz smoke, the conformance suite, the
 #      Inspector CLI, the benchmark smoke
+#   4. the contract report over $KOBANA_CONTRACT_LOG (every fake of stage 3 writes there)
 #
 # Extra arguments are passed to `cargo test`, e.g. `scripts/test.sh --test real_clients`.
 set -euo pipefail
@@ -115,6 +116,11 @@ export KOBANA_MCP_DEMO_BIN="$ROOT/target/debug/kobana-mcp-demo"
 cargo build -p kobana-mcp
 export KOBANA_MCP_BIN="$ROOT/target/debug/kobana-mcp"
 
+# Every fake Kobana of the run (in-process in the tests, the fake-kobana binary, the demo's)
+# appends what the server exercised and each contract violation here; the last stage sums it up.
+export KOBANA_CONTRACT_LOG="$WORK/contract"
+mkdir -p "$KOBANA_CONTRACT_LOG"
+
 stage "cargo test --workspace --no-fail-fast"
 cargo test --workspace --no-fail-fast "$@"
 
@@ -129,5 +135,14 @@ bash "$ROOT/scripts/inspector.sh"
 
 stage "benchmark smoke: every step of bench/run.sh with tiny counts (not a timed test)"
 bash "$ROOT/bench/run.sh" --smoke
+
+stage "contract report: every billing operation exercised by the server, nothing off the contract"
+# A subset run (extra cargo test arguments) need not exercise every operation.
+report_mode=()
+if [[ $# -gt 0 ]]; then
+  report_mode=(--partial)
+fi
+cargo run -q -p kobana-mcp-tests --bin contract-report -- "${report_mode[@]}" "$KOBANA_CONTRACT_LOG" ||
+  die "the run left Kobana's contract or skipped an operation (report above)"
 
 stage "all checks passed"

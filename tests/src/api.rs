@@ -119,11 +119,6 @@ impl Errors {
         self.0.contains_key(field)
     }
 
-    /// The collected `{field: [msgs]}` map.
-    pub fn into_map(self) -> Map<String, Value> {
-        self.0
-    }
-
     /// `Ok` when empty, else a `validation_error` with this status.
     pub fn finish(self, status: StatusCode) -> Result<(), ApiError> {
         if self.0.is_empty() {
@@ -169,18 +164,14 @@ pub fn parse_body(bytes: &[u8]) -> Result<Record, ApiError> {
     }
 }
 
-/// Query-string parameters (`a=1&b=2`, repeated keys and `key[]` allowed).
+/// Query-string parameters (`a=1&b=2`; the contract refuses repeated and unknown keys before
+/// a handler runs).
 pub struct Params(Vec<(String, String)>);
 
 impl Params {
     /// Wraps decoded pairs.
     pub fn new(pairs: Vec<(String, String)>) -> Self {
-        Params(
-            pairs
-                .into_iter()
-                .map(|(k, v)| (k.trim_end_matches("[]").to_string(), v))
-                .collect(),
-        )
+        Params(pairs)
     }
 
     /// The first non-empty value of `key`.
@@ -189,44 +180,6 @@ impl Params {
             .iter()
             .find(|(k, v)| k == key && !v.trim().is_empty())
             .map(|(_, v)| v.trim())
-    }
-
-    /// Every value of `key`, comma lists split.
-    pub fn list(&self, key: &str) -> Vec<String> {
-        self.0
-            .iter()
-            .filter(|(k, _)| k == key)
-            .flat_map(|(_, v)| v.split(','))
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect()
-    }
-
-    /// Whether `include` names `what`.
-    pub fn includes(&self, what: &str) -> bool {
-        self.list("include").iter().any(|i| i == what)
-    }
-
-    /// A `YYYY-MM-DD` filter as days since the epoch; bad formats add a validation error.
-    pub fn date(&self, key: &str, errors: &mut Errors) -> Option<i64> {
-        let v = self.get(key)?;
-        let d = clock::parse_date(v);
-        if d.is_none() {
-            errors.add(key, "deve ser uma data no formato AAAA-MM-DD");
-        }
-        d
-    }
-
-    /// A comma list filter restricted to `allowed`.
-    pub fn enum_list(&self, key: &str, allowed: &[&str], errors: &mut Errors) -> Vec<String> {
-        let vals = self.list(key);
-        for v in &vals {
-            if !allowed.contains(&v.as_str()) {
-                errors.add(key, &format!("deve ser um de: {}", allowed.join(", ")));
-                break;
-            }
-        }
-        vals
     }
 }
 
@@ -355,17 +308,6 @@ pub fn day_of(r: &Record, key: &str) -> Option<i64> {
     s(r, key)
         .and_then(clock::parse_date_or_datetime)
         .map(clock::local_day)
-}
-
-/// Whether the record's date field falls within the inclusive `[from, to]` day bounds.
-pub fn day_within(r: &Record, key: &str, from: Option<i64>, to: Option<i64>) -> bool {
-    if from.is_none() && to.is_none() {
-        return true;
-    }
-    match day_of(r, key) {
-        Some(d) => from.is_none_or(|f| d >= f) && to.is_none_or(|t| d <= t),
-        None => false,
-    }
 }
 
 /// Case-insensitive substring test.

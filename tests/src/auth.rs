@@ -14,11 +14,15 @@ pub const FIXTURE_ORG_ID: &str = "bdd640fb-0667-4ad1-9c80-317fa3b1799d";
 /// The fake's fixed HS512 signing secret.
 pub const JWT_SECRET: &[u8] = b"fake-kobana-billing-hs512-secret-not-for-production";
 
-/// The resources a permission can name.
-pub const RESOURCES: [&str; 6] = [
+/// The resources a permission can name (`<resource>:read`, `<resource>:write`; `write`
+/// implies `read`, and the coarse `read`, `write` and `all` cover every resource).
+pub const RESOURCES: [&str; 9] = [
     "organization",
     "customers",
+    "billing_accounts",
     "subscriptions",
+    "plans",
+    "products",
     "invoices",
     "payments",
     "nfes",
@@ -211,5 +215,16 @@ mod tests {
         assert!(ctx.grants("customers", false));
         assert!(!ctx.grants("customers", true));
         assert!(!ctx.grants("nfes", false));
+        assert!(!ctx.grants("billing_accounts", false), "its own resource");
+    }
+
+    #[test]
+    fn coarse_slugs_cover_every_resource() {
+        let ro = authenticate(Some(&format!("Bearer {}", readonly_token()))).unwrap();
+        let full = authenticate(Some(&format!("Bearer {}", full_token()))).unwrap();
+        for r in RESOURCES {
+            assert!(ro.grants(r, false) && !ro.grants(r, true), "{r}");
+            assert!(full.grants(r, true), "{r}");
+        }
     }
 }

@@ -291,8 +291,12 @@ pub fn nfe_xml(nfe: &Record, organization: &Record) -> String {
     let cofins = (amount as f64 * rate("cofins_rate")).round() as i64;
     let issue_date = s(nfe, "issue_date").unwrap_or("");
     let competence = issue_date.get(..10).unwrap_or("");
-    let prest_name = s(organization, "name").unwrap_or("Acme Software Ltda");
-    let prest_doc = crate::api::digits_of(s(organization, "document_number").unwrap_or(""));
+    let person = organization.get("person").cloned().unwrap_or(Value::Null);
+    let prest_name = [val(&person, "legal_name"), val(&person, "name")]
+        .into_iter()
+        .find(|n| !n.is_empty())
+        .unwrap_or("Acme Software Ltda");
+    let prest_doc = crate::api::digits_of(val(&person, "document_number"));
     let customer = nfe.get("customer_snapshot").cloned().unwrap_or(Value::Null);
     let doc_tag = if val(&customer, "document_type") == "cpf" {
         "Cpf"

@@ -6,12 +6,14 @@ use serde_json::{Value, json};
 use crate::api::{Record, i, s};
 use crate::clock;
 use crate::ids::derived_uuid;
-use crate::store::OrgData;
+use crate::store::{OrgData, Price};
 
-/// The reference §10 fixtures, verbatim.
+/// The reference §10 fixtures (the organization rewritten to `OrganizationV1`).
 pub const BILLING_FIXTURES: &str = include_str!("../fixtures/billing.json");
 /// The fake's own [P] payment fixtures.
 pub const PAYMENT_FIXTURES: &str = include_str!("../fixtures/payments.json");
+/// The fake's own [P] plans, plan items, products and price table.
+pub const CATALOG_FIXTURES: &str = include_str!("../fixtures/catalog.json");
 
 /// Inserts each `(key, default)` that the record lacks.
 pub fn fill(rec: &mut Record, defaults: &[(&str, Value)]) {
@@ -331,12 +333,103 @@ pub fn normalize_payment(rec: &mut Record) {
     fill(
         rec,
         &[
-            ("refunded_amount_cents", json!(0)),
+            ("external_id", Value::Null),
+            ("invoice_id", Value::Null),
+            ("billing_account_id", Value::Null),
+            ("company_id", Value::Null),
+            ("payment_method_id", Value::Null),
+            ("gateway_id", Value::Null),
+            ("payment_method_type", Value::Null),
+            ("paid_amount_cents", Value::Null),
+            ("currency", json!("BRL")),
+            ("payment_gateway", Value::Null),
+            ("gateway_payment_id", Value::Null),
+            ("failure_code", Value::Null),
+            ("failure_message", Value::Null),
+            ("idempotency_key", Value::Null),
             ("paid_at", Value::Null),
-            ("refunded_at", Value::Null),
+            ("metadata", json!({})),
+            ("custom_metadata", Value::Null),
             ("updated_at", created),
         ],
     );
+}
+
+/// Full [P] `ProductV1` shape.
+pub fn normalize_product(rec: &mut Record, org_id: &str) {
+    public_id(rec);
+    let created = rec.get("created_at").cloned().unwrap_or(Value::Null);
+    fill(
+        rec,
+        &[
+            ("external_id", Value::Null),
+            ("organization_id", Value::String(org_id.to_string())),
+            ("company_id", Value::Null),
+            ("parent_product_id", Value::Null),
+            ("product_group_id", Value::Null),
+            ("service_item_id", Value::Null),
+            ("description", Value::Null),
+            ("unit_label", Value::Null),
+            ("increment", json!(1)),
+            ("website_url", Value::Null),
+            ("display_order", json!(0)),
+            ("is_required", json!(false)),
+            ("metadata", json!({})),
+            ("custom_metadata", Value::Null),
+            ("updated_at", created),
+        ],
+    );
+}
+
+/// Full [P] `PlanV1` shape.
+pub fn normalize_plan(rec: &mut Record, org_id: &str) {
+    public_id(rec);
+    let created = rec.get("created_at").cloned().unwrap_or(Value::Null);
+    fill(
+        rec,
+        &[
+            ("external_id", Value::Null),
+            ("organization_id", Value::String(org_id.to_string())),
+            ("company_id", Value::Null),
+            ("plan_group_id", Value::Null),
+            ("billing_account_id", Value::Null),
+            ("description", Value::Null),
+            ("features", json!([])),
+            ("limits", json!({})),
+            ("trial_period_days", Value::Null),
+            ("default_billing_cycle", json!("monthly")),
+            ("metadata", json!({})),
+            ("custom_metadata", Value::Null),
+            ("updated_at", created),
+        ],
+    );
+    let cycle = rec["default_billing_cycle"].clone();
+    fill(rec, &[("available_billing_cycles", json!([cycle]))]);
+}
+
+/// The `OrganizationV1` of an organization the fixtures do not know.
+pub fn empty_organization(org_id: &str) -> Record {
+    let short: String = org_id.chars().take(8).collect();
+    let now = clock::now_string();
+    let mut rec = Record::new();
+    rec.insert("id".into(), json!(org_id));
+    public_id(&mut rec);
+    for (k, v) in [
+        ("external_id", Value::Null),
+        ("status", json!("active")),
+        ("metadata", json!({})),
+        ("custom_metadata", Value::Null),
+        ("created_at", json!(now)),
+        ("updated_at", json!(now)),
+        (
+            "person",
+            json!({"name": format!("Organização {short}"), "document_type": null,
+                   "document_number": null, "kind": "company"}),
+        ),
+    ] {
+        rec.insert(k.into(), v);
+    }
+    rec
 }
 
 fn records(v: &Value, key: &str) -> Vec<Record> {
@@ -350,6 +443,7 @@ fn records(v: &Value, key: &str) -> Vec<Record> {
 pub fn fixture_org() -> OrgData {
     let billing: Value = serde_json::from_str(BILLING_FIXTURES).expect("billing fixtures parse");
     let payments: Value = serde_json::from_str(PAYMENT_FIXTURES).expect("payment fixtures parse");
+    let catalog: Value = serde_json::from_str(CATALOG_FIXTURES).expect("catalog fixtures parse");
     let organization = billing["organization"]
         .as_object()
         .cloned()
@@ -371,9 +465,34 @@ pub fn fixture_org() -> OrgData {
     let mut invoices = records(&billing, "invoices");
     invoices.iter_mut().for_each(normalize_invoice);
     let mut nfes = records(&billing, "nfes");
-    nfes.iter_mut().for_each(|n| normalize_nfe(n, &org_id));
+    for nfe in &mut nfes {
+        // The taker person is the customer of the NF-e's billing account (see the contract's
+        // ambiguities on `person_id`).
+        let person = s(nfe, "billing_account_id")
+            .and_then(|b| billing_accounts.iter().find(|ba| s(ba, "id") == Some(b)))
+            .and_then(|ba| ba.get("customer_id"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        fill(nfe, &[("person_id", person)]);
+        normalize_nfe(nfe, &org_id);
+    }
     let mut payments = records(&payments, "payments");
     payments.iter_mut().for_each(normalize_payment);
+    let mut products = records(&catalog, "products");
+    products
+        .iter_mut()
+        .for_each(|p| normalize_product(p, &org_id));
+    let mut plans = records(&catalog, "plans");
+    plans.iter_mut().for_each(|p| normalize_plan(p, &org_id));
+    let plan_items = records(&catalog, "plan_items");
+    let prices = records(&catalog, "prices")
+        .iter()
+        .map(|p| Price {
+            id: s(p, "id").unwrap_or_default().to_string(),
+            product_id: s(p, "product_id").unwrap_or_default().to_string(),
+            unit_amount_subcents: i(p, "unit_amount_subcents"),
+        })
+        .collect();
 
     let invoice_seq = invoices
         .iter()
@@ -391,6 +510,11 @@ pub fn fixture_org() -> OrgData {
         invoices,
         payments,
         nfes,
+        plans,
+        plan_items,
+        products,
+        prices,
+        refunded_cents: Default::default(),
         invoice_seq,
     }
 }
@@ -410,6 +534,21 @@ mod tests {
         assert!(overdue["voided_at"].is_null());
         assert_eq!(overdue["line_items"][0]["amount_cents"], json!(1_198_800));
         assert!(org.nfes[1]["nbs_code"].is_null());
+        assert_eq!(
+            org.nfes[1]["person_id"],
+            json!("23b8c1e9-3924-46de-beb1-3b9046685257")
+        );
         assert_eq!(org.payments.len(), 3);
+        assert_eq!(org.plans.len(), 3);
+        assert_eq!(org.products.len(), 5);
+        for plan in &org.plans {
+            let n = org.items_of_plan(s(plan, "id").unwrap()).count();
+            assert!((1..=3).contains(&n), "{plan:?}");
+        }
+        for item in &org.plan_items {
+            let price = org.price(s(item, "price_id").unwrap()).expect("priced");
+            assert_eq!(Some(price.product_id.as_str()), s(item, "product_id"));
+            assert!(org.product(&price.product_id).is_some());
+        }
     }
 }

@@ -1,5 +1,7 @@
 //! The `/v1/*` front door: records the call, applies faults, checks `User-Agent`, the bearer
-//! token and the permission, replays idempotent requests, and stamps `Request-Id` and
+//! token and the permission, then the request against the contract (off-contract requests get
+//! `400 contract_violation` and never reach a handler), replays idempotent requests, checks
+//! the handler's successful answers against the contract, and stamps `Request-Id` and
 //! `X-RateLimit-*` on every response.
 
 use axum::body::{Body, to_bytes};
@@ -13,6 +15,7 @@ use serde_json::{Value, json};
 use crate::RecordedCall;
 use crate::api::ApiError;
 use crate::auth::{self, AuthCtx};
+use crate::contract::{self, Operation, Violation, ViolationKind};
 use crate::faults::{self, FaultKind};
 use crate::store::{App, StoredResponse};
 
@@ -22,18 +25,11 @@ pub const RATE_LIMIT: u32 = 100;
 /// Largest request body the fake reads.
 const MAX_BODY: usize = 16 * 1024 * 1024;
 
-/// The permission resource a `/v1` path belongs to.
+/// The permission resource a `/v1` path belongs to (its first segment, when it names one of
+/// [`crate::auth::RESOURCES`]).
 pub fn resource_of(path: &str) -> Option<&'static str> {
-    let rest = path.strip_prefix("/v1/")?;
-    match rest.split('/').next()? {
-        "organization" => Some("organization"),
-        "customers" | "billing_accounts" => Some("customers"),
-        "subscriptions" => Some("subscriptions"),
-        "invoices" => Some("invoices"),
-        "payments" => Some("payments"),
-        "nfes" => Some("nfes"),
-        _ => None,
-    }
+    let segment = path.strip_prefix("/v1/")?.split('/').next()?;
+    crate::auth::RESOURCES.into_iter().find(|r| *r == segment)
 }
 
 fn header_str(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<String> {
@@ -176,6 +172,10 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
     let resp = match verdict {
         Err(e) => e.into_response(),
         Ok(ctx) => {
+            let checked = match check_contract(app, &parts, &bytes, idempotency_key.as_deref()) {
+                Ok(checked) => checked,
+                Err(err) => return (err.into_response(), org),
+            };
             let mut parts = parts;
             let key = idempotency_key.filter(|_| !is_read(&method));
             if let Some(key) = &key
@@ -184,9 +184,12 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
                 return (replay, org);
             }
             parts.extensions.insert(ctx.clone());
-            let resp = next
+            let mut resp = next
                 .run(Request::from_parts(parts, Body::from(bytes)))
                 .await;
+            if after.is_none() && resp.status().is_success() {
+                resp = check_answer(app, &checked, resp).await;
+            }
             match key {
                 Some(key) => remember(app, ctx.org(), key, method.as_str(), &path, resp).await,
                 None => resp,
@@ -209,6 +212,133 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
         _ => resp,
     };
     (resp, org)
+}
+
+/// `400 contract_violation`: the first deviation in the message, all of them in `details`.
+pub fn contract_error(operation: Option<&Operation>, violations: &[String]) -> ApiError {
+    let mut err = ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "contract_violation",
+        contract::violation_message(violations),
+    );
+    err.details = json!({
+        "operation": operation.map(|op| op.id.as_str()),
+        "violations": violations,
+    });
+    err
+}
+
+/// A request that passed the contract check: what its answer is checked against.
+struct Checked {
+    operation: &'static Operation,
+    method: String,
+    /// Path and query string, as recorded in a violation.
+    path: String,
+    user_agent: Option<String>,
+}
+
+impl Checked {
+    fn violation(
+        &self,
+        kind: ViolationKind,
+        status: Option<u16>,
+        problems: Vec<String>,
+    ) -> Violation {
+        Violation {
+            kind,
+            operation: Some(self.operation.id.clone()),
+            method: self.method.clone(),
+            path: self.path.clone(),
+            status,
+            problems,
+            user_agent: self.user_agent.clone(),
+        }
+    }
+}
+
+/// Matches and checks a request against the contract (noting the operation as exercised);
+/// off the contract, the `400 contract_violation` to answer (the violation recorded).
+fn check_contract(
+    app: &App,
+    parts: &axum::http::request::Parts,
+    body: &[u8],
+    idempotency_key: Option<&str>,
+) -> Result<Checked, ApiError> {
+    let path = parts.uri.path();
+    let user_agent = header_str(&parts.headers, header::USER_AGENT);
+    let verdict = contract::check_request(&contract::Request {
+        method: parts.method.as_str(),
+        path,
+        query: parts.uri.query(),
+        user_agent: user_agent.as_deref(),
+        idempotency_key,
+        body,
+    });
+    if let Some(op) = verdict.operation {
+        app.contract().exercised(&op.id, user_agent.as_deref());
+    }
+    let shown_path = match parts.uri.query() {
+        Some(q) => format!("{path}?{q}"),
+        None => path.to_string(),
+    };
+    match verdict.operation {
+        Some(operation) if verdict.violations.is_empty() => Ok(Checked {
+            operation,
+            method: parts.method.to_string(),
+            path: shown_path,
+            user_agent,
+        }),
+        operation => {
+            let err = contract_error(operation, &verdict.violations);
+            app.contract().violation(Violation {
+                kind: ViolationKind::Request,
+                operation: operation.map(|op| op.id.clone()),
+                method: parts.method.to_string(),
+                path: shown_path,
+                status: None,
+                problems: verdict.violations,
+                user_agent,
+            });
+            Err(err)
+        }
+    }
+}
+
+/// Checks a successful answer against the contract (JSON bodies are read and put back);
+/// deviations are recorded, the answer is served as is.
+async fn check_answer(app: &App, checked: &Checked, resp: Response) -> Response {
+    let content_type = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let status = resp.status().as_u16();
+    let json = content_type
+        .as_deref()
+        .is_some_and(|c| c.starts_with("application/json"));
+    let (resp, body) = if json {
+        let (parts, body) = resp.into_parts();
+        let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
+        (
+            Response::from_parts(parts, Body::from(body.clone())),
+            Some(body),
+        )
+    } else {
+        (resp, None)
+    };
+    let problems = contract::check_answer(
+        checked.operation,
+        &contract::Answer {
+            status,
+            content_type: content_type.as_deref(),
+            body: body.as_deref(),
+        },
+    );
+    if !problems.is_empty() {
+        app.contract()
+            .violation(checked.violation(ViolationKind::Answer, Some(status), problems));
+    }
+    resp
 }
 
 /// A stored response for this key, or a 422 when the key was used for another request.

@@ -2,8 +2,14 @@
 //!
 //! It serves the reference fixtures (§10 of `kobana-billing-api.md`) for
 //! [`FIXTURE_ORG_ID`], keeps every change in memory, checks `User-Agent`, HS512 bearer
-//! tokens and per-endpoint permissions like Kobana, records every `/v1/*` request, and lets a
-//! test inject faults (error statuses, latency, connection resets, truncated JSON).
+//! tokens and per-endpoint permissions like Kobana, holds every request and answer to the
+//! contract transcribed from Kobana's OpenAPI document ([`contract`]; off-contract requests
+//! get `400 contract_violation`), records every `/v1/*` request, and lets a test inject
+//! faults (error statuses, latency, connection resets, truncated JSON).
+//!
+//! With `KOBANA_CONTRACT_LOG=<dir>`, every instance also appends what the MCP server
+//! exercised and every violation to a file in `<dir>` ([`contract_log`]); the
+//! `contract-report` binary ([`report`]) sums a whole run up.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -17,16 +23,20 @@
 pub mod api;
 pub mod auth;
 pub mod clock;
+pub mod contract;
+pub mod contract_log;
 pub mod control;
 pub mod documents;
 pub mod faults;
 pub mod fixtures;
 pub mod gate;
 pub mod ids;
+pub mod report;
 pub mod routes;
 pub mod store;
 
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 
 use axum::Router;
 use axum::middleware::from_fn_with_state;
@@ -38,6 +48,7 @@ pub use auth::{
     scoped_token,
 };
 pub use clock::FAKE_NOW;
+pub use contract::{Violation, ViolationKind};
 pub use faults::{Fault, FaultKind};
 use store::App;
 
@@ -102,8 +113,22 @@ impl FakeKobana {
     }
 
     /// Start on a given address (standalone binary / demo mode). Only loopback addresses are
-    /// accepted.
+    /// accepted. The contract record goes to `$KOBANA_CONTRACT_LOG` when set.
     pub async fn start_on(addr: SocketAddr) -> std::io::Result<FakeKobana> {
+        Self::serve(addr, App::new()).await
+    }
+
+    /// Start on 127.0.0.1 with an ephemeral port, writing the contract record to `dir`
+    /// whatever `$KOBANA_CONTRACT_LOG` says.
+    pub async fn start_with_contract_log(dir: &Path) -> std::io::Result<FakeKobana> {
+        Self::serve(
+            SocketAddr::from(([127, 0, 0, 1], 0)),
+            App::with_contract_log(dir),
+        )
+        .await
+    }
+
+    async fn serve(addr: SocketAddr, app: App) -> std::io::Result<FakeKobana> {
         if !addr.ip().is_loopback() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -115,7 +140,6 @@ impl FakeKobana {
         let listener = listener.tap_io(|tcp| {
             let _ = tcp.set_nodelay(true);
         });
-        let app = App::new();
         let router = app_router(app.clone());
         let task = tokio::spawn(async move {
             if let Err(e) = axum::serve(listener, router).await {
@@ -173,9 +197,26 @@ impl FakeKobana {
         self.app.lock().pdf_content_length = send;
     }
 
-    /// Resets data, faults, calls and document settings to the fixtures.
+    /// Resets data, faults, calls and document settings to the fixtures (the contract record
+    /// stays: a violation is never forgotten).
     pub fn reset(&self) {
         self.app.reset();
+    }
+
+    /// Every request and answer off the contract so far, in order (requests from any
+    /// `User-Agent`).
+    pub fn contract_violations(&self) -> Vec<Violation> {
+        self.app.contract().violations()
+    }
+
+    /// The ids of the contract operations matched so far, sorted.
+    pub fn exercised_operations(&self) -> Vec<String> {
+        self.app.contract().exercised_operations()
+    }
+
+    /// The file this instance writes the run-wide contract record to, if it logs.
+    pub fn contract_log_path(&self) -> Option<PathBuf> {
+        self.app.contract().log_path().map(Path::to_path_buf)
     }
 }
 

@@ -1,13 +1,15 @@
 //! In-memory state: per-organization data, recorded calls, faults and document settings.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
-use serde_json::Value;
 
 use crate::api::{Record, s};
+use crate::contract::Violation;
+use crate::contract_log::{self, ContractLog};
 use crate::faults::Fault;
 use crate::{DocKind, RecordedCall, fixtures, ids};
 
@@ -33,20 +35,36 @@ pub struct OrgData {
     pub payments: Vec<Record>,
     /// NF-e.
     pub nfes: Vec<Record>,
+    /// Plans (`PlanV1`).
+    pub plans: Vec<Record>,
+    /// Plan items (`PlanItemV1`), of every plan.
+    pub plan_items: Vec<Record>,
+    /// Products (`ProductV1`).
+    pub products: Vec<Record>,
+    /// The fake's price table (not served: the document has no price resource).
+    pub prices: Vec<Price>,
+    /// Refunded cents per payment id, kept outside the `PaymentV1` record.
+    pub refunded_cents: HashMap<String, i64>,
     /// Last invoice number used (`FAT-2026-000812` → 812).
     pub invoice_seq: u64,
+}
+
+/// One price of the fake's price table: the amount behind a plan item's `price_id`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Price {
+    /// The price id (a `PlanItemV1.price_id`).
+    pub id: String,
+    /// The product it prices.
+    pub product_id: String,
+    /// Unit amount in subcentavos (÷10000 = BRL).
+    pub unit_amount_subcents: i64,
 }
 
 impl OrgData {
     /// An organization with no data (any org other than the fixture's).
     pub fn empty(org_id: &str) -> OrgData {
-        let mut organization = Record::new();
-        organization.insert("id".into(), Value::String(org_id.to_string()));
-        let short: String = org_id.chars().take(8).collect();
-        organization.insert("name".into(), Value::String(format!("Organização {short}")));
-        organization.insert("document_number".into(), Value::Null);
         OrgData {
-            organization,
+            organization: fixtures::empty_organization(org_id),
             ..OrgData::default()
         }
     }
@@ -75,6 +93,37 @@ impl OrgData {
     pub fn customer_of_account(&self, billing_account_id: &str) -> Option<&Record> {
         let cid = s(self.billing_account(billing_account_id)?, "customer_id")?;
         self.customers.iter().find(|c| s(c, "id") == Some(cid))
+    }
+
+    /// The customer behind any record: a billing account's own customer, else the customer of
+    /// the record's `billing_account_id`.
+    pub fn customer_of(&self, rec: &Record) -> Option<&Record> {
+        match s(rec, "customer_id") {
+            Some(cid) => self.customers.iter().find(|c| s(c, "id") == Some(cid)),
+            None => self.customer_of_account(s(rec, "billing_account_id")?),
+        }
+    }
+
+    /// The product with this id.
+    pub fn product(&self, id: &str) -> Option<&Record> {
+        self.products.iter().find(|r| s(r, "id") == Some(id))
+    }
+
+    /// The plan with this id.
+    pub fn plan(&self, id: &str) -> Option<&Record> {
+        self.plans.iter().find(|r| s(r, "id") == Some(id))
+    }
+
+    /// The items of a plan, in fixture order.
+    pub fn items_of_plan<'a>(&'a self, plan_id: &'a str) -> impl Iterator<Item = &'a Record> {
+        self.plan_items
+            .iter()
+            .filter(move |r| s(r, "plan_id") == Some(plan_id))
+    }
+
+    /// The price with this id.
+    pub fn price(&self, id: &str) -> Option<&Price> {
+        self.prices.iter().find(|p| p.id == id)
     }
 }
 
@@ -161,28 +210,129 @@ impl Inner {
     }
 }
 
+/// What the contract checks found in one fake instance (kept across [`App::reset`]).
+#[derive(Debug, Default)]
+pub struct ContractRecord {
+    /// Ids of the operations matched so far.
+    pub exercised: BTreeSet<String>,
+    /// Every request or answer off the contract.
+    pub violations: Vec<Violation>,
+}
+
+/// The contract side of an instance: its record and its run-wide log file.
+#[derive(Debug)]
+pub struct ContractState {
+    record: Mutex<ContractRecord>,
+    log: Option<ContractLog>,
+}
+
+impl ContractState {
+    /// Notes a matched operation (logged when the server called it).
+    pub fn exercised(&self, operation: &str, user_agent: Option<&str>) {
+        self.record
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .exercised
+            .insert(operation.to_string());
+        if let Some(log) = &self.log
+            && contract_log::is_server(user_agent)
+        {
+            log.exercised(operation);
+        }
+    }
+
+    /// Notes a request or answer off the contract (logged when the server sent the request).
+    pub fn violation(&self, violation: Violation) {
+        tracing::warn!(
+            operation = violation.operation.as_deref().unwrap_or("-"),
+            path = %violation.path,
+            problems = ?violation.problems,
+            "fake Kobana: off the contract"
+        );
+        if let Some(log) = &self.log
+            && contract_log::is_server(violation.user_agent.as_deref())
+        {
+            log.violation(&violation);
+        }
+        self.record
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .violations
+            .push(violation);
+    }
+
+    /// The violations so far.
+    pub fn violations(&self) -> Vec<Violation> {
+        self.record
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .violations
+            .clone()
+    }
+
+    /// The operations matched so far, sorted.
+    pub fn exercised_operations(&self) -> Vec<String> {
+        self.record
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .exercised
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// The run-wide log file of this instance, if any.
+    pub fn log_path(&self) -> Option<&Path> {
+        self.log.as_ref().map(ContractLog::path)
+    }
+}
+
 /// Shared, cloneable handle on the state.
 #[derive(Clone)]
-pub struct App(Arc<Mutex<Inner>>);
+pub struct App {
+    inner: Arc<Mutex<Inner>>,
+    contract: Arc<ContractState>,
+}
 
 impl App {
-    /// State loaded with the fixtures.
+    /// State loaded with the fixtures; the contract log follows `$KOBANA_CONTRACT_LOG`.
     pub fn new() -> App {
+        App::with_log(ContractLog::from_env())
+    }
+
+    /// State loaded with the fixtures, logging the contract record to `dir`.
+    pub fn with_contract_log(dir: &Path) -> App {
+        App::with_log(Some(ContractLog::in_dir(dir)))
+    }
+
+    fn with_log(log: Option<ContractLog>) -> App {
         static STARTED: AtomicU64 = AtomicU64::new(0);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
         let instance = nanos ^ u128::from(STARTED.fetch_add(1, Ordering::Relaxed)) << 96;
-        App(Arc::new(Mutex::new(Inner::fresh(instance))))
+        App {
+            inner: Arc::new(Mutex::new(Inner::fresh(instance))),
+            contract: Arc::new(ContractState {
+                record: Mutex::default(),
+                log,
+            }),
+        }
     }
 
     /// Locks the state (a poisoned lock is recovered: the data stays usable).
     pub fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Back to the fixtures: data, faults, calls and document settings.
+    /// The contract record and log of this instance.
+    pub fn contract(&self) -> &ContractState {
+        &self.contract
+    }
+
+    /// Back to the fixtures: data, faults, calls and document settings (the contract record
+    /// stays).
     pub fn reset(&self) {
         let mut inner = self.lock();
         let instance = inner.instance;

@@ -111,6 +111,8 @@ async fn readonly_token_reads_but_cannot_write() {
         "/v1/invoices",
         "/v1/payments",
         "/v1/nfes",
+        "/v1/plans",
+        "/v1/products",
     ] {
         let (status, body) = api.call_as(&ro, Method::GET, path, None).await;
         assert_eq!(status, 200, "{path}: {body}");
@@ -139,10 +141,15 @@ async fn fine_grained_slugs_are_per_resource_and_write_implies_read() {
     let token = scoped_token("bot", FIXTURE_ORG_ID, "invoices:write customers:read");
     let (status, _) = api.call_as(&token, Method::GET, "/v1/invoices", None).await;
     assert_eq!(status, 200, "invoices:write implies invoices:read");
-    let (status, _) = api
+    let (status, body) = api
         .call_as(&token, Method::GET, "/v1/billing_accounts", None)
         .await;
-    assert_eq!(status, 200, "billing accounts count as customers");
+    let details = assert_error(status, &body, 403, "insufficient_scope");
+    assert_eq!(
+        details["required"],
+        json!(["billing_accounts:read"]),
+        "billing accounts are a resource of their own"
+    );
     let (status, body) = api.call_as(&token, Method::GET, "/v1/nfes", None).await;
     let details = assert_error(status, &body, 403, "insufficient_scope");
     assert_eq!(details["required"], json!(["nfes:read"]));
@@ -175,13 +182,54 @@ async fn fine_grained_slugs_are_per_resource_and_write_implies_read() {
 }
 
 #[tokio::test]
+async fn billing_accounts_plans_and_products_have_their_own_permissions() {
+    let api = Api::new().await;
+    let token = scoped_token(
+        "bot",
+        FIXTURE_ORG_ID,
+        "billing_accounts:read plans:write products:read",
+    );
+    let plan_items = format!("/v1/plans/{}/items", ids::PLAN_PRO);
+    let account = format!("/v1/billing_accounts/{}", ids::BA_PADARIA);
+    for path in [
+        "/v1/billing_accounts",
+        account.as_str(),
+        "/v1/plans",
+        plan_items.as_str(),
+        "/v1/products",
+    ] {
+        let (status, body) = api.call_as(&token, Method::GET, path, None).await;
+        assert_eq!(status, 200, "{path}: {body}");
+    }
+    for (path, required) in [
+        ("/v1/customers", "customers:read"),
+        ("/v1/subscriptions", "subscriptions:read"),
+    ] {
+        let (status, body) = api.call_as(&token, Method::GET, path, None).await;
+        let details = assert_error(status, &body, 403, "insufficient_scope");
+        assert_eq!(details["required"], json!([required]), "{path}");
+    }
+    let customers_only = scoped_token("bot", FIXTURE_ORG_ID, "customers:write");
+    for path in ["/v1/billing_accounts", "/v1/plans", "/v1/products"] {
+        let (status, _) = api.call_as(&customers_only, Method::GET, path, None).await;
+        assert_eq!(status, 403, "{path} is not a customers resource");
+    }
+}
+
+#[tokio::test]
 async fn organization_endpoint_and_partitioning() {
     let api = Api::new().await;
     let (status, body) = api.get("/v1/organization").await;
     assert_eq!(status, 200);
-    assert_eq!(
-        body["data"],
-        json!({"id": FIXTURE_ORG_ID, "name": "Acme Software Ltda", "document_number": "11.222.333/0001-81"})
+    let org = &body["data"];
+    assert_eq!(org["id"], FIXTURE_ORG_ID);
+    assert_eq!(org["status"], "active");
+    assert_eq!(org["person"]["name"], "Acme Software Ltda");
+    assert_eq!(org["person"]["document_number"], "11222333000181");
+    assert_eq!(org["person"]["kind"], "company");
+    assert!(
+        org.get("name").is_none(),
+        "OrganizationV1 names the org in person"
     );
 
     let other_org = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0ff";
@@ -191,6 +239,7 @@ async fn organization_endpoint_and_partitioning() {
         .await;
     assert_eq!(status, 200);
     assert_eq!(body["data"]["id"], other_org);
+    assert_eq!(body["data"]["person"]["name"], "Organização 0f1e2d3c");
     let (_, body) = api.call_as(&other, Method::GET, "/v1/invoices", None).await;
     assert_eq!(body["meta"]["total"], 0);
     assert_eq!(body["data"], json!([]));
@@ -265,20 +314,30 @@ async fn every_response_has_request_id_and_rate_limit_headers() {
 }
 
 #[tokio::test]
-async fn unknown_routes_and_malformed_ids_are_404_after_auth() {
+async fn unknown_operations_are_400_and_unknown_ids_404_after_auth() {
     let api = Api::new().await;
-    let (status, body) = api.get("/v1/plans").await;
-    assert_error(status, &body, 404, "not_found");
+    let (status, body) = api.get("/v1/prices").await;
+    let details = assert_error(status, &body, 400, "contract_violation");
+    assert_eq!(
+        details["violations"],
+        json!(["unknown operation GET /v1/prices"])
+    );
     let (status, body) = api.get("/v1/invoices/not-a-uuid").await;
-    assert_error(status, &body, 404, "not_found");
+    let details = assert_error(status, &body, 400, "contract_violation");
+    assert_eq!(details["operation"], "invoices.get");
+    // Customer ids have no uuid format (an external_id is accepted): unknown ones are 404.
     let (status, body) = api.get("/v1/customers/123").await;
     assert_error(status, &body, 404, "not_found");
+    let (status, body) = api
+        .get("/v1/invoices/00000000-0000-4000-8000-000000000000")
+        .await;
+    assert_error(status, &body, 404, "not_found");
     let resp = api
-        .raw(Method::GET, "/v1/plans", None, Some(UA), None)
+        .raw(Method::GET, "/v1/prices", None, Some(UA), None)
         .await;
     assert_eq!(
         resp.status().as_u16(),
         401,
-        "auth is checked before routing"
+        "auth is checked before the contract"
     );
 }

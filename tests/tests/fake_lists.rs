@@ -33,14 +33,17 @@ async fn pagination_meta_and_pages() {
 }
 
 #[tokio::test]
-async fn per_page_over_100_and_bad_paging_are_400() {
+async fn per_page_over_100_and_bad_paging_are_contract_violations() {
     let api = Api::new().await;
     let (status, body) = api.get("/v1/invoices?per_page=101").await;
-    let details = assert_error(status, &body, 400, "validation_error");
-    assert!(details["per_page"].is_array(), "{details}");
+    let details = assert_error(status, &body, 400, "contract_violation");
+    assert_eq!(
+        details["violations"],
+        json!(["query.per_page: 101 is more than the maximum 100"])
+    );
     for q in ["per_page=0", "page=0", "page=abc", "sort_order=up"] {
         let (status, body) = api.get(&format!("/v1/customers?{q}")).await;
-        assert_error(status, &body, 400, "validation_error");
+        assert_error(status, &body, 400, "contract_violation");
     }
 }
 
@@ -143,8 +146,26 @@ async fn invoice_filters() {
         sorted(&[ids::INV_PAID_NFE_ISSUED, ids::INV_PAID_NFE_ERROR])
     );
     assert_eq!(
-        api.list_ids("/v1/invoices?status=open,draft").await.len(),
+        set(api.list_ids("/v1/invoices?status=open").await),
+        sorted(&[ids::INV_OPEN, ids::INV_OVERDUE])
+    );
+    assert_eq!(
+        api.list_ids("/v1/invoices?plan_filter=without_plan")
+            .await
+            .len(),
         3
+    );
+    assert_eq!(
+        api.list_ids("/v1/invoices?without_payments=true")
+            .await
+            .len(),
+        4
+    );
+    assert_eq!(
+        api.list_ids("/v1/invoices?total_subcents=4990000")
+            .await
+            .len(),
+        2
     );
     assert_eq!(
         set(api
@@ -189,7 +210,9 @@ async fn invoice_filters() {
     let details = assert_error(status, &body, 400, "validation_error");
     assert!(details["due_date_from"].is_array());
     let (status, body) = api.get("/v1/invoices?status=overdue").await;
-    assert_error(status, &body, 400, "validation_error");
+    assert_error(status, &body, 400, "contract_violation");
+    let (status, body) = api.get("/v1/invoices?status=open,draft").await;
+    assert_error(status, &body, 400, "contract_violation");
 }
 
 #[tokio::test]
@@ -242,32 +265,87 @@ async fn customer_search_and_kind() {
         vec![ids::MARIANA, ids::RAFAEL]
     );
     assert_eq!(api.list_ids("/v1/customers?search=zzz").await.len(), 0);
-    let (status, _) = api.get("/v1/customers?kind=company").await;
-    assert_eq!(status, 400);
+    let (status, body) = api.get("/v1/customers?kind=company").await;
+    assert_error(status, &body, 400, "contract_violation");
+}
+
+#[tokio::test]
+async fn billing_account_filters_and_embedding() {
+    let api = Api::new().await;
+    // person_id is the customer's id (contract ambiguities).
+    assert_eq!(
+        api.list_ids(&format!("/v1/billing_accounts?person_id={}", ids::PADARIA))
+            .await,
+        vec![ids::BA_PADARIA]
+    );
+    assert_eq!(
+        api.list_ids("/v1/billing_accounts?person_document_number=45321287000190")
+            .await,
+        vec![ids::BA_PADARIA]
+    );
+    assert_eq!(
+        api.list_ids("/v1/billing_accounts?person_name_contains=souza")
+            .await,
+        vec![ids::BA_MARIANA]
+    );
+    assert_eq!(
+        api.list_ids("/v1/billing_accounts?search=horizonte").await,
+        vec![ids::BA_HORIZONTE]
+    );
+    assert_eq!(
+        api.list_ids("/v1/billing_accounts?status=closed").await,
+        vec![ids::BA_RAFAEL]
+    );
+    assert_eq!(
+        api.list_ids("/v1/billing_accounts?auto_collection=false")
+            .await,
+        vec![ids::BA_MARIANA]
+    );
+    // Monthly recurring revenue: Padaria R$ 499,00; Horizonte R$ 11.988,00 / 12 = R$ 999,00.
+    assert_eq!(
+        api.list_ids("/v1/billing_accounts?mrr_min=90000").await,
+        vec![ids::BA_HORIZONTE]
+    );
+    assert_eq!(
+        api.list_ids(
+            "/v1/billing_accounts?customer_tax_type=business&sort_by=created_at&sort_order=asc"
+        )
+        .await,
+        vec![ids::BA_PADARIA, ids::BA_HORIZONTE]
+    );
+    let (_, list) = api.get("/v1/billing_accounts").await;
+    for ba in list["data"].as_array().unwrap() {
+        assert!(ba.get("customer").is_none(), "lists never embed: {ba}");
+        assert!(
+            ba.get("customer_id").is_none(),
+            "not a BillingAccountV1 field"
+        );
+    }
+    let (_, one) = api
+        .get(&format!("/v1/billing_accounts/{}", ids::BA_PADARIA))
+        .await;
+    let customer = &one["data"]["customer"];
+    assert_eq!(customer["id"], ids::PADARIA);
+    assert_eq!(customer["name"], "Padaria Pão Dourado Ltda");
+    assert_eq!(customer["kind"], "company");
+    let (status, body) = api
+        .get(&format!(
+            "/v1/billing_accounts?customer_id={}",
+            ids::PADARIA
+        ))
+        .await;
+    assert_error(status, &body, 400, "contract_violation");
 }
 
 #[tokio::test]
 async fn other_resource_filters() {
     let api = Api::new().await;
     assert_eq!(
-        api.list_ids(&format!(
-            "/v1/billing_accounts?customer_id={}",
-            ids::PADARIA
-        ))
-        .await,
-        vec![ids::BA_PADARIA]
-    );
-    assert_eq!(
-        api.list_ids("/v1/billing_accounts?customer_id=crm-000202")
-            .await,
-        vec![ids::BA_PADARIA]
-    );
-    assert_eq!(
         api.list_ids("/v1/subscriptions?status=past_due").await,
         vec![ids::SUB_PAST_DUE]
     );
     assert_eq!(
-        api.list_ids("/v1/subscriptions?plan_id=759cde66-bacf-43d0-8b1f-9163ce9ff57f")
+        api.list_ids(&format!("/v1/subscriptions?plan_id={}", ids::PLAN_PRO))
             .await
             .len(),
         2
@@ -283,6 +361,21 @@ async fn other_resource_filters() {
     assert_eq!(
         api.list_ids("/v1/subscriptions?search=horizonte").await,
         vec![ids::SUB_PAST_DUE]
+    );
+    assert_eq!(
+        api.list_ids(&format!("/v1/subscriptions?person_id={}", ids::RAFAEL))
+            .await,
+        vec![ids::SUB_CANCELED]
+    );
+    assert_eq!(
+        api.list_ids("/v1/subscriptions?recurring_amount_min=1000")
+            .await,
+        vec![ids::SUB_PAST_DUE]
+    );
+    assert_eq!(
+        api.list_ids("/v1/subscriptions?canceled_after=2026-06-01")
+            .await,
+        vec![ids::SUB_CANCELED]
     );
     assert_eq!(
         api.list_ids("/v1/nfes?status=error").await,
@@ -307,12 +400,192 @@ async fn other_resource_filters() {
             .await,
         vec![ids::NFE_ERROR]
     );
-    assert_eq!(api.list_ids("/v1/payments?status=paid").await.len(), 2);
+    assert_eq!(
+        api.list_ids(&format!("/v1/nfes?payment_id={}", ids::PAY_CARD))
+            .await,
+        vec![ids::NFE_ISSUED]
+    );
+    assert_eq!(
+        api.list_ids("/v1/nfes?person_document_number=529.982.247-25")
+            .await,
+        vec![ids::NFE_ERROR]
+    );
+    assert_eq!(
+        api.list_ids("/v1/nfes?amount_min=1000").await,
+        vec![ids::NFE_ERROR]
+    );
+    assert_eq!(api.list_ids("/v1/payments?status=succeeded").await.len(), 2);
+    assert_eq!(
+        api.list_ids("/v1/payments?payment_method_type=pix").await,
+        vec![ids::PAY_PIX]
+    );
     assert_eq!(
         api.list_ids(&format!("/v1/payments?invoice_id={}", ids::INV_OVERDUE))
             .await,
         vec![ids::PAY_FAILED]
     );
+    assert_eq!(
+        api.list_ids("/v1/payments?paid_amount_min=1000").await,
+        vec![ids::PAY_PIX]
+    );
+    assert_eq!(
+        api.list_ids(&format!("/v1/payments?person_id={}", ids::PADARIA))
+            .await,
+        vec![ids::PAY_CARD]
+    );
+    let (status, body) = api.get("/v1/payments?status=paid").await;
+    assert_error(status, &body, 400, "contract_violation");
+}
+
+#[tokio::test]
+async fn plan_filters_and_items() {
+    let api = Api::new().await;
+    let set = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let sorted = |v: &[&str]| {
+        let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+        v.sort();
+        v
+    };
+    let all = [
+        ids::PLAN_PRO,
+        ids::PLAN_ENTERPRISE_HORIZONTE,
+        ids::PLAN_BASIC_ARCHIVED,
+    ];
+    assert_eq!(set(api.list_ids("/v1/plans").await), sorted(&all));
+    for (q, want) in [
+        ("status=archived", vec![ids::PLAN_BASIC_ARCHIVED]),
+        (
+            "status=active",
+            vec![ids::PLAN_PRO, ids::PLAN_ENTERPRISE_HORIZONTE],
+        ),
+        ("plan_type=custom", vec![ids::PLAN_ENTERPRISE_HORIZONTE]),
+        (
+            "visibility=public",
+            vec![ids::PLAN_PRO, ids::PLAN_BASIC_ARCHIVED],
+        ),
+        ("search=enterprise", vec![ids::PLAN_ENTERPRISE_HORIZONTE]),
+        (
+            "default_billing_cycle=annual",
+            vec![ids::PLAN_ENTERPRISE_HORIZONTE],
+        ),
+        (
+            "exclude_custom_plans=true",
+            vec![ids::PLAN_PRO, ids::PLAN_BASIC_ARCHIVED],
+        ),
+        ("slug=pro", vec![ids::PLAN_PRO]),
+    ] {
+        assert_eq!(
+            set(api.list_ids(&format!("/v1/plans?{q}")).await),
+            sorted(&want),
+            "{q}"
+        );
+    }
+    assert_eq!(
+        api.list_ids(&format!(
+            "/v1/plans?billing_account_id={}",
+            ids::BA_HORIZONTE
+        ))
+        .await,
+        vec![ids::PLAN_ENTERPRISE_HORIZONTE]
+    );
+    assert_eq!(
+        set(api
+            .list_ids(&format!(
+                "/v1/plans?scoped_billing_account_id={}",
+                ids::BA_HORIZONTE
+            ))
+            .await),
+        sorted(&all)
+    );
+    assert_eq!(
+        set(api
+            .list_ids(&format!(
+                "/v1/plans?scoped_billing_account_id={}",
+                ids::BA_PADARIA
+            ))
+            .await),
+        sorted(&[ids::PLAN_PRO, ids::PLAN_BASIC_ARCHIVED])
+    );
+    assert_eq!(
+        api.list_ids(&format!("/v1/plans?person_id={}", ids::MARIANA))
+            .await
+            .len(),
+        0
+    );
+
+    let (status, plan) = api.get(&format!("/v1/plans/{}", ids::PLAN_PRO)).await;
+    assert_eq!(status, 200);
+    assert_eq!(plan["data"]["name"], "Plano Pro");
+    assert!(
+        plan["data"].get("items").is_none(),
+        "items are their own route"
+    );
+    let (status, items) = api
+        .get(&format!(
+            "/v1/plans/{}/items",
+            ids::PLAN_ENTERPRISE_HORIZONTE
+        ))
+        .await;
+    assert_eq!(status, 200);
+    assert!(items.get("meta").is_none(), "no pagination: {items}");
+    let items = items["data"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    assert_eq!(items[0]["price_id"], ids::PRICE_ENTERPRISE_LICENSE);
+    assert_eq!(items[0]["product_id"], ids::PROD_LICENSE);
+    assert_eq!(items[2]["included"], false);
+    let (status, body) = api
+        .get("/v1/plans/00000000-0000-4000-8000-000000000000/items")
+        .await;
+    assert_error(status, &body, 404, "not_found");
+}
+
+#[tokio::test]
+async fn product_filters_default_to_active() {
+    let api = Api::new().await;
+    let active = api
+        .list_ids("/v1/products?sort_by=display_order&sort_order=asc")
+        .await;
+    assert_eq!(
+        active,
+        vec![
+            ids::PROD_LICENSE,
+            ids::PROD_EXTRA_USER,
+            ids::PROD_SUPPORT,
+            ids::PROD_ONBOARDING
+        ]
+    );
+    assert_eq!(api.list_ids("/v1/products?status=all").await.len(), 5);
+    assert_eq!(
+        api.list_ids("/v1/products?status=draft").await,
+        vec![ids::PROD_NFSE_OVERAGE]
+    );
+    for (q, want) in [
+        ("product_type=addon_quantity", ids::PROD_EXTRA_USER),
+        ("product_type=one_time_fixed", ids::PROD_ONBOARDING),
+        ("search=suporte", ids::PROD_SUPPORT),
+        ("is_required=true", ids::PROD_LICENSE),
+        ("visibility=private", ids::PROD_ONBOARDING),
+    ] {
+        assert_eq!(
+            api.list_ids(&format!("/v1/products?{q}")).await,
+            vec![want],
+            "{q}"
+        );
+    }
+    assert_eq!(
+        api.list_ids("/v1/products?root_only=true&status=all")
+            .await
+            .len(),
+        3
+    );
+    let (status, body) = api
+        .get(&format!("/v1/products/{}", ids::PROD_NFSE_OVERAGE))
+        .await;
+    assert_eq!(status, 200, "a get finds any status");
+    assert_eq!(body["data"]["product_type"], "metered");
 }
 
 #[tokio::test]

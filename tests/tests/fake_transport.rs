@@ -154,10 +154,7 @@ async fn status_fault_counts_down_and_uses_the_envelope() {
     // Other methods and paths are untouched.
     assert_eq!(api.get("/v1/customers").await.0, 200);
     let (status, _) = api
-        .post(
-            &format!("/v1/invoices/{}/send-reminder", ids::INV_OPEN),
-            json!({}),
-        )
+        .post_empty(&format!("/v1/invoices/{}/send-reminder", ids::INV_OPEN))
         .await;
     assert_eq!(status, 200);
     for _ in 0..2 {

@@ -6,10 +6,11 @@ use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+use super::filters::{self, By, CENTS, PERSON, Table};
 use super::{opt_str, req_str, valid_document};
 use crate::api::{
     ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, deleted,
-    digits_of, list_response, parse_body, s,
+    digits_of, i, list_response, parse_body, s,
 };
 use crate::auth::AuthCtx;
 use crate::clock;
@@ -17,12 +18,63 @@ use crate::fixtures::{normalize_billing_account, normalize_customer};
 use crate::store::{App, OrgData};
 
 const SORT: &[&str] = &["created_at", "updated_at", "name"];
-const ACCOUNT_SORT: &[&str] = &["created_at", "updated_at"];
+const ACCOUNT_SORT: &[&str] = &["created_at", "updated_at", "balance_cents"];
 const KINDS: &[&str] = &["natural", "juridical"];
+
+/// The filters of `GET /v1/customers`.
+pub const CUSTOMER_FILTERS: &Table = &[
+    ("kind", By::Eq("kind")),
+    ("search", By::With(search_customer)),
+];
+
+/// The filters of `GET /v1/billing_accounts` (with [`PERSON`]).
+pub const ACCOUNT_FILTERS: &Table = &[
+    ("status", By::Eq("status")),
+    ("search", By::With(search_account)),
+    ("external_id", By::Eq("external_id")),
+    ("currency", By::Eq("currency")),
+    ("auto_collection", By::Bool("auto_collection")),
+    ("tax_exempt", By::Bool("tax_exempt")),
+    ("customer_tax_type", By::Eq("customer_tax_type")),
+    ("balance_min", By::AtLeast("balance_cents", CENTS)),
+    ("balance_max", By::AtMost("balance_cents", CENTS)),
+    ("mrr_min", By::With(mrr_at_least)),
+    ("mrr_max", By::With(mrr_at_most)),
+    ("allowed_negative_balance_min", By::With(negative_at_least)),
+    ("allowed_negative_balance_max", By::With(negative_at_most)),
+    ("created_after", By::Since("created_at")),
+    ("created_before", By::Until("created_at")),
+    ("updated_after", By::Since("updated_at")),
+    ("updated_before", By::Until("updated_at")),
+    ("suspended_after", By::Since("suspended_at")),
+    ("suspended_before", By::Until("suspended_at")),
+];
+
+/// The fields of `BillingAccountCustomerV1` copied from the customer.
+const EMBEDDED_CUSTOMER: &[&str] = &[
+    "id",
+    "external_id",
+    "name",
+    "nickname",
+    "legal_name",
+    "document_type",
+    "document_number",
+    "birthday",
+    "notes",
+    "addresses",
+    "phones",
+    "emails",
+    "websites",
+    "tags",
+    "custom_metadata",
+    "created_at",
+    "updated_at",
+];
 
 type Q = Query<Vec<(String, String)>>;
 
-/// The customer summary embedded in a billing account (its `kind` is `individual|company`).
+/// The customer embedded in a billing account (`BillingAccountCustomerV1`: its `kind` is
+/// `individual|company`).
 fn customer_summary(org: &OrgData, customer_id: &str) -> Value {
     let Some(c) = org
         .customers
@@ -31,48 +83,83 @@ fn customer_summary(org: &OrgData, customer_id: &str) -> Value {
     else {
         return Value::Null;
     };
+    let mut out: Record = EMBEDDED_CUSTOMER
+        .iter()
+        .map(|k| ((*k).to_string(), c.get(*k).cloned().unwrap_or(Value::Null)))
+        .collect();
     let kind = match s(c, "kind") {
         Some("natural") => json!("individual"),
         Some("juridical") => json!("company"),
         _ => Value::Null,
     };
-    let email = c
-        .get("emails")
-        .and_then(|e| e.get(0))
-        .and_then(|e| e.get("value"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    json!({
-        "id": c["id"], "name": c["name"], "document_type": c["document_type"],
-        "document_number": c["document_number"], "kind": kind, "email": email,
-    })
-}
-
-/// A billing account as served (with its embedded customer).
-pub fn render_account(org: &OrgData, ba: &Record) -> Value {
-    let mut out = ba.clone();
-    let cid = s(ba, "customer_id").unwrap_or_default();
-    out.insert("customer".into(), customer_summary(org, cid));
+    out.insert("kind".into(), kind);
     Value::Object(out)
 }
 
-fn render_customer(org: &OrgData, c: &Record, with_accounts: bool) -> Value {
-    let mut out = c.clone();
-    if with_accounts {
-        let id = s(c, "id");
-        let accounts: Vec<Value> = org
-            .billing_accounts
-            .iter()
-            .filter(|ba| s(ba, "customer_id") == id)
-            .map(|ba| render_account(org, ba))
-            .collect();
-        out.insert("billing_accounts".into(), Value::Array(accounts));
+/// A billing account as served: `BillingAccountV1` without the fake's own `customer_id`
+/// link, with the customer embedded when `embed` (the single-account read only).
+pub fn render_account(org: &OrgData, ba: &Record, embed: bool) -> Value {
+    let mut out = ba.clone();
+    let cid = out.remove("customer_id");
+    if embed && let Some(Value::String(cid)) = cid {
+        out.insert("customer".into(), customer_summary(org, &cid));
     }
     Value::Object(out)
 }
 
+/// Monthly recurring revenue of an account, in centavos: its live subscriptions' recurring
+/// amounts spread over their cycle.
+fn mrr_cents(org: &OrgData, ba: &Record) -> f64 {
+    org.subscriptions
+        .iter()
+        .filter(|sub| s(sub, "billing_account_id") == s(ba, "id"))
+        .filter(|sub| matches!(s(sub, "status"), Some("active" | "past_due" | "trialing")))
+        .map(|sub| {
+            let months = match s(sub, "billing_cycle") {
+                Some("quarterly") => 3.0,
+                Some("semiannual") => 6.0,
+                Some("annual") => 12.0,
+                _ => 1.0,
+            };
+            i(sub, "recurring_amount_cents") as f64 / months
+        })
+        .sum()
+}
+
+fn parsed(v: &str) -> f64 {
+    v.parse().unwrap_or(f64::NAN)
+}
+
+fn mrr_at_least(org: &OrgData, ba: &Record, v: &str) -> bool {
+    mrr_cents(org, ba) >= parsed(v)
+}
+
+fn mrr_at_most(org: &OrgData, ba: &Record, v: &str) -> bool {
+    mrr_cents(org, ba) <= parsed(v)
+}
+
+// The fake's accounts allow no negative balance (BillingAccountV1 has no such field).
+fn negative_at_least(_: &OrgData, _: &Record, v: &str) -> bool {
+    0.0 >= parsed(v)
+}
+
+fn negative_at_most(_: &OrgData, _: &Record, v: &str) -> bool {
+    0.0 <= parsed(v)
+}
+
+fn search_account(org: &OrgData, ba: &Record, needle: &str) -> bool {
+    let lower = needle.to_lowercase();
+    ["id", "external_id", "billing_email"]
+        .iter()
+        .filter_map(|k| s(ba, k))
+        .any(|v| contains_ci(v, &lower))
+        || org
+            .customer_of(ba)
+            .is_some_and(|c| search_customer(org, c, needle))
+}
+
 /// Free-text match over names, document digits and e-mails.
-fn matches_search(c: &Record, needle: &str) -> bool {
+fn search_customer(_: &OrgData, c: &Record, needle: &str) -> bool {
     let lower = needle.to_lowercase();
     let names = ["name", "nickname", "legal_name"]
         .iter()
@@ -93,7 +180,7 @@ fn matches_search(c: &Record, needle: &str) -> bool {
     names || emails || doc
 }
 
-/// `GET /v1/customers`.
+/// `GET /v1/customers` (never embeds billing accounts).
 pub async fn list(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -102,10 +189,7 @@ pub async fn list(
     let p = Params::new(q);
     let mut errors = Errors::default();
     let page = Page::from_params(&p, SORT, &mut errors);
-    let kinds = p.enum_list("kind", KINDS, &mut errors);
     errors.finish(StatusCode::BAD_REQUEST)?;
-    let search = p.get("search");
-    let with_accounts = p.includes("billing_accounts");
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let items = org
@@ -115,29 +199,23 @@ pub async fn list(
             !org.deleted_customers
                 .contains(s(c, "id").unwrap_or_default())
         })
-        .filter(|c| kinds.is_empty() || s(c, "kind").is_some_and(|k| kinds.iter().any(|x| x == k)))
-        .filter(|c| search.is_none_or(|n| matches_search(c, n)))
-        .map(|c| render_customer(org, c, with_accounts))
+        .filter(|c| filters::keeps(org, &p, &[CUSTOMER_FILTERS], c))
+        .map(|c| Value::Object(c.clone()))
         .collect();
     Ok(list_response(items, &page))
 }
 
-/// `GET /v1/customers/{id}` (UUID or `external_id`; `?include=billing_accounts`).
+/// `GET /v1/customers/{id}` (UUID or `external_id`; never embeds billing accounts: they
+/// are `GET /v1/billing_accounts?person_id=<customer id>`).
 pub async fn get(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
     Path(id): Path<String>,
-    Query(q): Q,
 ) -> ApiResult {
-    let p = Params::new(q);
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let idx = org.customer_idx(&id).ok_or_else(ApiError::not_found)?;
-    Ok(data(render_customer(
-        org,
-        &org.customers[idx],
-        p.includes("billing_accounts"),
-    )))
+    Ok(data(Value::Object(org.customers[idx].clone())))
 }
 
 const ARRAY_FIELDS: &[&str] = &["addresses", "phones", "emails", "websites", "tags"];
@@ -326,7 +404,7 @@ pub async fn create(
     let account_json = match account {
         Some(ba) => {
             org.billing_accounts.push(ba.clone());
-            render_account(org, &ba)
+            render_account(org, &ba, false)
         }
         None => Value::Null,
     };
@@ -413,7 +491,8 @@ pub async fn delete(
     Ok(deleted())
 }
 
-/// `GET /v1/billing_accounts` (filters `customer_id`, `status`).
+/// `GET /v1/billing_accounts` ([`ACCOUNT_FILTERS`] and [`PERSON`]; never embeds the
+/// customer).
 pub async fn list_accounts(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -422,33 +501,19 @@ pub async fn list_accounts(
     let p = Params::new(q);
     let mut errors = Errors::default();
     let page = Page::from_params(&p, ACCOUNT_SORT, &mut errors);
-    let statuses = p.enum_list("status", &["active", "suspended", "closed"], &mut errors);
     errors.finish(StatusCode::BAD_REQUEST)?;
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
-    let customer = p.get("customer_id").map(|c| {
-        org.customer_idx(c)
-            .and_then(|i| s(&org.customers[i], "id"))
-            .unwrap_or(c)
-            .to_string()
-    });
     let items = org
         .billing_accounts
         .iter()
-        .filter(|ba| {
-            customer
-                .as_deref()
-                .is_none_or(|c| s(ba, "customer_id") == Some(c))
-        })
-        .filter(|ba| {
-            statuses.is_empty() || s(ba, "status").is_some_and(|x| statuses.iter().any(|y| y == x))
-        })
-        .map(|ba| render_account(org, ba))
+        .filter(|ba| filters::keeps(org, &p, &[&PERSON, ACCOUNT_FILTERS], ba))
+        .map(|ba| render_account(org, ba, false))
         .collect();
     Ok(list_response(items, &page))
 }
 
-/// `GET /v1/billing_accounts/{id}`.
+/// `GET /v1/billing_accounts/{id}` (embeds the customer).
 pub async fn get_account(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -457,5 +522,5 @@ pub async fn get_account(
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let ba = org.billing_account(&id).ok_or_else(ApiError::not_found)?;
-    Ok(data(render_account(org, ba)))
+    Ok(data(render_account(org, ba, true)))
 }

@@ -1,5 +1,8 @@
-//! Invoices (`/v1/invoices`): lists, the overdue and pending-NF-e views, create/update/delete,
+//! Invoices (`/v1/invoices`): lists, the overdue and pending-NF-e views, create/delete,
 //! and the finalize / void / send-reminder / issue-nfe transitions, plus the PDF.
+//!
+//! Single-invoice answers embed `line_items`; lists never do (see the contract's
+//! ambiguities).
 
 use axum::Extension;
 use axum::extract::{Path, Query, State};
@@ -7,11 +10,12 @@ use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
+use super::filters::{self, By, Table};
 use super::{opt_str, req_str};
 use crate::DocKind;
 use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, day_of,
-    day_within, deleted, digits_of, i, list_response, parse_body, s,
+    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, day_of, deleted,
+    digits_of, i, list_response, parse_body, s,
 };
 use crate::auth::AuthCtx;
 use crate::clock;
@@ -29,23 +33,26 @@ const SORT: &[&str] = &[
     "number",
     "status",
 ];
-const STATUSES: &[&str] = &["draft", "open", "paid", "void", "uncollectible"];
-const COLLECTION: &[&str] = &["charge_automatically", "manual_charge", "manual_invoice"];
-const NFE_POLICIES: &[&str] = &[
-    "disabled",
-    "on_finalization",
-    "on_full_payment",
-    "per_installment",
+
+/// The filters of `GET /v1/invoices`.
+pub const FILTERS: &Table = &[
+    ("status", By::Eq("status")),
+    ("billing_account_id", By::Eq("billing_account_id")),
+    ("company_id", By::Eq("company_id")),
+    ("subscription_id", By::Eq("subscription_id")),
+    ("due_date_from", By::Since("due_date")),
+    ("due_date_to", By::Until("due_date")),
+    ("date_from", By::Since("created_at")),
+    ("date_to", By::Until("created_at")),
+    ("search", By::With(matches_search)),
+    ("total_subcents", By::Int("total_subcents")),
+    ("document_number", By::With(customer_document)),
+    ("without_payments", By::With(without_payments)),
+    ("plan_filter", By::With(plan_filter)),
 ];
-const ITEM_TYPES: &[&str] = &[
-    "subscription",
-    "addon",
-    "usage",
-    "one-off",
-    "proration",
-    "tax",
-    "discount",
-];
+
+/// The filters of `GET /v1/invoices/pending-payment` and `/pending-nfe`.
+pub const VIEW_FILTERS: &Table = &[("billing_account_id", By::Eq("billing_account_id"))];
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -54,79 +61,69 @@ pub fn is_overdue(inv: &Record) -> bool {
     s(inv, "status") == Some("open") && day_of(inv, "due_date").is_some_and(|d| d < clock::today())
 }
 
-fn any(list: &[String], v: Option<&str>) -> bool {
-    list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v))
+fn matches_search(org: &OrgData, r: &Record, needle: &str) -> bool {
+    let n = needle.to_lowercase();
+    ["number", "description", "id"]
+        .iter()
+        .filter_map(|k| s(r, k))
+        .any(|v| contains_ci(v, &n))
+        || org
+            .customer_of(r)
+            .and_then(|c| s(c, "name"))
+            .is_some_and(|name| contains_ci(name, &n))
 }
 
-/// Filters shared by the invoice lists.
-fn filtered(org: &OrgData, p: &Params, errors: &mut Errors) -> Vec<Value> {
-    let statuses = p.enum_list("status", STATUSES, errors);
-    let due_from = p.date("due_date_from", errors);
-    let due_to = p.date("due_date_to", errors);
-    let date_from = p.date("date_from", errors);
-    let date_to = p.date("date_to", errors);
-    let plan_filter = p.get("plan_filter").unwrap_or("all");
-    if !matches!(plan_filter, "all" | "with_plan" | "without_plan") {
-        errors.add(
-            "plan_filter",
-            "deve ser um de: all, with_plan, without_plan",
-        );
+fn customer_document(org: &OrgData, r: &Record, v: &str) -> bool {
+    org.customer_of(r)
+        .and_then(|c| s(c, "document_number"))
+        .is_some_and(|doc| digits_of(doc) == digits_of(v))
+}
+
+fn without_payments(org: &OrgData, r: &Record, v: &str) -> bool {
+    v != "true"
+        || !org
+            .payments
+            .iter()
+            .any(|pay| s(pay, "invoice_id") == s(r, "id"))
+}
+
+fn plan_filter(_: &OrgData, r: &Record, v: &str) -> bool {
+    match v {
+        "with_plan" => s(r, "subscription_id").is_some(),
+        "without_plan" => s(r, "subscription_id").is_none(),
+        _ => true,
     }
-    let total = p.get("total_subcents").map(|v| {
-        v.parse::<i64>().unwrap_or_else(|_| {
-            errors.add("total_subcents", "deve ser um inteiro");
-            -1
-        })
-    });
-    let account = p.get("billing_account_id");
-    let subscription = p.get("subscription_id");
-    let company = p.get("company_id");
-    let document = p.get("document_number").map(digits_of);
-    let without_payments = p.get("without_payments") == Some("true");
-    let search = p.get("search").map(str::to_lowercase);
-    org.invoices
+}
+
+/// An invoice as lists serve it: without `line_items`.
+fn list_view(inv: &Record) -> Value {
+    let mut out = inv.clone();
+    out.remove("line_items");
+    Value::Object(out)
+}
+
+/// A list of the org's invoices that `keep` and the query's `tables` let through.
+fn invoice_list(
+    app: &App,
+    ctx: &AuthCtx,
+    q: Vec<(String, String)>,
+    tables: &[&Table],
+    keep: fn(&OrgData, &Record) -> bool,
+) -> ApiResult {
+    let p = Params::new(q);
+    let mut errors = Errors::default();
+    let page = Page::from_params(&p, SORT, &mut errors);
+    filters::validate(&p, tables, &mut errors);
+    errors.finish(StatusCode::BAD_REQUEST)?;
+    let mut inner = app.lock();
+    let org = inner.org(ctx.org());
+    let items = org
+        .invoices
         .iter()
-        .filter(|r| any(&statuses, s(r, "status")))
-        .filter(|r| account.is_none_or(|a| s(r, "billing_account_id") == Some(a)))
-        .filter(|r| subscription.is_none_or(|a| s(r, "subscription_id") == Some(a)))
-        .filter(|r| company.is_none_or(|a| s(r, "company_id") == Some(a)))
-        .filter(|r| total.is_none_or(|t| i(r, "total_subcents") == t))
-        .filter(|r| day_within(r, "due_date", due_from, due_to))
-        .filter(|r| day_within(r, "created_at", date_from, date_to))
-        .filter(|r| match plan_filter {
-            "with_plan" => s(r, "subscription_id").is_some(),
-            "without_plan" => s(r, "subscription_id").is_none(),
-            _ => true,
-        })
-        .filter(|r| {
-            document.as_deref().is_none_or(|d| {
-                s(r, "billing_account_id")
-                    .and_then(|b| org.customer_of_account(b))
-                    .and_then(|c| s(c, "document_number"))
-                    .is_some_and(|doc| digits_of(doc) == d)
-            })
-        })
-        .filter(|r| {
-            !without_payments
-                || !org
-                    .payments
-                    .iter()
-                    .any(|pay| s(pay, "invoice_id") == s(r, "id"))
-        })
-        .filter(|r| {
-            search.as_deref().is_none_or(|n| {
-                ["number", "description", "id"]
-                    .iter()
-                    .filter_map(|k| s(r, k))
-                    .any(|v| contains_ci(v, n))
-                    || s(r, "billing_account_id")
-                        .and_then(|b| org.customer_of_account(b))
-                        .and_then(|c| s(c, "name"))
-                        .is_some_and(|name| contains_ci(name, n))
-            })
-        })
-        .map(|r| Value::Object(r.clone()))
-        .collect()
+        .filter(|r| keep(org, r) && filters::keeps(org, &p, tables, r))
+        .map(list_view)
+        .collect();
+    Ok(list_response(items, &page))
 }
 
 /// `GET /v1/invoices`.
@@ -135,14 +132,7 @@ pub async fn list(
     Extension(ctx): Extension<AuthCtx>,
     Query(q): Q,
 ) -> ApiResult {
-    let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = filtered(org, &p, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    Ok(list_response(items, &page))
+    invoice_list(&app, &ctx, q, &[FILTERS], |_, _| true)
 }
 
 /// `GET /v1/invoices/pending-payment`: open invoices whose due date has passed.
@@ -151,21 +141,7 @@ pub async fn pending_payment(
     Extension(ctx): Extension<AuthCtx>,
     Query(q): Q,
 ) -> ApiResult {
-    let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let account = p.get("billing_account_id");
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .invoices
-        .iter()
-        .filter(|r| is_overdue(r))
-        .filter(|r| account.is_none_or(|a| s(r, "billing_account_id") == Some(a)))
-        .map(|r| Value::Object(r.clone()))
-        .collect();
-    Ok(list_response(items, &page))
+    invoice_list(&app, &ctx, q, &[VIEW_FILTERS], |_, r| is_overdue(r))
 }
 
 /// Paid, and with no NF-e or only NF-e in `pending`/`processing`/`error` (none authorized).
@@ -191,24 +167,10 @@ pub async fn pending_nfe(
     Extension(ctx): Extension<AuthCtx>,
     Query(q): Q,
 ) -> ApiResult {
-    let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let account = p.get("billing_account_id");
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .invoices
-        .iter()
-        .filter(|r| needs_nfe(org, r))
-        .filter(|r| account.is_none_or(|a| s(r, "billing_account_id") == Some(a)))
-        .map(|r| Value::Object(r.clone()))
-        .collect();
-    Ok(list_response(items, &page))
+    invoice_list(&app, &ctx, q, &[VIEW_FILTERS], needs_nfe)
 }
 
-/// `GET /v1/invoices/{id}` (line items are always included).
+/// `GET /v1/invoices/{id}` (embeds `line_items`).
 pub async fn get(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -220,82 +182,46 @@ pub async fn get(
     Ok(data(Value::Object(org.invoices[idx].clone())))
 }
 
-/// Parses `line_items`; items sent with the `id` of an existing item keep it (PATCH).
-fn parse_line_items(v: Option<&Value>, existing: &[Value], errors: &mut Errors) -> Vec<Record> {
-    let items = match v {
-        Some(Value::Array(a)) if (1..=200).contains(&a.len()) => a,
-        _ => {
-            errors.add("line_items", "deve ter entre 1 e 200 itens");
-            return vec![];
-        }
-    };
+/// The optional id fields a line item may carry, and the catalog they must exist in.
+const ITEM_REFS: &[&str] = &["product_id", "price_id", "service_item_id"];
+
+/// Parses `line_items` (`InvoiceLineItemCreateInput`: `unit_amount_subcents` in subcentavos,
+/// ÷10000); `amount_cents` is `quantity × unit ÷ 100`, rounded.
+fn parse_line_items(org: &OrgData, v: Option<&Value>, errors: &mut Errors) -> Vec<Record> {
+    let items = v.and_then(Value::as_array).cloned().unwrap_or_default();
     let mut out = Vec::new();
     for (n, item) in items.iter().enumerate() {
         let field = |f: &str| format!("line_items[{n}].{f}");
-        let Some(obj) = item.as_object() else {
-            errors.add(&format!("line_items[{n}]"), "deve ser um objeto");
-            continue;
-        };
-        let base = obj
-            .get("id")
-            .and_then(Value::as_str)
-            .and_then(|id| {
-                existing
-                    .iter()
-                    .find(|e| e.get("id").and_then(Value::as_str) == Some(id))
-            })
-            .and_then(Value::as_object)
-            .cloned();
-        let is_new = base.is_none();
-        let mut rec = base.unwrap_or_default();
-        match obj.get("description") {
-            Some(Value::String(d)) if !d.trim().is_empty() => {
+        let obj = item.as_object().cloned().unwrap_or_default();
+        let mut rec = Record::new();
+        match obj.get("description").and_then(Value::as_str) {
+            Some(d) if !d.trim().is_empty() => {
                 rec.insert("description".into(), json!(d));
             }
-            None if !is_new => {}
             _ => errors.add(&field("description"), "não pode ficar em branco"),
         }
-        match obj.get("quantity") {
-            None if !is_new => {}
-            None => {
-                rec.insert("quantity".into(), json!(1));
+        let qty = obj.get("quantity").cloned().unwrap_or(json!(1));
+        let unit = obj
+            .get("unit_amount_subcents")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0)
+            .round() as i64;
+        for key in ITEM_REFS {
+            if let Some(id) = obj.get(*key).and_then(Value::as_str) {
+                let known = match *key {
+                    "product_id" => org.product(id).is_some(),
+                    "price_id" => org.price(id).is_some(),
+                    _ => true,
+                };
+                if !known {
+                    errors.add(&field(key), "não encontrado");
+                }
+                rec.insert((*key).to_string(), json!(id));
             }
-            Some(q) if q.as_f64().is_some_and(|x| x > 0.0) => {
-                rec.insert("quantity".into(), q.clone());
-            }
-            Some(_) => errors.add(&field("quantity"), "deve ser maior que 0"),
         }
-        let unit = match (
-            obj.get("unit_amount_subcents"),
-            obj.get("unit_amount_cents"),
-        ) {
-            (Some(u), _) => u.as_i64().filter(|x| *x >= 0).ok_or("unit_amount_subcents"),
-            (None, Some(c)) => c
-                .as_i64()
-                .filter(|x| *x >= 0)
-                .map(|x| x * 100)
-                .ok_or("unit_amount_cents"),
-            (None, None) if !is_new => Ok(i(&rec, "unit_amount_subcents")),
-            (None, None) => Err("unit_amount_subcents"),
-        };
-        match unit {
-            Ok(u) => {
-                rec.insert("unit_amount_subcents".into(), json!(u));
-            }
-            Err(f) => errors.add(&field(f), "deve ser um inteiro maior ou igual a 0"),
-        }
-        match obj.get("type").and_then(Value::as_str) {
-            Some(t) if ITEM_TYPES.contains(&t) => {
-                rec.insert("type".into(), json!(t));
-            }
-            Some(_) => errors.add(
-                &field("type"),
-                &format!("deve ser um de: {}", ITEM_TYPES.join(", ")),
-            ),
-            None => {}
-        }
-        let qty = rec.get("quantity").and_then(Value::as_f64).unwrap_or(1.0);
-        let amount = (qty * i(&rec, "unit_amount_subcents") as f64 / 100.0).round() as i64;
+        let amount = (qty.as_f64().unwrap_or(1.0) * unit as f64 / 100.0).round() as i64;
+        rec.insert("quantity".into(), qty);
+        rec.insert("unit_amount_subcents".into(), json!(unit));
         rec.insert("amount_cents".into(), json!(amount));
         out.push(rec);
     }
@@ -334,44 +260,25 @@ fn compute_totals(rec: &mut Record) {
     rec.insert("net_value_cents".into(), json!(total_cents - withheld));
 }
 
-fn parse_due_date(v: &str) -> Option<String> {
+/// A `YYYY-MM-DD` (midnight in São Paulo, written `…T03:00:00Z`) or RFC 3339 value as the
+/// date-time an `InvoiceV1` carries.
+fn parse_day_or_datetime(v: &str) -> Option<String> {
     if let Some(day) = clock::parse_date(v) {
         return Some(clock::due_date_string(day));
     }
     clock::parse_datetime(v).map(|_| v.to_string())
 }
 
-fn discount_field(body: &Record, errors: &mut Errors) -> Option<i64> {
-    match body.get("discount_cents") {
-        None | Some(Value::Null) => None,
-        Some(v) => match v.as_i64() {
-            Some(n) if n >= 0 => Some(n),
-            _ => {
-                errors.add("discount_cents", "deve ser um inteiro maior ou igual a 0");
-                None
-            }
-        },
-    }
-}
-
-fn enum_opt(body: &Record, key: &str, allowed: &[&str], errors: &mut Errors) -> Option<String> {
-    let v = opt_str(body, key, errors)?;
-    if allowed.contains(&v) {
-        Some(v.to_string())
-    } else {
-        errors.add(key, &format!("deve ser um de: {}", allowed.join(", ")));
-        None
-    }
-}
+/// The date-ish text fields of a create body (no format in the contract): parsed here.
+const DATE_FIELDS: &[&str] = &["due_date", "period_start", "period_end"];
 
 /// Gives new line items their ids and the full item shape.
-fn finish_items(inner_ids: &mut dyn FnMut() -> String, rec: &mut Record, items: Vec<Record>) {
+fn finish_items(ids: Vec<String>, rec: &mut Record, items: Vec<Record>) {
     let mut with_ids: Vec<Value> = items
         .into_iter()
-        .map(|mut it| {
-            if !it.contains_key("id") {
-                it.insert("id".into(), json!(inner_ids()));
-            }
+        .zip(ids)
+        .map(|(mut it, id)| {
+            it.insert("id".into(), json!(id));
             Value::Object(it)
         })
         .collect();
@@ -384,7 +291,7 @@ fn finish_items(inner_ids: &mut dyn FnMut() -> String, rec: &mut Record, items: 
     rec.insert("line_items".into(), Value::Array(with_ids));
 }
 
-/// `POST /v1/invoices`: creates a draft.
+/// `POST /v1/invoices`: creates a draft (the contract already checked the body's shape).
 pub async fn create(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -393,34 +300,50 @@ pub async fn create(
     let body = parse_body(&body)?;
     let mut errors = Errors::default();
     let account = req_str(&body, "billing_account_id", &mut errors).map(str::to_string);
-    let items = parse_line_items(body.get("line_items"), &[], &mut errors);
-    let method = enum_opt(&body, "collection_method", COLLECTION, &mut errors)
-        .unwrap_or_else(|| "manual_invoice".into());
-    let policy = enum_opt(&body, "nfe_issuance_policy", NFE_POLICIES, &mut errors)
-        .unwrap_or_else(|| "on_full_payment".into());
-    let discount = discount_field(&body, &mut errors).unwrap_or(0);
-    let due = match opt_str(&body, "due_date", &mut errors) {
-        Some(v) => {
-            let d = parse_due_date(v);
-            if d.is_none() {
-                errors.add("due_date", "deve ser uma data no formato AAAA-MM-DD");
-            }
-            d
-        }
-        None => None,
+    let text = |key: &str, default: &str| {
+        body.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or(default)
+            .to_string()
     };
-    let description = opt_str(&body, "description", &mut errors).map(str::to_string);
-    let footer = opt_str(&body, "footer", &mut errors).map(str::to_string);
-    let external_id = opt_str(&body, "external_id", &mut errors).map(str::to_string);
+    let method = text("collection_method", "manual_invoice");
+    let policy = text("nfe_issuance_policy", "on_full_payment");
+    let discount = body
+        .get("discount_cents")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let mut dates = Map::new();
+    for key in DATE_FIELDS {
+        if let Some(v) = opt_str(&body, key, &mut errors) {
+            match parse_day_or_datetime(v) {
+                Some(d) => {
+                    dates.insert((*key).to_string(), json!(d));
+                }
+                None => errors.add(key, "deve ser uma data no formato AAAA-MM-DD"),
+            }
+        }
+    }
     let subscription = opt_str(&body, "subscription_id", &mut errors).map(str::to_string);
+    let installments: Vec<i64> = body
+        .get("installments")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|x| x.get("amount_cents").and_then(Value::as_i64).unwrap_or(0))
+                .collect()
+        })
+        .unwrap_or_default();
 
     let mut inner = app.lock();
     let id = inner.new_id("invoice");
     let public_id = inner.new_id("invoice-public");
-    let item_ids: Vec<String> = (0..items.len())
-        .map(|_| inner.new_id("line-item"))
-        .collect();
+    let count = body
+        .get("line_items")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let item_ids: Vec<String> = (0..count).map(|_| inner.new_id("line-item")).collect();
     let org = inner.org(ctx.org());
+    let items = parse_line_items(org, body.get("line_items"), &mut errors);
     let mut terms = 10;
     if let Some(a) = &account {
         match org.billing_account(a) {
@@ -436,127 +359,61 @@ pub async fn create(
     {
         errors.add("subscription_id", "não encontrada");
     }
-    errors.finish(StatusCode::UNPROCESSABLE_ENTITY)?;
 
     let now = clock::now_string();
     let mut rec = Record::new();
     rec.insert("id".into(), json!(id));
     rec.insert("public_id".into(), json!(public_id));
-    rec.insert("external_id".into(), json!(external_id));
+    for key in [
+        "external_id",
+        "company_id",
+        "product_group_id",
+        "description",
+        "footer",
+    ] {
+        rec.insert(key.into(), body.get(key).cloned().unwrap_or(Value::Null));
+    }
     rec.insert("status".into(), json!("draft"));
     rec.insert("billing_account_id".into(), json!(account));
     rec.insert("subscription_id".into(), json!(subscription));
     rec.insert("collection_method".into(), json!(method));
     rec.insert("nfe_issuance_policy".into(), json!(policy));
     rec.insert("discount_cents".into(), json!(discount));
+    rec.extend(dates);
+    if !rec.contains_key("due_date") {
+        rec.insert(
+            "due_date".into(),
+            json!(clock::due_date_string(clock::today() + terms)),
+        );
+    }
     rec.insert(
-        "due_date".into(),
-        json!(due.unwrap_or_else(|| clock::due_date_string(clock::today() + terms))),
+        "billing_reason".into(),
+        json!(if subscription.is_some() {
+            "subscription_cycle"
+        } else {
+            "manual"
+        }),
     );
-    rec.insert("billing_reason".into(), json!("manual"));
-    rec.insert("description".into(), json!(description));
-    rec.insert("footer".into(), json!(footer));
     if let Some(cm) = body.get("custom_metadata").filter(|v| v.is_object()) {
         rec.insert("custom_metadata".into(), cm.clone());
     }
     rec.insert("created_at".into(), json!(now));
     rec.insert("updated_at".into(), json!(now));
-    let mut ids = item_ids.into_iter();
-    finish_items(&mut || ids.next().unwrap_or_default(), &mut rec, items);
+    finish_items(item_ids, &mut rec, items);
     compute_totals(&mut rec);
+    if !installments.is_empty() {
+        if installments.iter().sum::<i64>() != i(&rec, "amount_remaining_cents") {
+            errors.add(
+                "installments",
+                "a soma das parcelas deve ser igual ao total da fatura",
+            );
+        }
+        rec.insert("installment_count".into(), json!(installments.len()));
+    }
+    errors.finish(StatusCode::UNPROCESSABLE_ENTITY)?;
     normalize_invoice(&mut rec);
     org.invoices.push(rec.clone());
     Ok(created(Value::Object(rec)))
-}
-
-/// `PATCH /v1/invoices/{id}`: drafts accept everything (line items are replaced); other
-/// statuses only `description`, `footer` and `custom_metadata`.
-pub async fn update(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
-    let body = parse_body(&body)?;
-    let mut inner = app.lock();
-    let org_id = ctx.org().to_string();
-    let (idx, mut rec) = {
-        let org = inner.org(&org_id);
-        let idx = OrgData::idx(&org.invoices, &id).ok_or_else(ApiError::not_found)?;
-        (idx, org.invoices[idx].clone())
-    };
-    let draft = s(&rec, "status") == Some("draft");
-    let draft_only = [
-        "line_items",
-        "due_date",
-        "discount_cents",
-        "collection_method",
-        "nfe_issuance_policy",
-        "billing_account_id",
-    ];
-    if !draft && draft_only.iter().any(|k| body.contains_key(*k)) {
-        return Err(ApiError::invalid_state(
-            "Somente faturas em rascunho podem ter itens, valores ou vencimento alterados.",
-        ));
-    }
-    let mut errors = Errors::default();
-    for key in ["description", "footer"] {
-        if body.contains_key(key) {
-            let v = opt_str(&body, key, &mut errors).map(str::to_string);
-            rec.insert(key.into(), json!(v));
-        }
-    }
-    match body.get("custom_metadata") {
-        None => {}
-        Some(v @ (Value::Object(_) | Value::Null)) => {
-            rec.insert("custom_metadata".into(), v.clone());
-        }
-        Some(_) => errors.add("custom_metadata", "deve ser um objeto"),
-    }
-    if let Some(v) = opt_str(&body, "due_date", &mut errors) {
-        match parse_due_date(v) {
-            Some(d) => {
-                rec.insert("due_date".into(), json!(d));
-            }
-            None => errors.add("due_date", "deve ser uma data no formato AAAA-MM-DD"),
-        }
-    }
-    if let Some(d) = discount_field(&body, &mut errors) {
-        rec.insert("discount_cents".into(), json!(d));
-    }
-    if let Some(m) = enum_opt(&body, "collection_method", COLLECTION, &mut errors) {
-        rec.insert("collection_method".into(), json!(m));
-    }
-    if let Some(m) = enum_opt(&body, "nfe_issuance_policy", NFE_POLICIES, &mut errors) {
-        rec.insert("nfe_issuance_policy".into(), json!(m));
-    }
-    if let Some(a) = opt_str(&body, "billing_account_id", &mut errors) {
-        if inner.org(&org_id).billing_account(a).is_none() {
-            errors.add("billing_account_id", "não encontrada");
-        }
-        rec.insert("billing_account_id".into(), json!(a));
-    }
-    let items = body.contains_key("line_items").then(|| {
-        let existing = rec
-            .get("line_items")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        parse_line_items(body.get("line_items"), &existing, &mut errors)
-    });
-    errors.finish(StatusCode::UNPROCESSABLE_ENTITY)?;
-    if let Some(items) = items {
-        let needed = items.iter().filter(|it| !it.contains_key("id")).count();
-        let fresh: Vec<String> = (0..needed).map(|_| inner.new_id("line-item")).collect();
-        let mut fresh = fresh.into_iter();
-        finish_items(&mut || fresh.next().unwrap_or_default(), &mut rec, items);
-    }
-    if draft {
-        compute_totals(&mut rec);
-    }
-    rec.insert("updated_at".into(), json!(clock::now_string()));
-    inner.org(&org_id).invoices[idx] = rec.clone();
-    Ok(data(Value::Object(rec)))
 }
 
 /// `DELETE /v1/invoices/{id}`: drafts only.
@@ -638,7 +495,7 @@ pub async fn finalize(
     })
 }
 
-/// `POST /v1/invoices/{id}/void` (`{reason}` required): `open → void`.
+/// `POST /v1/invoices/{id}/void` (`{reason?}`, kept in `metadata.void_reason`): `open → void`.
 pub async fn void(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -646,10 +503,8 @@ pub async fn void(
     body: Bytes,
 ) -> ApiResult {
     let body = parse_body(&body)?;
-    let mut errors = Errors::default();
-    let reason = req_str(&body, "reason", &mut errors).map(str::to_string);
+    let reason = body.get("reason").cloned().unwrap_or(Value::Null);
     transition(&app, &ctx, &id, |_, rec| {
-        errors.finish(StatusCode::BAD_REQUEST)?;
         match s(rec, "status") {
             Some("open") => {}
             Some("paid") => {
@@ -675,7 +530,7 @@ pub async fn void(
             .entry("metadata")
             .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(m) = meta {
-            m.insert("void_reason".into(), json!(reason));
+            m.insert("void_reason".into(), reason);
         }
         Ok(())
     })
@@ -749,6 +604,10 @@ fn nfe_for_invoice(org: &OrgData, inv: &Record, org_id: &str) -> Record {
     let mut rec = Record::new();
     rec.insert("invoice_id".into(), inv["id"].clone());
     rec.insert("billing_account_id".into(), json!(account_id));
+    rec.insert(
+        "person_id".into(),
+        customer.map_or(Value::Null, |c| c["id"].clone()),
+    );
     rec.insert("company_id".into(), json!(org_id));
     rec.insert("status".into(), json!("pending"));
     rec.insert("amount_cents".into(), json!(amount));
@@ -772,8 +631,21 @@ fn nfe_for_invoice(org: &OrgData, inv: &Record, org_id: &str) -> Record {
     rec
 }
 
+/// The answer of `POST /v1/invoices/{id}/issue-nfe`: an issuance result, not an `NfeV1` (the
+/// contract types `data` as an untyped object).
+fn issuance(invoice_id: &str, nfe: &Record, requeued: bool) -> Value {
+    json!({
+        "invoice_id": invoice_id,
+        "nfe_id": nfe["id"],
+        "status": nfe["status"],
+        "requeued": requeued,
+        "queued_at": clock::now_string(),
+    })
+}
+
 /// `POST /v1/invoices/{id}/issue-nfe`: paid invoices (or open ones whose policy issues on
-/// finalization) get an NF-e queued in `pending`; a failed one is re-queued.
+/// finalization) get an NF-e queued in `pending`; a failed one is re-queued. Answers
+/// `{"data": {"invoice_id", "nfe_id", "status": "pending", "requeued", "queued_at"}}`.
 pub async fn issue_nfe(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -839,7 +711,7 @@ pub async fn issue_nfe(
         nfe.insert("error_message".into(), Value::Null);
         nfe.insert("next_retry_at".into(), Value::Null);
         nfe.insert("updated_at".into(), json!(now));
-        return Ok(data(Value::Object(nfe.clone())));
+        return Ok(data(issuance(&id, nfe, true)));
     }
     let org_id = ctx.org().to_string();
     let mut nfe = nfe_for_invoice(org, &inv, &org_id);
@@ -848,8 +720,9 @@ pub async fn issue_nfe(
     nfe.insert("created_at".into(), json!(now));
     nfe.insert("updated_at".into(), json!(now));
     normalize_nfe(&mut nfe, &org_id);
-    org.nfes.push(nfe.clone());
-    Ok(data(Value::Object(nfe)))
+    let answer = issuance(&id, &nfe, false);
+    org.nfes.push(nfe);
+    Ok(data(answer))
 }
 
 /// `GET /v1/invoices/{id}/pdf` (not for drafts).

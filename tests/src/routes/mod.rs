@@ -1,6 +1,8 @@
-//! The billing API v1 routes.
+//! The billing API v1 routes: one per operation of the contract (`tests/contract`).
 
+pub mod catalog;
 pub mod customers;
+pub mod filters;
 pub mod invoices;
 pub mod nfes;
 pub mod organization;
@@ -47,9 +49,7 @@ pub fn router() -> Router<App> {
         .route("/v1/invoices/pending-nfe", get(invoices::pending_nfe))
         .route(
             "/v1/invoices/{id}",
-            get(invoices::get)
-                .patch(invoices::update)
-                .delete(invoices::delete),
+            get(invoices::get).delete(invoices::delete),
         )
         .route("/v1/invoices/{id}/finalize", post(invoices::finalize))
         .route("/v1/invoices/{id}/void", post(invoices::void))
@@ -62,16 +62,22 @@ pub fn router() -> Router<App> {
         .route("/v1/payments", get(payments::list))
         .route("/v1/payments/{id}", get(payments::get))
         .route("/v1/payments/{id}/refund", post(payments::refund))
-        .route("/v1/nfes", get(nfes::list).post(nfes::create))
+        .route("/v1/nfes", get(nfes::list))
         .route("/v1/nfes/{id}", get(nfes::get))
         .route("/v1/nfes/{id}/issue", post(nfes::issue))
         .route("/v1/nfes/{id}/cancel", post(nfes::cancel))
         .route("/v1/nfes/{id}/pdf", get(nfes::pdf))
         .route("/v1/nfes/{id}/xml", get(nfes::xml))
+        .route("/v1/plans", get(catalog::list_plans))
+        .route("/v1/plans/{id}", get(catalog::get_plan))
+        .route("/v1/plans/{id}/items", get(catalog::plan_items))
+        .route("/v1/products", get(catalog::list_products))
+        .route("/v1/products/{id}", get(catalog::get_product))
         .method_not_allowed_fallback(method_not_allowed)
 }
 
-/// 404 for unknown paths.
+/// 404 for paths outside the contract and `/__fake` (the gate answers unknown `/v1`
+/// operations itself).
 pub async fn not_found() -> impl IntoResponse {
     ApiError::not_found()
 }
@@ -154,7 +160,41 @@ pub fn req_str<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::valid_document;
+    use super::filters::{PAGING, PERSON, Table};
+    use super::{catalog, customers, invoices, nfes, payments, subscriptions, valid_document};
+    use crate::contract::contract;
+
+    /// Every list operation's filter tables: each declared query parameter is a filter (or
+    /// paging), and each filter is declared.
+    #[test]
+    fn every_declared_list_filter_is_implemented() {
+        let lists: [(&str, Vec<&Table>); 10] = [
+            ("customers.list", vec![customers::CUSTOMER_FILTERS]),
+            (
+                "billing_accounts.list",
+                vec![&PERSON, customers::ACCOUNT_FILTERS],
+            ),
+            ("subscriptions.list", vec![&PERSON, subscriptions::FILTERS]),
+            ("invoices.list", vec![invoices::FILTERS]),
+            ("invoices.pending_payment", vec![invoices::VIEW_FILTERS]),
+            ("invoices.pending_nfe", vec![invoices::VIEW_FILTERS]),
+            ("payments.list", vec![&PERSON, payments::FILTERS]),
+            ("nfes.list", vec![&PERSON, nfes::FILTERS]),
+            ("plans.list", vec![&PERSON, catalog::PLAN_FILTERS]),
+            ("products.list", vec![catalog::PRODUCT_FILTERS]),
+        ];
+        for (id, tables) in lists {
+            let op = contract().operation(id).unwrap();
+            let mut implemented: Vec<&str> = tables
+                .iter()
+                .flat_map(|t| t.iter().map(|(n, _)| *n))
+                .chain(PAGING)
+                .collect();
+            implemented.sort();
+            let declared: Vec<&str> = op.query.keys().map(String::as_str).collect();
+            assert_eq!(implemented, declared, "{id}");
+        }
+    }
 
     #[test]
     fn fixture_documents_are_valid() {

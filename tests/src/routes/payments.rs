@@ -6,9 +6,10 @@ use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use super::opt_str;
+use super::filters::{self, By, PERSON, REAIS, Table};
 use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, data, i, list_response, parse_body, s,
+    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, data, i, list_response,
+    parse_body, s,
 };
 use crate::auth::AuthCtx;
 use crate::clock;
@@ -21,19 +22,53 @@ const SORT: &[&str] = &[
     "paid_at",
     "status",
 ];
-const STATUSES: &[&str] = &[
-    "pending",
-    "paid",
-    "failed",
-    "canceled",
-    "refunded",
-    "partially_refunded",
+
+/// The filters of `GET /v1/payments` (with [`PERSON`]); amounts are in reais.
+pub const FILTERS: &Table = &[
+    ("status", By::Eq("status")),
+    ("invoice_id", By::Eq("invoice_id")),
+    ("billing_account_id", By::Eq("billing_account_id")),
+    ("company_id", By::Eq("company_id")),
+    ("gateway_id", By::Eq("gateway_id")),
+    ("payment_method_id", By::Eq("payment_method_id")),
+    ("payment_method_type", By::Eq("payment_method_type")),
+    ("external_id", By::Eq("external_id")),
+    ("gateway_payment_id", By::Eq("gateway_payment_id")),
+    ("invoice_filter", By::With(invoice_filter)),
+    ("search", By::With(matches_search)),
+    ("amount_min", By::AtLeast("amount_cents", REAIS)),
+    ("amount_max", By::AtMost("amount_cents", REAIS)),
+    ("paid_amount_min", By::AtLeast("paid_amount_cents", REAIS)),
+    ("paid_amount_max", By::AtMost("paid_amount_cents", REAIS)),
+    ("created_after", By::Since("created_at")),
+    ("created_before", By::Until("created_at")),
+    ("paid_after", By::Since("paid_at")),
+    ("paid_before", By::Until("paid_at")),
 ];
-const METHODS: &[&str] = &["pix", "bank_slip", "card"];
 
 type Q = Query<Vec<(String, String)>>;
 
-/// `GET /v1/payments` (filters `invoice_id`, `billing_account_id`, `status`, `payment_method`).
+fn invoice_filter(_: &OrgData, r: &Record, v: &str) -> bool {
+    match v {
+        "with_invoice" => s(r, "invoice_id").is_some(),
+        "without_invoice" => s(r, "invoice_id").is_none(),
+        _ => true,
+    }
+}
+
+fn matches_search(org: &OrgData, r: &Record, needle: &str) -> bool {
+    let lower = needle.to_lowercase();
+    ["id", "external_id", "gateway_payment_id"]
+        .iter()
+        .filter_map(|k| s(r, k))
+        .any(|v| contains_ci(v, &lower))
+        || org
+            .customer_of(r)
+            .and_then(|c| s(c, "name"))
+            .is_some_and(|n| contains_ci(n, &lower))
+}
+
+/// `GET /v1/payments`.
 pub async fn list(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -42,23 +77,13 @@ pub async fn list(
     let p = Params::new(q);
     let mut errors = Errors::default();
     let page = Page::from_params(&p, SORT, &mut errors);
-    let statuses = p.enum_list("status", STATUSES, &mut errors);
-    let methods = p.enum_list("payment_method", METHODS, &mut errors);
     errors.finish(StatusCode::BAD_REQUEST)?;
-    let invoice = p.get("invoice_id");
-    let account = p.get("billing_account_id");
-    let any = |list: &[String], v: Option<&str>| {
-        list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v))
-    };
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let items = org
         .payments
         .iter()
-        .filter(|r| any(&statuses, s(r, "status")))
-        .filter(|r| any(&methods, s(r, "payment_method")))
-        .filter(|r| invoice.is_none_or(|v| s(r, "invoice_id") == Some(v)))
-        .filter(|r| account.is_none_or(|v| s(r, "billing_account_id") == Some(v)))
+        .filter(|r| filters::keeps(org, &p, &[&PERSON, FILTERS], r))
         .map(|r| Value::Object(r.clone()))
         .collect();
     Ok(list_response(items, &page))
@@ -88,7 +113,10 @@ fn brl(cents: i64) -> String {
     format!("R$ {grouped},{:02}", cents % 100)
 }
 
-/// `POST /v1/payments/{id}/refund` (`{amount_cents?, reason?}`): full or partial.
+/// `POST /v1/payments/{id}/refund` (`{amount_cents?, reason?}`): `succeeded` payments only.
+/// No amount, or the whole paid amount, refunds fully (`refunded`); less refunds partially
+/// (`partially_refunded`). The refunded total is kept outside the record, so nothing beyond
+/// what was paid is ever refunded.
 pub async fn refund(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -96,30 +124,23 @@ pub async fn refund(
     body: Bytes,
 ) -> ApiResult {
     let body = parse_body(&body)?;
-    let mut errors = Errors::default();
-    let requested = match body.get("amount_cents") {
-        None | Some(Value::Null) => None,
-        Some(v) => match v.as_i64() {
-            Some(n) if n > 0 => Some(n),
-            _ => {
-                errors.add("amount_cents", "deve ser um inteiro maior que 0");
-                None
-            }
-        },
-    };
-    let _reason = opt_str(&body, "reason", &mut errors);
-    errors.finish(StatusCode::UNPROCESSABLE_ENTITY)?;
+    let requested = body.get("amount_cents").and_then(Value::as_i64);
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let idx = OrgData::idx(&org.payments, &id).ok_or_else(ApiError::not_found)?;
-    let pay = &mut org.payments[idx];
+    let pay = &org.payments[idx];
     let status = s(pay, "status").unwrap_or_default().to_string();
-    if !matches!(status.as_str(), "paid" | "partially_refunded") {
+    if status != "succeeded" {
         return Err(ApiError::invalid_state(format!(
-            "Somente pagamentos pagos podem ser estornados (status atual: {status})."
+            "Somente pagamentos pagos (succeeded) podem ser estornados (status atual: {status})."
         )));
     }
-    let remaining = i(pay, "amount_cents") - i(pay, "refunded_amount_cents");
+    let paid = pay
+        .get("paid_amount_cents")
+        .and_then(Value::as_i64)
+        .unwrap_or_else(|| i(pay, "amount_cents"));
+    let already = org.refunded_cents.get(&id).copied().unwrap_or(0);
+    let remaining = paid - already;
     let amount = requested.unwrap_or(remaining);
     if amount > remaining {
         return Err(ApiError::field(
@@ -131,17 +152,21 @@ pub async fn refund(
             ),
         ));
     }
-    let refunded = i(pay, "refunded_amount_cents") + amount;
-    let new_status = if refunded >= i(pay, "amount_cents") {
+    let refunded = already + amount;
+    org.refunded_cents.insert(id.clone(), refunded);
+    let new_status = if refunded >= paid {
         "refunded"
     } else {
         "partially_refunded"
     };
-    let now = clock::now_string();
-    pay.insert("refunded_amount_cents".into(), json!(refunded));
+    let pay = &mut org.payments[idx];
+    if let Some(reason) = body.get("reason")
+        && let Some(Value::Object(meta)) = pay.get_mut("metadata")
+    {
+        meta.insert("refund_reason".into(), reason.clone());
+    }
     pay.insert("status".into(), json!(new_status));
-    pay.insert("refunded_at".into(), json!(now));
-    pay.insert("updated_at".into(), json!(now));
+    pay.insert("updated_at".into(), json!(clock::now_string()));
     Ok(data(Value::Object(pay.clone())))
 }
 

@@ -6,15 +6,15 @@ use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+use super::filters::{self, By, PERSON, REAIS, Table};
 use super::{opt_str, req_str};
 use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, day_within,
-    digits_of, list_response, parse_body, s,
+    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, digits_of,
+    list_response, parse_body, s,
 };
 use crate::auth::AuthCtx;
 use crate::clock;
 use crate::fixtures::normalize_subscription;
-use crate::ids::is_uuid;
 use crate::store::{App, OrgData};
 
 const SORT: &[&str] = &[
@@ -25,30 +25,46 @@ const SORT: &[&str] = &[
     "recurring_amount_cents",
     "status",
 ];
-const STATUSES: &[&str] = &[
-    "draft",
-    "confirmed",
-    "trialing",
-    "active",
-    "past_due",
-    "canceled",
-    "paused",
-    "suspended",
-];
 const CYCLES: &[&str] = &["monthly", "quarterly", "semiannual", "annual"];
-const COLLECTION: &[&str] = &["charge_automatically", "manual_charge", "manual_invoice"];
-const NFE_POLICIES: &[&str] = &[
-    "disabled",
-    "on_finalization",
-    "on_full_payment",
-    "per_installment",
-];
 const PAUSE_BEHAVIORS: &[&str] = &["mark_uncollectible", "keep_as_draft", "void"];
 
-/// Known fixture plans and their recurring amounts.
-const PLANS: &[(&str, i64)] = &[
-    ("759cde66-bacf-43d0-8b1f-9163ce9ff57f", 49_900),
-    ("4b0dbb41-8d52-48f1-942c-3fe860e7a113", 1_198_800),
+/// The filters of `GET /v1/subscriptions` (with [`PERSON`]).
+pub const FILTERS: &Table = &[
+    ("status", By::Eq("status")),
+    ("plan_id", By::Eq("plan_id")),
+    ("billing_cycle", By::Eq("billing_cycle")),
+    ("billing_account_id", By::Eq("billing_account_id")),
+    ("search", By::With(matches_search)),
+    ("company_id", By::Eq("company_id")),
+    ("collection_method", By::Eq("collection_method")),
+    ("cancel_at_period_end", By::Bool("cancel_at_period_end")),
+    ("external_id", By::Eq("external_id")),
+    ("product_group_id", By::Eq("product_group_id")),
+    ("proposal_id", By::Eq("proposal_id")),
+    ("discount_code_id", By::Eq("discount_code_id")),
+    (
+        "recurring_amount_min",
+        By::AtLeast("recurring_amount_cents", REAIS),
+    ),
+    (
+        "recurring_amount_max",
+        By::AtMost("recurring_amount_cents", REAIS),
+    ),
+    ("created_after", By::Since("created_at")),
+    ("created_before", By::Until("created_at")),
+    (
+        "current_period_start_from",
+        By::Since("current_period_start"),
+    ),
+    ("current_period_start_to", By::Until("current_period_start")),
+    ("current_period_end_from", By::Since("current_period_end")),
+    ("current_period_end_to", By::Until("current_period_end")),
+    ("trial_end_from", By::Since("trial_end")),
+    ("trial_end_to", By::Until("trial_end")),
+    ("canceled_after", By::Since("canceled_at")),
+    ("canceled_before", By::Until("canceled_at")),
+    ("activated_after", By::Since("activated_at")),
+    ("activated_before", By::Until("activated_at")),
 ];
 
 type Q = Query<Vec<(String, String)>>;
@@ -71,7 +87,7 @@ fn matches_search(org: &OrgData, sub: &Record, needle: &str) -> bool {
     {
         return true;
     }
-    let Some(c) = s(sub, "billing_account_id").and_then(|b| org.customer_of_account(b)) else {
+    let Some(c) = org.customer_of(sub) else {
         return false;
     };
     let doc_digits = digits_of(needle);
@@ -90,34 +106,13 @@ pub async fn list(
     let p = Params::new(q);
     let mut errors = Errors::default();
     let page = Page::from_params(&p, SORT, &mut errors);
-    let statuses = p.enum_list("status", STATUSES, &mut errors);
-    let cycles = p.enum_list("billing_cycle", CYCLES, &mut errors);
-    let methods = p.enum_list("collection_method", COLLECTION, &mut errors);
-    let cape = p.get("cancel_at_period_end").map(|v| v == "true");
-    let created_after = p.date("created_after", &mut errors);
-    let created_before = p.date("created_before", &mut errors);
     errors.finish(StatusCode::BAD_REQUEST)?;
-    let account = p.get("billing_account_id");
-    let plan = p.get("plan_id");
-    let external = p.get("external_id");
-    let search = p.get("search");
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
-    let any = |list: &[String], v: Option<&str>| {
-        list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v))
-    };
     let items = org
         .subscriptions
         .iter()
-        .filter(|r| any(&statuses, s(r, "status")))
-        .filter(|r| any(&cycles, s(r, "billing_cycle")))
-        .filter(|r| any(&methods, s(r, "collection_method")))
-        .filter(|r| account.is_none_or(|a| s(r, "billing_account_id") == Some(a)))
-        .filter(|r| plan.is_none_or(|a| s(r, "plan_id") == Some(a)))
-        .filter(|r| external.is_none_or(|a| s(r, "external_id") == Some(a)))
-        .filter(|r| cape.is_none_or(|c| r.get("cancel_at_period_end") == Some(&json!(c))))
-        .filter(|r| day_within(r, "created_at", created_after, created_before))
-        .filter(|r| search.is_none_or(|n| matches_search(org, r, n)))
+        .filter(|r| filters::keeps(org, &p, &[&PERSON, FILTERS], r))
         .map(|r| Value::Object(r.clone()))
         .collect();
     Ok(list_response(items, &page))
@@ -135,42 +130,98 @@ pub async fn get(
     Ok(data(Value::Object(org.subscriptions[i].clone())))
 }
 
-fn enum_field(
-    body: &Record,
-    key: &str,
-    allowed: &[&str],
-    default: &str,
-    errors: &mut Errors,
-) -> String {
-    match opt_str(body, key, errors) {
-        Some(v) if allowed.contains(&v) => v.to_string(),
-        Some(_) => {
-            errors.add(key, &format!("deve ser um de: {}", allowed.join(", ")));
-            default.to_string()
-        }
-        None => default.to_string(),
-    }
+/// The recurring amount (centavos) of the plan: its included items at their prices.
+fn plan_amount(org: &OrgData, plan_id: &str) -> i64 {
+    let subcents: i64 = org
+        .items_of_plan(plan_id)
+        .filter(|it| it.get("included") == Some(&json!(true)))
+        .map(|it| {
+            let unit = s(it, "price_id")
+                .and_then(|p| org.price(p))
+                .map_or(0, |p| p.unit_amount_subcents);
+            unit * it.get("quantity").and_then(Value::as_i64).unwrap_or(1)
+        })
+        .sum();
+    (subcents + 50) / 100
 }
 
-/// Recurring amount from `items` (`quantity × unit_amount_cents`), when given.
-fn items_amount(items: &[Value], errors: &mut Errors) -> Option<i64> {
-    let mut total = 0i64;
-    let mut known = false;
-    for (n, item) in items.iter().enumerate() {
-        let Some(obj) = item.as_object() else {
-            errors.add(&format!("items[{n}]"), "deve ser um objeto");
-            continue;
-        };
-        let qty = obj.get("quantity").and_then(Value::as_i64).unwrap_or(1);
-        if qty < 1 {
-            errors.add(&format!("items[{n}].quantity"), "deve ser maior que 0");
-        }
-        if let Some(unit) = obj.get("unit_amount_cents").and_then(Value::as_i64) {
-            total += unit * qty;
-            known = true;
-        }
+/// What a subscription takes from its plan.
+struct PlanTerms {
+    default_cycle: String,
+    cycles: Vec<String>,
+}
+
+/// Validates `plan_id` for this account: it exists, is not archived, and a custom plan
+/// belongs to the account.
+fn check_plan(
+    org: &OrgData,
+    plan_id: &str,
+    account: Option<&str>,
+    errors: &mut Errors,
+) -> Option<PlanTerms> {
+    let Some(plan) = org.plan(plan_id) else {
+        errors.add("plan_id", "não encontrado");
+        return None;
+    };
+    if s(plan, "status") == Some("archived") {
+        errors.add("plan_id", "está arquivado");
     }
-    known.then_some(total)
+    if let Some(owner) = s(plan, "billing_account_id")
+        && account.is_some_and(|a| a != owner)
+    {
+        errors.add(
+            "plan_id",
+            "é um plano personalizado de outra conta de cobrança",
+        );
+    }
+    Some(PlanTerms {
+        default_cycle: s(plan, "default_billing_cycle")
+            .unwrap_or("monthly")
+            .to_string(),
+        cycles: plan
+            .get("available_billing_cycles")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
+    })
+}
+
+/// The recurring amount (centavos) of `items`: each `{product_id, price_id, quantity?,
+/// unit_amount_subcents?}` needs a known product and a price of that product (a plan
+/// item's `price_id`); `unit_amount_subcents` overrides the price.
+fn items_amount(org: &OrgData, items: &[Value], errors: &mut Errors) -> i64 {
+    let mut subcents = 0i64;
+    for (n, item) in items.iter().enumerate() {
+        let field = |f: &str| format!("items[{n}].{f}");
+        let product = item.get("product_id").and_then(Value::as_str).unwrap_or("");
+        let price = item.get("price_id").and_then(Value::as_str).unwrap_or("");
+        if org.product(product).is_none() {
+            errors.add(&field("product_id"), "não encontrado");
+        }
+        let unit = match org.price(price) {
+            None => {
+                errors.add(&field("price_id"), "não encontrado");
+                0
+            }
+            Some(p) if p.product_id != product => {
+                errors.add(&field("price_id"), "não pertence ao produto informado");
+                0
+            }
+            Some(p) => p.unit_amount_subcents,
+        };
+        let unit = item
+            .get("unit_amount_subcents")
+            .and_then(Value::as_i64)
+            .unwrap_or(unit);
+        let qty = item.get("quantity").and_then(Value::as_i64).unwrap_or(1);
+        subcents += unit * qty;
+    }
+    (subcents + 50) / 100
 }
 
 /// `POST /v1/subscriptions`: `billing_account_id` and `plan_id` or `items` required.
@@ -183,9 +234,6 @@ pub async fn create(
     let mut errors = Errors::default();
     let account = req_str(&body, "billing_account_id", &mut errors).map(str::to_string);
     let plan = opt_str(&body, "plan_id", &mut errors).map(str::to_string);
-    if plan.as_deref().is_some_and(|p| !is_uuid(p)) {
-        errors.add("plan_id", "deve ser um UUID");
-    }
     let items = match body.get("items") {
         None | Some(Value::Null) => None,
         Some(Value::Array(a)) if !a.is_empty() => Some(a.clone()),
@@ -197,62 +245,28 @@ pub async fn create(
     if plan.is_none() && items.is_none() && !errors.has("items") {
         errors.add("plan_id", "plan_id ou items deve ser informado");
     }
-    let cycle = enum_field(&body, "billing_cycle", CYCLES, "monthly", &mut errors);
-    let method = enum_field(
-        &body,
-        "collection_method",
-        COLLECTION,
-        "charge_automatically",
-        &mut errors,
-    );
-    let policy = enum_field(
-        &body,
-        "nfe_issuance_policy",
-        NFE_POLICIES,
-        "on_full_payment",
-        &mut errors,
-    );
-    let mut amount = match body.get("recurring_amount_cents") {
-        None | Some(Value::Null) => None,
-        Some(v) => match v.as_i64() {
-            Some(n) if n >= 0 => Some(n),
-            _ => {
-                errors.add(
-                    "recurring_amount_cents",
-                    "deve ser um inteiro maior ou igual a 0",
-                );
-                None
-            }
-        },
+    let text = |key: &str, default: &str| {
+        body.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or(default)
+            .to_string()
     };
-    if amount.is_none() {
-        amount = items.as_deref().and_then(|i| items_amount(i, &mut errors));
-    }
-    if amount.is_none() {
-        amount = PLANS
-            .iter()
-            .find(|(id, _)| Some(*id) == plan.as_deref())
-            .map(|(_, a)| *a);
-    }
-    let trial_days = match body.get("trial_period_days") {
-        None | Some(Value::Null) => 0,
-        Some(v) => match v.as_i64() {
-            Some(n) if (0..=730).contains(&n) => n,
-            _ => {
-                errors.add("trial_period_days", "deve ser um inteiro entre 0 e 730");
-                0
-            }
-        },
+    let method = text("collection_method", "charge_automatically");
+    let policy = text("nfe_issuance_policy", "on_full_payment");
+    let proration = text("proration_behavior", "create_prorations");
+    let trial_end = opt_str(&body, "trial_end", &mut errors).and_then(clock::parse_datetime);
+    let trial_days = match (
+        trial_end,
+        body.get("trial_period_days").and_then(Value::as_i64),
+    ) {
+        (Some(end), _) => (clock::local_day(end) - clock::today()).max(0),
+        (None, Some(n)) if n <= 730 => n,
+        (None, Some(_)) => {
+            errors.add("trial_period_days", "deve ser no máximo 730");
+            0
+        }
+        (None, None) => 0,
     };
-    let start = match opt_str(&body, "start_date", &mut errors) {
-        Some(d) => clock::parse_date(d).unwrap_or_else(|| {
-            errors.add("start_date", "deve ser uma data no formato AAAA-MM-DD");
-            clock::today()
-        }),
-        None => clock::today(),
-    };
-    let external_id = opt_str(&body, "external_id", &mut errors).map(str::to_string);
-    let notes = opt_str(&body, "notes", &mut errors).map(str::to_string);
 
     let mut inner = app.lock();
     let id = inner.new_id("subscription");
@@ -267,22 +281,51 @@ pub async fn create(
             Some(_) => {}
         }
     }
+    let terms = plan
+        .as_deref()
+        .and_then(|p| check_plan(org, p, account.as_deref(), &mut errors));
+    let cycle = match (body.get("billing_cycle").and_then(Value::as_str), &terms) {
+        (Some(c), Some(t)) if !t.cycles.iter().any(|a| a == c) => {
+            errors.add(
+                "billing_cycle",
+                &format!("o plano aceita: {}", t.cycles.join(", ")),
+            );
+            c.to_string()
+        }
+        (Some(c), _) => c.to_string(),
+        (None, Some(t)) => t.default_cycle.clone(),
+        (None, None) => CYCLES[0].to_string(),
+    };
+    let amount = match (&items, &plan) {
+        (Some(items), _) => items_amount(org, items, &mut errors),
+        (None, Some(p)) => plan_amount(org, p),
+        (None, None) => 0,
+    };
     errors.finish(StatusCode::UNPROCESSABLE_ENTITY)?;
 
     let now = clock::now_string();
+    let start = clock::today();
     let period_start = start + trial_days;
     let period_end = clock::add_months(period_start, cycle_months(&cycle));
     let mut rec = Record::new();
     rec.insert("id".into(), json!(id));
     rec.insert("public_id".into(), json!(public_id));
-    rec.insert("external_id".into(), json!(external_id));
+    for key in [
+        "external_id",
+        "company_id",
+        "product_group_id",
+        "discount_code_id",
+        "notes",
+    ] {
+        rec.insert(key.into(), body.get(key).cloned().unwrap_or(Value::Null));
+    }
     rec.insert("billing_account_id".into(), json!(account));
     rec.insert("plan_id".into(), json!(plan));
     rec.insert("billing_cycle".into(), json!(cycle));
     rec.insert("collection_method".into(), json!(method));
     rec.insert("nfe_issuance_policy".into(), json!(policy));
+    rec.insert("proration_behavior".into(), json!(proration));
     rec.insert("recurring_amount_cents".into(), json!(amount));
-    rec.insert("notes".into(), json!(notes));
     if trial_days > 0 {
         rec.insert("status".into(), json!("trialing"));
         rec.insert("trial_start".into(), json!(clock::due_date_string(start)));
@@ -371,7 +414,8 @@ pub async fn cancel(
     })
 }
 
-/// `POST /v1/subscriptions/{id}/pause` (`{behavior?, resumes_at?}`; active, past_due or trialing).
+/// `POST /v1/subscriptions/{id}/pause` (`{behavior?, resumes_at?}`, `resumes_at` a date-time;
+/// active, past_due or trialing).
 pub async fn pause(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -380,22 +424,18 @@ pub async fn pause(
 ) -> ApiResult {
     let body = parse_body(&body)?;
     let mut errors = Errors::default();
-    let behavior = enum_field(
-        &body,
-        "behavior",
-        PAUSE_BEHAVIORS,
-        "mark_uncollectible",
-        &mut errors,
-    );
+    let behavior = opt_str(&body, "behavior", &mut errors)
+        .unwrap_or(PAUSE_BEHAVIORS[0])
+        .to_string();
     let resumes_at = match opt_str(&body, "resumes_at", &mut errors) {
-        Some(v) => match clock::parse_date_or_datetime(v) {
+        Some(v) => match clock::parse_datetime(v) {
             Some(t) if t > clock::now_epoch() => Some(v.to_string()),
             Some(_) => {
                 errors.add("resumes_at", "deve estar no futuro");
                 None
             }
             None => {
-                errors.add("resumes_at", "deve ser uma data ou data-hora ISO 8601");
+                errors.add("resumes_at", "deve ser uma data-hora ISO 8601");
                 None
             }
         },

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use fake_kobana::{FakeKobana, full_token};
+use fake_kobana::{FakeKobana, ViolationKind, full_token};
 use reqwest::{Method, Response};
 use serde_json::Value;
 
@@ -33,6 +33,17 @@ pub mod ids {
     pub const PAY_CARD: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
     pub const PAY_PIX: &str = "9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
     pub const PAY_FAILED: &str = "e4d3c2b1-a0f9-4e8d-b7c6-a5b4c3d2e1f0";
+    pub const PLAN_PRO: &str = "759cde66-bacf-43d0-8b1f-9163ce9ff57f";
+    pub const PLAN_ENTERPRISE_HORIZONTE: &str = "4b0dbb41-8d52-48f1-942c-3fe860e7a113";
+    pub const PLAN_BASIC_ARCHIVED: &str = "9d77e57d-07e1-4fda-afdf-551fc94f64f8";
+    pub const PROD_LICENSE: &str = "9e72db5a-fd0b-47de-aade-7e9d13dd0507";
+    pub const PROD_EXTRA_USER: &str = "38a847db-b6bd-46a7-b8ae-bf1a956e8fcc";
+    pub const PROD_SUPPORT: &str = "3556dcf7-5205-4688-a950-f2d79d4be0a0";
+    pub const PROD_NFSE_OVERAGE: &str = "7afe8fcb-e217-40ab-9a18-ec27796ddfe9";
+    pub const PROD_ONBOARDING: &str = "ac6aacab-3773-4cc2-a7a5-51672be3f350";
+    pub const PRICE_PRO_LICENSE: &str = "dd1b937f-89b0-4f61-b7bd-3e1896799ed9";
+    pub const PRICE_EXTRA_USER: &str = "afb266c8-b379-492a-9bf7-fde6eb806a8a";
+    pub const PRICE_ENTERPRISE_LICENSE: &str = "33d3a897-0112-4619-b69a-14c6863ff68b";
 }
 
 /// A running fake plus a client that sends the `User-Agent` and a full token by default.
@@ -44,8 +55,13 @@ pub struct Api {
 
 impl Api {
     pub async fn new() -> Api {
+        Api::with_fake(FakeKobana::start().await)
+    }
+
+    /// Around an already started fake.
+    pub fn with_fake(fake: FakeKobana) -> Api {
         Api {
-            fake: FakeKobana::start().await,
+            fake,
             http: kobana_mcp::net::client_builder()
                 .build()
                 .expect("HTTP client"),
@@ -107,6 +123,11 @@ impl Api {
         self.call(Method::POST, path, Some(&body)).await
     }
 
+    /// A POST without a body (operations the contract gives none).
+    pub async fn post_empty(&self, path: &str) -> (u16, Value) {
+        self.call(Method::POST, path, None).await
+    }
+
     pub async fn patch(&self, path: &str, body: Value) -> (u16, Value) {
         self.call(Method::PATCH, path, Some(&body)).await
     }
@@ -123,6 +144,25 @@ impl Api {
     }
 }
 
+/// Every test that used the fake also proves the fake's own answers stayed on the contract.
+impl Drop for Api {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        let answers: Vec<_> = self
+            .fake
+            .contract_violations()
+            .into_iter()
+            .filter(|v| v.kind == ViolationKind::Answer)
+            .collect();
+        assert!(
+            answers.is_empty(),
+            "the fake answered off the contract: {answers:#?}"
+        );
+    }
+}
+
 /// The `id`s in `data` of a list body.
 pub fn ids_of(body: &Value) -> Vec<String> {
     body["data"]
@@ -131,6 +171,22 @@ pub fn ids_of(body: &Value) -> Vec<String> {
         .iter()
         .map(|x| x["id"].as_str().unwrap_or_default().to_string())
         .collect()
+}
+
+/// Asserts a `400 contract_violation` whose violations include `want`; returns them.
+pub fn assert_violation(status: u16, body: &Value, want: &str) -> Vec<String> {
+    let details = assert_error(status, body, 400, "contract_violation");
+    let found: Vec<String> = details["violations"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no violations: {body}"))
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        found.iter().any(|v| v == want),
+        "{want:?} not in {found:#?}"
+    );
+    found
 }
 
 /// Asserts a Kobana error envelope and returns its `details`.
