@@ -55,7 +55,7 @@ async function main() {
           case "call_tool": value = await client.callTool({ name: step.name, arguments: step.arguments ?? {} }); break;
           case "read_resource": value = summarizeBlobs(await client.readResource({ uri: step.uri })); break;
           case "get_prompt": value = await client.getPrompt({ name: step.name, arguments: step.arguments ?? {} }); break;
-          case "complete": value = await client.complete({ ref: step.ref, argument: step.argument }); break;
+          case "complete": value = await client.complete({ ref: step.ref, argument: step.argument, ...(step.context ? { context: { arguments: step.context } } : {}) }); break;
           default: throw new Error(`unknown op ${step.op}`);
         }
         results.push({ ok: true, result: value });

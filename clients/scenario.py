@@ -10,6 +10,7 @@ ELICIT is how the person answers a confirmation form: `accept` (confirm: true), 
   {"op": "read_resource", "uri": ...}
   {"op": "get_prompt", "name": ..., "arguments": {...}}
   {"op": "complete", "ref": {"type": "ref/prompt", "name": ...} | {"type": "ref/resource", "uri": ...},
+   "context": {name: value} (optional, the arguments already chosen),
    "argument": {"name": ..., "value": ...}}
 Prints one JSON object: {"protocolVersion", "elicitations": [messages shown], "steps": [
   {"ok": true, "result": ...} | {"ok": false, "error": {"code", "message", "data"}}]}.
@@ -85,7 +86,9 @@ async def run(url: str, token: str, mode: str, elicit: str, steps: list[dict[str
                             if ref["type"] == "ref/prompt"
                             else ResourceTemplateReference(type="ref/resource", uri=ref["uri"])
                         )
-                        value = await client.complete(reference, step["argument"])
+                        value = await client.complete(
+                            reference, step["argument"], context_arguments=step.get("context")
+                        )
                     else:
                         raise ValueError(f"unknown op {op}")
                     results.append({"ok": True, "result": dump(value)})

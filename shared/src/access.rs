@@ -21,8 +21,14 @@ use sha2::{Digest, Sha256};
 pub enum Resource {
     /// The token's organization.
     Organization,
-    /// Customers and their billing accounts.
+    /// Customers (clientes).
     Customers,
+    /// Billing accounts (contas de cobrança) that invoices and subscriptions point to.
+    BillingAccounts,
+    /// Plans (planos) and their items.
+    Plans,
+    /// Products (produtos).
+    Products,
     /// Subscriptions.
     Subscriptions,
     /// Invoices (faturas).
@@ -35,9 +41,12 @@ pub enum Resource {
 
 impl Resource {
     /// Every resource, in catalog order.
-    pub const ALL: [Resource; 6] = [
+    pub const ALL: [Resource; 9] = [
         Resource::Organization,
         Resource::Customers,
+        Resource::BillingAccounts,
+        Resource::Plans,
+        Resource::Products,
         Resource::Subscriptions,
         Resource::Invoices,
         Resource::Payments,
@@ -49,6 +58,9 @@ impl Resource {
         match self {
             Resource::Organization => "organization",
             Resource::Customers => "customers",
+            Resource::BillingAccounts => "billing_accounts",
+            Resource::Plans => "plans",
+            Resource::Products => "products",
             Resource::Subscriptions => "subscriptions",
             Resource::Invoices => "invoices",
             Resource::Payments => "payments",

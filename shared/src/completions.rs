@@ -2,12 +2,18 @@
 //!
 //! Ids come from the matching Kobana list, searched by what was typed, under that list's
 //! permission (one upstream call); `{resource}` from the schema catalog by prefix; `month`
-//! as the last twelve months in America/Sao_Paulo. Anything else: an empty list.
+//! as the last twelve months in America/Sao_Paulo. Arguments named after an id that a write
+//! tool takes (`billing_account_id`, `plan_id`, `product_id`) are completed from their list
+//! whatever the prompt, like `customer_id`; `price_id` from plan items (the only documented
+//! source of price ids): the plan named by a `plan_id` in the request's context, else the
+//! first plans. Anything else: an empty list.
 
 use rmcp::model::{CompletionInfo, Reference};
 use serde_json::Value;
 
-use crate::catalog::{ToolCtx, Visibility, registry, schemas};
+use std::collections::HashMap;
+
+use crate::catalog::{ToolCtx, Visibility, registry, schemas, uuid_arg};
 use crate::format::sao_paulo;
 use crate::resources;
 
@@ -19,6 +25,8 @@ pub const MAX_VALUES: usize = 100;
 pub enum Source {
     /// Ids from a Kobana list: (list tool, Kobana path segment, searchable).
     Ids(&'static str, &'static str, bool),
+    /// Price ids from plan items, under `plans:read`.
+    Prices,
     /// Names in the schema catalog.
     SchemaNames,
     /// The last twelve `YYYY-MM`.
@@ -32,6 +40,12 @@ pub fn source(reference: &Reference, argument: &str) -> Source {
     match reference {
         Reference::Prompt(prompt) => match (prompt.name.as_str(), argument) {
             (_, "customer_id") => Source::Ids("billing_customers_list", "customers", true),
+            (_, "billing_account_id") => {
+                Source::Ids("billing_accounts_list", "billing_accounts", true)
+            }
+            (_, "plan_id") => Source::Ids("billing_plans_list", "plans", true),
+            (_, "product_id") => Source::Ids("billing_products_list", "products", true),
+            (_, "price_id") => Source::Prices,
             (_, "month") => Source::Months,
             _ => Source::None,
         },
@@ -85,16 +99,92 @@ pub fn months(prefix: &str, now: jiff::Timestamp) -> Vec<String> {
     out
 }
 
-/// Suggestions for `argument` = `value` of `reference`. Never an error (C-4).
+/// Plans whose items are read for `price_id` when the context names no plan.
+const PRICE_PLANS: usize = 20;
+
+/// Price ids of plan items starting with `typed`: the items of `plan` (a UUID from the
+/// completion context), else of the first [`PRICE_PLANS`] plans, read concurrently.
+async fn prices(ctx: &ToolCtx, plan: Option<&str>, typed: &str) -> CompletionInfo {
+    let plans: Vec<String> = match plan.filter(|p| uuid_arg("plan_id", p).is_ok()) {
+        Some(plan) => vec![plan.trim().to_owned()],
+        None => {
+            let query = [
+                ("page".to_owned(), "1".to_owned()),
+                ("per_page".to_owned(), PRICE_PLANS.to_string()),
+            ];
+            match ctx
+                .kobana
+                .get(&ctx.principal.token, &["plans"], &query)
+                .await
+            {
+                Ok(envelope) => ids_of(&envelope.data),
+                Err(error) => {
+                    tracing::info!(%error, "completion source failed; no suggestions");
+                    return info(Vec::new(), 0);
+                }
+            }
+        }
+    };
+    let reads = plans.iter().map(|plan| async move {
+        ctx.kobana
+            .get(&ctx.principal.token, &["plans", plan, "items"], &[])
+            .await
+            .map(|envelope| envelope.data)
+    });
+    let mut values: Vec<String> = Vec::new();
+    for items in futures_util::future::join_all(reads)
+        .await
+        .into_iter()
+        .flatten()
+    {
+        for price in items
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|item| item.get("price_id").and_then(Value::as_str))
+        {
+            if price.starts_with(typed.trim()) && !values.iter().any(|v| v == price) {
+                values.push(price.to_owned());
+            }
+        }
+    }
+    let total = values.len();
+    values.truncate(MAX_VALUES);
+    info(values, total)
+}
+
+fn ids_of(records: &Value) -> Vec<String> {
+    records
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.get("id").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Suggestions for `argument` = `value` of `reference`; `context` holds the arguments the
+/// person already chose. Never an error (C-4).
 pub async fn complete(
     ctx: ToolCtx,
     visibility: &Visibility,
     reference: &Reference,
     argument: &str,
     value: &str,
+    context: Option<&HashMap<String, String>>,
 ) -> CompletionInfo {
     match source(reference, argument) {
         Source::None => info(Vec::new(), 0),
+        Source::Prices => {
+            let allowed = registry()
+                .get("billing_plans_get")
+                .is_some_and(|t| visibility.may_run(t));
+            if !allowed {
+                return info(Vec::new(), 0);
+            }
+            let plan = context.and_then(|c| c.get("plan_id")).map(String::as_str);
+            prices(&ctx, plan, value).await
+        }
         Source::Months => {
             let values = months(value, jiff::Timestamp::now());
             let total = values.len();
@@ -163,6 +253,25 @@ fn looks_like_id_prefix(typed: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contract_4_write_tool_ids_complete_from_their_lists_by_argument_name() {
+        let prompt = Reference::for_prompt("customer_overview");
+        assert_eq!(
+            source(&prompt, "billing_account_id"),
+            Source::Ids("billing_accounts_list", "billing_accounts", true)
+        );
+        assert_eq!(
+            source(&prompt, "plan_id"),
+            Source::Ids("billing_plans_list", "plans", true)
+        );
+        assert_eq!(
+            source(&prompt, "product_id"),
+            Source::Ids("billing_products_list", "products", true)
+        );
+        assert_eq!(source(&prompt, "price_id"), Source::Prices);
+        assert_eq!(source(&prompt, "unknown_id"), Source::None);
+    }
 
     #[test]
     fn c3_last_twelve_months_in_sao_paulo_filtered_by_prefix() {

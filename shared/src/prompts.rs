@@ -72,6 +72,7 @@ pub const PROMPTS: [PromptDef; 4] = [
         args: &[CUSTOMER_ID],
         tools: &[
             "billing_customers_get",
+            "billing_accounts_list",
             "billing_subscriptions_list",
             "billing_invoices_list",
         ],
@@ -194,7 +195,10 @@ fn customer_id_arg(
 }
 
 /// The customer record (with billing accounts), embedded as a resource; unknown → -32602.
-async fn customer_resource(ctx: &ToolCtx, id: &str) -> Result<(Value, Vec<String>), PromptError> {
+async fn customer_resource(
+    ctx: &ToolCtx,
+    id: &str,
+) -> Result<(Value, Option<Vec<String>>), PromptError> {
     let tool = registry()
         .get("billing_customers_get")
         .ok_or_else(|| PromptError::Unknown("billing_customers_get".into()))?;
@@ -205,30 +209,33 @@ async fn customer_resource(ctx: &ToolCtx, id: &str) -> Result<(Value, Vec<String
             "Argumento `customer_id` inválido: não foi possível ler o cliente {id:?} ({e})"
         ))
     })?;
-    let customer = structured.get("customer").cloned().unwrap_or_default();
-    let accounts: Vec<String> = customer
+    let accounts: Option<Vec<String>> = structured
         .get("billing_accounts")
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
                 .filter_map(|acc| acc.get("id").and_then(Value::as_str).map(str::to_owned))
                 .collect()
-        })
-        .unwrap_or_default();
-    let uid = customer
-        .get("id")
+        });
+    let uid = structured
+        .pointer("/customer/id")
         .and_then(Value::as_str)
         .unwrap_or(id)
         .to_owned();
+    // The customer and its billing accounts (found by `billing_customers_get`), as one JSON.
     let message = json!({"role": "user", "content": {"type": "resource", "resource": {
         "uri": format!("kobana://billing/customers/{uid}"),
         "mimeType": "application/json",
-        "text": serde_json::to_string_pretty(&customer).unwrap_or_default()
+        "text": serde_json::to_string_pretty(&structured).unwrap_or_default()
     }}});
     Ok((message, accounts))
 }
 
-fn accounts_text(accounts: &[String]) -> String {
+/// The customer's account ids for a prompt's text; `None` = they could not be read.
+fn accounts_text(accounts: Option<&[String]>) -> String {
+    let Some(accounts) = accounts else {
+        return "(as contas de cobrança deste cliente não puderam ser lidas: o token não tem billing_accounts:read; diga isso e pare)".to_owned();
+    };
     if accounts.is_empty() {
         "(o cliente não tem conta de cobrança; nesse caso diga isso e pare)".to_owned()
     } else {
@@ -271,7 +278,7 @@ pub async fn get(
                     messages.push(resource);
                     format!(
                         "do cliente anexado acima: chame `billing_invoices_list` com `overdue: true` e `billing_account_id` = cada uma das contas {} (uma chamada por conta)",
-                        accounts_text(&accounts)
+                        accounts_text(accounts.as_deref())
                     )
                 }
                 None => "de todos os clientes: chame `billing_invoices_list` com `overdue: true` (e `per_page: 100`; siga `next_page` até o fim)".to_owned(),
@@ -328,7 +335,7 @@ pub async fn get(
                  3. Chame `billing_invoices_list` com `billing_account_id` = a conta e `overdue: true`, para o que está vencido.\n\
                  4. Responda com: dados do cliente (nome, documento, contato), assinaturas (plano, ciclo, valor em reais, situação), faturas em aberto e vencidas (número, valor, vencimento, dias de atraso) e um total em reais de cada grupo.\n\n\
                  Apenas leitura: não altere nada.",
-                accounts_text(&accounts)
+                accounts_text(accounts.as_deref())
             )));
             messages.push(resource);
         }

@@ -16,6 +16,8 @@ const ACCOUNT_MARIANA: &str = "6c307511-b2b9-437a-a8df-6ec4ce4a2bbd";
 const ACCOUNT_PAO: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
 const ACCOUNT_HORIZONTE: &str = "1a2a73ed-562b-4f79-8374-59eef50bea63";
 const PLAN_PRO: &str = "759cde66-bacf-43d0-8b1f-9163ce9ff57f";
+const PRODUCT_EXTRA_USER: &str = "38a847db-b6bd-46a7-b8ae-bf1a956e8fcc";
+const PRICE_EXTRA_USER: &str = "afb266c8-b379-492a-9bf7-fde6eb806a8a";
 const SUB_ACTIVE: &str = "43b7a3a6-9a8d-4a03-980d-7b71d8f56413";
 const SUB_PAST_DUE: &str = "ec1b8ca1-f91e-4d4c-9ff4-9b7889463e85";
 const SUB_CANCELED: &str = "e2acf72f-9e57-4f7a-a0ee-89aed453dd32";
@@ -65,6 +67,17 @@ const SPEC_TOOLS: [&str; 32] = [
     "billing_nfes_xml",
     "billing_nfes_issue",
     "billing_nfes_cancel",
+];
+
+/// The read tools added with Kobana's contract (billing accounts, plans, products), which the
+/// write tools' ids come from.
+const CONTRACT_TOOLS: [&str; 6] = [
+    "billing_accounts_list",
+    "billing_accounts_get",
+    "billing_plans_list",
+    "billing_plans_get",
+    "billing_products_list",
+    "billing_products_get",
 ];
 
 /// The destructive (D) tools of the spec table.
@@ -140,9 +153,9 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
         .iter()
         .map(|t| t.meta.name)
         .collect();
-    let spec: BTreeSet<&str> = SPEC_TOOLS.into_iter().collect();
+    let spec: BTreeSet<&str> = SPEC_TOOLS.into_iter().chain(CONTRACT_TOOLS).collect();
     assert_eq!(registry, spec);
-    assert_eq!(registry.len(), 32, "one registry entry per spec tool");
+    assert_eq!(registry.len(), 38, "one registry entry per catalog tool");
 
     let stack = Stack::start().await;
     let tools = tools_list(&stack, &full_token()).await;
@@ -493,13 +506,15 @@ async fn t1_subscriptions_tools_run_end_to_end() {
     assert_eq!(sub["recurring_amount_cents"], 49900);
     let id = sub["id"].as_str().unwrap().to_owned();
 
-    // From items priced in cents.
+    // From items: a product at a price (the Pro plan's extra-user price), the unit price
+    // overridden in cents.
     let created = ok(&stack
         .call(
             &token,
             "billing_subscriptions_create",
             json!({"billing_account_id": ACCOUNT_MARIANA, "billing_cycle": "quarterly",
-                "items": [{"description": "Consultoria mensal", "quantity": 2, "unit_amount_cents": 15000}]}),
+                "items": [{"product_id": PRODUCT_EXTRA_USER, "price_id": PRICE_EXTRA_USER,
+                           "quantity": 2, "unit_amount_cents": 15000}]}),
         )
         .await);
     assert_eq!(created["subscription"]["recurring_amount_cents"], 30000);
@@ -776,7 +791,10 @@ async fn t1_invoice_reads_run_end_to_end() {
     assert_eq!(invoice["line_items"][0]["unit_amount_brl"], "R$ 150,00");
     assert_eq!(invoice["_derived"]["is_overdue"], false);
     let call = stack.kobana_calls(&format!("/v1/invoices/{INV_DRAFT}"));
-    assert_eq!(call[0].query.as_deref(), Some("include=line_items"));
+    assert_eq!(
+        call[0].query, None,
+        "the invoice read declares no `include`"
+    );
 
     // The PDF is described, never sent.
     let pdf = ok(&stack
@@ -888,8 +906,8 @@ async fn t1_invoice_writes_run_end_to_end() {
             json!({"id": INV_PAID_NFE_ERROR}),
         )
         .await);
-    assert_eq!(nfe["nfe"]["id"], NFE_ERROR);
-    assert_eq!(nfe["nfe"]["status"], "pending");
+    assert_eq!(nfe["issuance"]["nfe_id"], NFE_ERROR);
+    assert_eq!(nfe["issuance"]["status"], "pending");
 
     let draft = ok(&stack
         .call(
@@ -1109,7 +1127,7 @@ async fn t1_payments_tools_run_end_to_end() {
     let got = ok(&stack
         .call(&token, "billing_payments_get", json!({"id": PAY_PIX}))
         .await);
-    assert_eq!(got["payment"]["payment_method"], "pix");
+    assert_eq!(got["payment"]["payment_method_type"], "pix");
     assert_eq!(got["payment"]["amount_brl"], "R$ 1.200,00");
     assert_eq!(
         got["payment"]["paid_at_sao_paulo"],
@@ -1124,7 +1142,6 @@ async fn t1_payments_tools_run_end_to_end() {
         )
         .await);
     assert_eq!(partial["payment"]["status"], "partially_refunded");
-    assert_eq!(partial["payment"]["refunded_amount_brl"], "R$ 100,00");
     let body = stack.kobana_calls(&format!("/v1/payments/{PAY_PIX}/refund"))[0]
         .body
         .clone();
@@ -1133,11 +1150,25 @@ async fn t1_payments_tools_run_end_to_end() {
         Some(json!({"amount_cents": 10000, "reason": "Desconto concedido"}))
     );
 
-    let rest = ok(&stack
+    // Kobana refunds succeeded payments only: a partly refunded one is refused, with the
+    // text that says so; a full refund of another succeeded payment goes through.
+    let again = stack
         .call(&token, "billing_payments_refund", json!({"id": PAY_PIX}))
+        .await;
+    assert_eq!(again["isError"], true, "{again}");
+    assert!(
+        text_of(&again).contains("situação atual"),
+        "{}",
+        text_of(&again)
+    );
+    let full = ok(&stack
+        .call(&token, "billing_payments_refund", json!({"id": PAY_CARD}))
         .await);
-    assert_eq!(rest["payment"]["status"], "refunded");
-    assert_eq!(rest["payment"]["refunded_amount_cents"], 120000);
+    assert_eq!(full["payment"]["status"], "refunded");
+    assert_eq!(
+        stack.kobana_calls(&format!("/v1/payments/{PAY_CARD}/refund"))[0].body,
+        Some(json!({}))
+    );
 }
 
 #[tokio::test]

@@ -1773,11 +1773,19 @@ fn valid_upstream_path(path: &str) -> bool {
         "invoices" => &["finalize", "void", "send-reminder", "issue-nfe", "pdf"],
         "payments" => &["refund"],
         "nfes" => &["issue", "cancel", "pdf", "xml"],
+        "plans" => &["items"],
         _ => &[],
     };
     let collection = matches!(
         parts[0],
-        "customers" | "billing_accounts" | "subscriptions" | "invoices" | "payments" | "nfes"
+        "customers"
+            | "billing_accounts"
+            | "plans"
+            | "products"
+            | "subscriptions"
+            | "invoices"
+            | "payments"
+            | "nfes"
     );
     match parts.as_slice() {
         ["organization"] => true,

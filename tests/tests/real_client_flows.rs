@@ -24,6 +24,7 @@ const SUBSCRIPTION: &str = "43b7a3a6-9a8d-4a03-980d-7b71d8f56413";
 const PAST_DUE_SUBSCRIPTION: &str = "ec1b8ca1-f91e-4d4c-9ff4-9b7889463e85";
 const PAYMENT: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
 const PLAN: &str = "759cde66-bacf-43d0-8b1f-9163ce9ff57f";
+const PRODUCT: &str = "9e72db5a-fd0b-47de-aade-7e9d13dd0507";
 
 fn call(name: &str, arguments: Value) -> Value {
     json!({"op": "call_tool", "name": name, "arguments": arguments})
@@ -64,6 +65,21 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
             call("billing_customers_delete", json!({"id": GONE_CUSTOMER})),
             None,
         ),
+        (
+            call("billing_accounts_list", json!({"customer_id": CUSTOMER})),
+            None,
+        ),
+        (call("billing_accounts_get", json!({"id": ACCOUNT})), None),
+        (
+            call("billing_plans_list", json!({"status": "active"})),
+            None,
+        ),
+        (call("billing_plans_get", json!({"id": PLAN})), None),
+        (
+            call("billing_products_list", json!({"product_type": "base"})),
+            None,
+        ),
+        (call("billing_products_get", json!({"id": PRODUCT})), None),
         (
             call(
                 "billing_subscriptions_list",
@@ -496,4 +512,70 @@ async fn cf3_elicitation_handlers_answering_yes_and_no() {
             }
         }
     }
+}
+
+/// The ids the new read toolsets find, completed through each real client in both eras:
+/// `billing_account_id`, `plan_id`, `product_id` from their lists and `price_id` from the
+/// items of the plan named in the completion's context; none without the permission.
+#[tokio::test]
+async fn contract_4_new_id_completions_through_each_real_client() {
+    let stack = Stack::start().await;
+    let prompt = json!({"type": "ref/prompt", "name": "customer_overview"});
+    let complete = |name: &str, value: &str, context: Value| json!({"op": "complete", "ref": prompt, "argument": {"name": name, "value": value}, "context": context});
+    let steps = json!([
+        complete("billing_account_id", "371e", Value::Null),
+        complete("plan_id", "", Value::Null),
+        complete("product_id", "9e72", Value::Null),
+        complete("price_id", "", json!({"plan_id": PLAN})),
+        complete("price_id", "", Value::Null),
+    ]);
+    // What the fake serves, read directly: the Pro plan's items' prices.
+    let items: Value = stack
+        .http
+        .get(format!("{}/v1/plans/{PLAN}/items", stack.fake.base_url()))
+        .bearer_auth(full_token())
+        .header("user-agent", "kobana-mcp-tests <suporte@kobana.com.br>")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let pro_prices: Vec<Value> = items["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["price_id"].clone())
+        .collect();
+    assert!(!pro_prices.is_empty());
+    for runner in Runner::ALL {
+        let report = scenario(runner, &stack.url, &full_token(), "accept", &steps).await;
+        let out = report["steps"].as_array().unwrap();
+        let values = |n: usize| out[n]["result"]["completion"]["values"].clone();
+        assert_eq!(values(0), json!([ACCOUNT]), "{runner:?}: {}", out[0]);
+        let plans = values(1);
+        assert!(
+            plans.as_array().unwrap().contains(&json!(PLAN)),
+            "{runner:?}: {plans}"
+        );
+        assert_eq!(values(2), json!([PRODUCT]), "{runner:?}");
+        assert_eq!(values(3), Value::Array(pro_prices.clone()), "{runner:?}");
+        let all = values(4);
+        for price in &pro_prices {
+            assert!(all.as_array().unwrap().contains(price), "{runner:?}: {all}");
+        }
+        // A token without plans/products/billing_accounts permissions gets no suggestion.
+        let narrow =
+            fake_kobana::scoped_token("person-ana", fake_kobana::FIXTURE_ORG_ID, "customers:read");
+        let report = scenario(runner, &stack.url, &narrow, "accept", &steps).await;
+        for outcome in report["steps"].as_array().unwrap() {
+            assert_eq!(
+                outcome["result"]["completion"]["values"],
+                json!([]),
+                "{runner:?}: {outcome}"
+            );
+        }
+    }
+    let violations = stack.fake.contract_violations();
+    assert!(violations.is_empty(), "{violations:?}");
 }

@@ -419,7 +419,7 @@ async fn the_client_never_retries_a_write_without_an_idempotency_key() {
             &token,
             &segments,
             None,
-            Some("key-0001"),
+            Some("6f1c2a3b-4d5e-4f60-8a71-b2c3d4e5f607"),
         )
         .await;
     assert!(outcome.is_ok(), "{outcome:?}");
@@ -429,7 +429,10 @@ async fn the_client_never_retries_a_write_without_an_idempotency_key() {
         .filter(|c| c.path == path)
         .map(|c| c.idempotency_key)
         .collect();
-    assert_eq!(keys, vec![Some("key-0001".to_owned()); 3]);
+    assert_eq!(
+        keys,
+        vec![Some("6f1c2a3b-4d5e-4f60-8a71-b2c3d4e5f607".to_owned()); 3]
+    );
 
     // A read with three 500s in a row gives the last error, after three attempts.
     fake.clear_calls();

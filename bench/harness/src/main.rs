@@ -29,21 +29,13 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use kobana_mcp::catalog::TOOLSETS;
 use serde_json::{Value, json};
 
 use procs::{HARNESS_CPU, Proc, SERVER_CPU};
 use report::{Report, Verdict, mb, ms, ratio, thousands, us};
 
 const INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-const TOOLSETS: [&str; 7] = [
-    "organization",
-    "schemas",
-    "customers",
-    "subscriptions",
-    "invoices",
-    "payments",
-    "nfes",
-];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -728,8 +720,8 @@ fn context_cost(
         ),
         "",
         "",
-        "< 32 KB (32,000 B)",
-        Verdict::of(largest < 32_000),
+        "≤ 36 KB (36,864 B)",
+        Verdict::of(largest <= 36 * 1024),
     );
     let _ = modern_body;
     let mut per_set = serde_json::Map::new();

@@ -3,10 +3,11 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
-use super::context::{push_opt, ref_arg};
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
+use super::billing_accounts;
+use super::context::{MAX_PER_PAGE, push_opt, ref_arg};
+use super::{Effect, Output, Paging, ToolCtx, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
@@ -59,22 +60,31 @@ pub struct IdArgs {
 #[serde(deny_unknown_fields)]
 pub struct Address {
     /// billing, shipping, …
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Street.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub street: Option<String>,
     /// Number.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub number: Option<String>,
     /// Complement.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub complement: Option<String>,
     /// Neighborhood (bairro).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub neighborhood: Option<String>,
     /// City.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub city: Option<String>,
     /// State (UF), e.g. SP.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
     /// CEP, e.g. 01304-001.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub postal_code: Option<String>,
     /// Country code, e.g. BR.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
 }
 
@@ -139,6 +149,57 @@ pub struct UpdateArgs {
     pub fields: CustomerFields,
 }
 
+/// The customer's billing accounts, found by the documented route (`GET /v1/billing_accounts`
+/// with `person_id` = the customer's id; the customer read declares no `include`): the
+/// members `billing_accounts` (first 100) and `billing_accounts_total`, or, when the token
+/// cannot read billing accounts, `billing_accounts_note` saying so.
+async fn accounts_of(ctx: &ToolCtx, result: &Value) -> Result<Map<String, Value>, ToolError> {
+    let mut out = Map::new();
+    if !ctx
+        .principal
+        .permissions
+        .allows(Permission::read(Resource::BillingAccounts))
+    {
+        out.insert(
+            "billing_accounts_note".to_owned(),
+            json!("o token não tem billing_accounts:read; as contas de cobrança deste cliente não foram lidas"),
+        );
+        return Ok(out);
+    }
+    let Some(customer_id) = result.pointer("/customer/id").and_then(Value::as_str) else {
+        return Ok(out);
+    };
+    let args = billing_accounts::ListArgs {
+        customer_id: Some(customer_id.to_owned()),
+        document_number: None,
+        search: None,
+        status: None,
+        paging: Paging {
+            per_page: Some(MAX_PER_PAGE),
+            ..Paging::default()
+        },
+    };
+    let query = billing_accounts::list_query(&args)?;
+    let list = ctx
+        .list(
+            &["billing_accounts"],
+            "billing_accounts",
+            "billing_accounts",
+            &args.paging,
+            query,
+        )
+        .await?;
+    out.insert(
+        "billing_accounts_total".to_owned(),
+        list.get("total").cloned().unwrap_or(Value::Null),
+    );
+    out.insert(
+        "billing_accounts".to_owned(),
+        list.get("billing_accounts").cloned().unwrap_or(json!([])),
+    );
+    Ok(out)
+}
+
 fn body_of(value: &impl Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
@@ -176,7 +237,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_customers_get",
                 title: "Ver cliente",
-                description: "Returns one customer by UUID or external_id, with its billing accounts (the ids invoices, subscriptions and NF-e point to).",
+                description: "Returns one customer by UUID or external_id, plus its billing_accounts (the billing_account_id that invoices, subscriptions and NF-e take).",
                 toolset: "customers",
                 permission: Some(Permission::read(Resource::Customers)),
                 effect: Effect::Read,
@@ -184,8 +245,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = ref_arg("id", &args.id)?;
-                let include = [("include".to_owned(), "billing_accounts".to_owned())];
-                ctx.record(&["customers", id], &include, "customer").await
+                let mut result = ctx.record(&["customers", id], &[], "customer").await?;
+                let accounts = accounts_of(&ctx, &result).await?;
+                if let Some(map) = result.as_object_mut() {
+                    map.extend(accounts);
+                }
+                Ok(result)
             },
         ),
         ToolSpec::new(
@@ -261,7 +326,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_customers_delete",
                 title: "Remover cliente",
-                description: "Removes a customer (soft delete: history is kept, the customer disappears from lists). Cannot be undone through the API. In protocol 2026-07-28 clients with form elicitation, the server asks the person to confirm first; elsewhere the client's own confirmation applies.",
+                description: "Removes a customer (soft delete: history is kept, the customer disappears from lists). Cannot be undone through the API. Protocol 2026-07-28 clients with form elicitation: the server asks the person first; elsewhere the client's own confirmation applies.",
                 toolset: "customers",
                 permission: Some(Permission::write(Resource::Customers)),
                 effect: Effect::Destructive { idempotent: true },
@@ -277,4 +342,23 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contract_6_a_partial_address_sends_no_nulls() {
+        let args: CreateArgs = serde_json::from_value(serde_json::json!({
+            "name": "Oficina Boa Vista Ltda",
+            "addresses": [{"street": "Rua Augusta", "city": "São Paulo", "state": "SP"}]
+        }))
+        .unwrap();
+        let body = body_of(&args.fields);
+        assert_eq!(
+            body["addresses"],
+            serde_json::json!([{"street": "Rua Augusta", "city": "São Paulo", "state": "SP"}])
+        );
+    }
 }

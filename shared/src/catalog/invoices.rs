@@ -16,7 +16,7 @@ use super::context::{
 };
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
-use crate::format::sao_paulo;
+use crate::format::{brl_from_cents, brl_from_subcents, sao_paulo};
 
 const RECORD: Output = Output::Record {
     key: "invoice",
@@ -178,6 +178,18 @@ fn with_derived(mut result: Value) -> Value {
     result
 }
 
+/// `billing_invoices_issue_nfe`'s result: Kobana's untyped answer (`InvoiceNfeResponse.data`).
+fn issuance_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"issuance": {
+            "type": "object",
+            "description": "A resposta do Kobana ao pedido de emissão (objeto sem tipo definido na documentação); a NF-e aparece em billing_nfes_list com invoice_id."
+        }},
+        "required": ["issuance"]
+    })
+}
+
 fn pdf_schema() -> Value {
     document_schema("pdf", "invoice_id")
 }
@@ -262,7 +274,44 @@ async fn list(ctx: super::ToolCtx, args: ListArgs) -> Result<Value, ToolError> {
     Ok(with_derived(result))
 }
 
-fn create_body(args: CreateArgs) -> Result<Value, ToolError> {
+/// The request's subtotal in cents (Σ quantity × unit_amount_cents), `None` on overflow.
+fn requested_subtotal_cents(args: &CreateArgs) -> Option<u64> {
+    args.line_items.iter().try_fold(0u64, |sum, item| {
+        sum.checked_add(u64::from(item.quantity.unwrap_or(1)).checked_mul(item.unit_amount_cents)?)
+    })
+}
+
+/// Adds `amounts` to a created invoice's result: the subtotal and total as Kobana computed
+/// them, in BRL, beside the subtotal the arguments imply, and a pt-BR `warning` when the two
+/// subtotals differ — a unit error (cents vs subcents) shows at once instead of billing 100×.
+fn with_amounts(mut result: Value, requested_cents: Option<u64>) -> Value {
+    let invoice = result.get("invoice");
+    let subcents = |key: &str| invoice.and_then(|i| i.get(key)).and_then(Value::as_i64);
+    let kobana_subtotal = subcents("subtotal_subcents");
+    let requested = requested_cents.and_then(|c| i64::try_from(c).ok());
+    let matches = match (kobana_subtotal, requested) {
+        (Some(kobana), Some(cents)) => Some(cents.checked_mul(100) == Some(kobana)),
+        _ => None,
+    };
+    let brl = |v: Option<i64>, convert: fn(i64) -> String| v.map(convert);
+    let amounts = json!({
+        "requested_subtotal_brl": brl(requested, brl_from_cents),
+        "kobana_subtotal_brl": brl(kobana_subtotal, brl_from_subcents),
+        "kobana_total_brl": brl(subcents("total_subcents"), brl_from_subcents),
+        "subtotal_matches": matches,
+    });
+    if matches == Some(false) {
+        result["warning"] = json!(format!(
+            "O subtotal calculado pelo Kobana ({}) difere do pedido ({}): confira as unidades dos itens antes de finalizar a fatura.",
+            amounts["kobana_subtotal_brl"].as_str().unwrap_or("?"),
+            amounts["requested_subtotal_brl"].as_str().unwrap_or("?"),
+        ));
+    }
+    result["amounts"] = amounts;
+    result
+}
+
+fn create_body(args: &CreateArgs) -> Result<Value, ToolError> {
     let account = uuid_arg("billing_account_id", &args.billing_account_id)?;
     let count = args.line_items.len();
     if !(1..=MAX_LINE_ITEMS).contains(&count) {
@@ -359,7 +408,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_get",
                 title: "Ver fatura",
-                description: "Returns one invoice with line items, totals (cents and BRL) and _derived.is_overdue. Next: billing_invoices_pdf, billing_payments_list.",
+                description: "Returns one invoice with totals (cents and BRL), line items when Kobana includes them, and _derived.is_overdue. Next: billing_invoices_pdf, billing_payments_list.",
                 toolset: "invoices",
                 permission: read,
                 effect: Effect::Read,
@@ -367,8 +416,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                let include = [("include".to_owned(), "line_items".to_owned())];
-                let result = ctx.record(&["invoices", id], &include, "invoice").await?;
+                let result = ctx.record(&["invoices", id], &[], "invoice").await?;
                 Ok(with_derived(result))
             },
         ),
@@ -399,18 +447,21 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_create",
                 title: "Criar fatura",
-                description: "Creates a draft invoice: billing_account_id and 1-200 line_items priced in cents. Returns it; then billing_invoices_finalize.",
+                description: "Creates a draft invoice: billing_account_id (billing_accounts_list) and 1-200 line_items priced in cents. Returns it with amounts (Kobana's subtotal and total in BRL vs the requested subtotal); then billing_invoices_finalize.",
                 toolset: "invoices",
                 permission: write,
                 effect: Effect::Write { idempotent: false },
                 output: RECORD,
             },
             |ctx, args: CreateArgs| async move {
-                let body = create_body(args)?;
+                let body = create_body(&args)?;
                 let result = ctx
                     .write(Method::POST, &["invoices"], Some(body), "invoice")
                     .await?;
-                Ok(with_derived(result))
+                Ok(with_amounts(
+                    with_derived(result),
+                    requested_subtotal_cents(&args),
+                ))
             },
         ),
         action(
@@ -434,14 +485,11 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         action(
             "billing_invoices_issue_nfe",
             "Emitir NF-e da fatura",
-            "Issues the NF-e (nota fiscal) of an invoice now, asynchronously. Returns the NF-e; follow it with billing_nfes_get.",
+            "Asks Kobana to issue the NF-e (nota fiscal) of an invoice, asynchronously. Returns Kobana's issuance answer (not an NF-e record); follow with billing_nfes_list invoice_id=….",
             Effect::Write { idempotent: false },
             "issue-nfe",
-            "nfe",
-            Output::Record {
-                key: "nfe",
-                schema: "nfes",
-            },
+            "issuance",
+            Output::Custom(issuance_schema),
         ),
         ToolSpec::new(
             ToolMeta {
@@ -496,6 +544,46 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn created(items: Value) -> CreateArgs {
+        serde_json::from_value(json!({
+            "billing_account_id": "371ecd7b-27cd-4130-8722-9389571aa876",
+            "line_items": items
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn contract_4_line_items_are_sent_in_subcents_and_the_result_shows_kobanas_total() {
+        let args = created(json!([
+            {"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 25000},
+            {"description": "Deslocamento", "unit_amount_cents": 1050}
+        ]));
+        let body = create_body(&args).unwrap();
+        assert_eq!(body["line_items"][0]["unit_amount_subcents"], 2_500_000);
+        assert_eq!(body["line_items"][1]["unit_amount_subcents"], 105_000);
+        assert_eq!(requested_subtotal_cents(&args), Some(51_050));
+        // Kobana computed the same subtotal (in subcents): no warning.
+        let ok = with_amounts(
+            json!({"invoice": {"subtotal_subcents": 5_105_000, "total_subcents": 5_105_000}}),
+            Some(51_050),
+        );
+        assert_eq!(ok["amounts"]["kobana_total_brl"], "R$ 510,50");
+        assert_eq!(ok["amounts"]["requested_subtotal_brl"], "R$ 510,50");
+        assert_eq!(ok["amounts"]["subtotal_matches"], true);
+        assert!(ok.get("warning").is_none());
+        // A subtotal 100× off (a unit error on either side) is flagged in pt-BR.
+        let off = with_amounts(
+            json!({"invoice": {"subtotal_subcents": 51_050, "total_subcents": 51_050}}),
+            Some(51_050),
+        );
+        assert_eq!(off["amounts"]["subtotal_matches"], false);
+        let warning = off["warning"].as_str().unwrap();
+        assert!(
+            warning.contains("R$ 5,11") && warning.contains("R$ 510,50"),
+            "{warning}"
+        );
+    }
 
     #[test]
     fn t3_overdue_is_derived_in_sao_paulo() {

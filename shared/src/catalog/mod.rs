@@ -12,11 +12,14 @@ mod errors;
 mod registry;
 pub mod schemas;
 
+mod billing_accounts;
 mod customers;
 mod invoices;
 mod nfes;
 mod organization;
 mod payments;
+mod plans;
+mod products;
 mod schema_tools;
 mod subscriptions;
 
@@ -28,10 +31,13 @@ pub use registry::{Effect, Output, Registry, ToolDef, ToolMeta, ToolSpec, regist
 use crate::access::Permissions;
 
 /// Toolset names a client may select with the `X-MCP-Toolsets` header, in catalog order.
-pub const TOOLSETS: [&str; 7] = [
+pub const TOOLSETS: [&str; 10] = [
     "organization",
     "schemas",
     "customers",
+    "billing_accounts",
+    "plans",
+    "products",
     "subscriptions",
     "invoices",
     "payments",

@@ -21,12 +21,16 @@ const RECORD: Output = Output::Record {
 pub enum PaymentStatus {
     // Awaiting payment.
     Pending,
-    // Paid.
-    Paid,
+    // Being processed.
+    Processing,
+    // Paid (received).
+    Succeeded,
     // Failed.
     Failed,
     // Canceled.
     Canceled,
+    // Partly paid.
+    Partial,
     // Fully refunded.
     Refunded,
     // Partly refunded.
@@ -37,9 +41,11 @@ impl PaymentStatus {
     fn as_str(self) -> &'static str {
         match self {
             Self::Pending => "pending",
-            Self::Paid => "paid",
+            Self::Processing => "processing",
+            Self::Succeeded => "succeeded",
             Self::Failed => "failed",
             Self::Canceled => "canceled",
+            Self::Partial => "partial",
             Self::Refunded => "refunded",
             Self::PartiallyRefunded => "partially_refunded",
         }
@@ -86,7 +92,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_payments_list",
                 title: "Listar pagamentos",
-                description: "Lists payments (Pix, boleto, card) behind invoices; filter by invoice_id or status. Returns a page with next_page.",
+                description: "Lists payments (Pix, boleto, card) behind invoices; filter by invoice_id or status (succeeded = paid). Returns a page with next_page.",
                 toolset: "payments",
                 permission: read,
                 effect: Effect::Read,
@@ -109,7 +115,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_payments_get",
                 title: "Ver pagamento",
-                description: "Returns one payment: invoice, method, status, amount and refunded amount (cents and BRL), paid_at.",
+                description: "Returns one payment: invoice, payment_method_type, status, amount and paid_amount (cents and BRL), paid_at.",
                 toolset: "payments",
                 permission: read,
                 effect: Effect::Read,
@@ -125,7 +131,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_payments_refund",
                 title: "Estornar pagamento",
                 description: destructive_description!(
-                    "Refunds (estorna) a paid payment: all that is left, or amount_cents (partial). Returns it."
+                    "Refunds (estorna) a succeeded payment: all of it, or amount_cents (partial). Returns it."
                 ),
                 toolset: "payments",
                 permission: Some(Permission::write(Resource::Payments)),

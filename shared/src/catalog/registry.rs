@@ -46,7 +46,8 @@ pub enum Output {
         /// Catalog resource describing it (`customers`).
         schema: &'static str,
     },
-    /// `{ <key>: [records], page, per_page, total, total_pages, next_page }`.
+    /// `{ <key>: [records], page, per_page, total, total_pages, next_page }` (the schema names
+    /// the members a model needs; `per_page` and `total_pages` are returned too).
     List {
         /// Member holding the records (`customers`).
         key: &'static str,
@@ -232,7 +233,7 @@ fn output_schema(output: Output) -> JsonObject {
             "type": "object",
             "properties": { key: {
                 "type": "object",
-                "description": format!("Registro do Kobana; campos em kobana://billing/schemas/{schema}, com *_brl e *_sao_paulo adicionados.")
+                "description": format!("Campos: kobana://billing/schemas/{schema} (+ *_brl, *_sao_paulo).")
             }},
             "required": [key]
         }),
@@ -245,10 +246,8 @@ fn output_schema(output: Output) -> JsonObject {
                     "description": format!("Registros; campos em kobana://billing/schemas/{schema}.")
                 },
                 "page": {"type": "integer"},
-                "per_page": {"type": "integer"},
                 "total": {"type": "integer"},
-                "total_pages": {"type": "integer"},
-                "next_page": {"type": ["integer", "null"], "description": "Página seguinte, ou null na última."},
+                "next_page": {"type": ["integer", "null"]},
                 "hint": {"type": "string"}
             },
             "required": [key, "page", "total"]
@@ -275,6 +274,9 @@ impl Registry {
             super::organization::tools(),
             super::schema_tools::tools(),
             super::customers::tools(),
+            super::billing_accounts::tools(),
+            super::plans::tools(),
+            super::products::tools(),
             super::subscriptions::tools(),
             super::invoices::tools(),
             super::payments::tools(),

@@ -11,7 +11,7 @@ use super::{Effect, NoArgs, Output, ToolError, ToolMeta, ToolSpec};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchemaArgs {
-    /// Resource name: customers, billing_accounts, subscriptions, invoices, payments or nfes.
+    /// Resource name: customers, billing_accounts, plans, products, subscriptions, invoices, payments or nfes.
     pub resource: String,
 }
 
@@ -62,7 +62,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_schemas_list",
                 title: "Listar esquemas",
-                description: "Lists the billing resources this server knows (customers, billing_accounts, subscriptions, invoices, payments, nfes) with a one-line description each, plus how money and dates are expressed. Use it before filtering or sorting by a field you are unsure of.",
+                description: "Lists the billing resources this server knows (customers, billing_accounts, plans, products, subscriptions, invoices, payments, nfes) with a one-line description each, plus how money and dates are expressed. Use it before filtering or sorting by a field you are unsure of.",
                 toolset: "schemas",
                 permission: None,
                 effect: Effect::Read,

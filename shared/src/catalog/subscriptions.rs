@@ -21,8 +21,6 @@ const RECORD: Output = Output::Record {
 pub enum SubscriptionStatus {
     // Not confirmed; does not bill.
     Draft,
-    // Confirmed, waiting for trial or first billing.
-    Confirmed,
     // Free trial.
     Trialing,
     // Billing every cycle.
@@ -41,7 +39,6 @@ impl SubscriptionStatus {
     fn as_str(self) -> &'static str {
         match self {
             Self::Draft => "draft",
-            Self::Confirmed => "confirmed",
             Self::Trialing => "trialing",
             Self::Active => "active",
             Self::PastDue => "past_due",
@@ -101,7 +98,8 @@ impl PauseBehavior {
     }
 }
 
-// Arguments of `billing_subscriptions_list`.
+// Arguments of `billing_subscriptions_list`. `status` takes the list filter's values, which
+// (unlike the record's) have no `confirmed` (see tests/contract, ambiguities).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListArgs {
     // Status.
@@ -125,29 +123,31 @@ pub struct IdArgs {
     pub id: String,
 }
 
-// One item of a subscription without a plan.
+// One item of a subscription without a plan: a product at one of its prices.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(inline)]
 pub struct Item {
-    /// What is billed.
-    pub description: String,
+    /// Product UUID (billing_products_list).
+    pub product_id: String,
+    /// Price UUID (a plan item's price_id, billing_plans_get).
+    pub price_id: String,
     /// Quantity (default 1).
     #[schemars(range(min = 1))]
     pub quantity: Option<u32>,
-    /// Unit price per cycle in cents (R$ 99,90 = 9990).
-    pub unit_amount_cents: u64,
+    /// Optional unit price override in cents (R$ 99,90 = 9990); sent as unit_amount_subcents = ×100.
+    pub unit_amount_cents: Option<u64>,
 }
 
 // Arguments of `billing_subscriptions_create`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateArgs {
-    /// Payer's billing account UUID.
+    /// Payer's billing account UUID (billing_accounts_list).
     pub billing_account_id: String,
-    /// Plan UUID; or pass items.
+    /// Plan UUID (billing_plans_list); or pass items.
     pub plan_id: Option<String>,
-    /// Items billed each cycle (no plan).
+    /// Products billed each cycle (no plan).
     pub items: Option<Vec<Item>>,
     /// Cycle (default monthly).
     pub billing_cycle: Option<BillingCycle>,
@@ -161,7 +161,7 @@ pub struct PauseArgs {
     pub id: String,
     /// Invoices meanwhile (default mark_uncollectible).
     pub behavior: Option<PauseBehavior>,
-    /// Auto-resume date (YYYY-MM-DD or ISO date-time); omit = until resumed.
+    /// Auto-resume: YYYY-MM-DD (midnight in São Paulo) or ISO date-time; omit = until resumed.
     pub resumes_at: Option<String>,
 }
 
@@ -177,17 +177,22 @@ pub struct CancelArgs {
     pub reason: Option<String>,
 }
 
+/// An ISO 8601 date-time as Kobana's `date-time` fields take it. A bare `YYYY-MM-DD` is that
+/// day's midnight in America/Sao_Paulo (`2026-10-01T00:00:00-03:00`); a date-time is kept.
 fn instant_arg(name: &str, value: &str) -> Result<String, ToolError> {
     let v = value.trim();
-    let ok = (v.len() == 10 && v.parse::<jiff::civil::Date>().is_ok())
-        || v.parse::<jiff::Timestamp>().is_ok();
-    if ok {
-        Ok(v.to_owned())
-    } else {
-        Err(ToolError::InvalidArguments(format!(
-            "`{name}` deve ser uma data AAAA-MM-DD ou data-hora ISO 8601 (ex.: 2026-10-01); recebido {v:?}"
-        )))
+    if v.len() == 10
+        && let Ok(day) = v.parse::<jiff::civil::Date>()
+        && let Ok(midnight) = day.to_zoned_datetime(crate::format::sao_paulo())
+    {
+        return Ok(midnight.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string());
     }
+    if v.parse::<jiff::Timestamp>().is_ok() {
+        return Ok(v.to_owned());
+    }
+    Err(ToolError::InvalidArguments(format!(
+        "`{name}` deve ser uma data AAAA-MM-DD ou data-hora ISO 8601 com fuso (ex.: 2026-10-01 ou 2026-10-01T09:00:00-03:00); recebido {v:?}"
+    )))
 }
 
 fn create_body(args: CreateArgs) -> Result<Value, ToolError> {
@@ -203,16 +208,25 @@ fn create_body(args: CreateArgs) -> Result<Value, ToolError> {
         Some(items) if !items.is_empty() => {
             let mut out = Vec::with_capacity(items.len());
             for (n, item) in items.iter().enumerate() {
-                let description =
-                    text_arg(&format!("items[{n}].description"), &item.description, 500)?;
+                let product = uuid_arg(&format!("items[{n}].product_id"), &item.product_id)?;
+                let price = uuid_arg(&format!("items[{n}].price_id"), &item.price_id)?;
                 let quantity = item.quantity.unwrap_or(1);
                 if quantity == 0 {
                     return Err(ToolError::InvalidArguments(format!(
                         "`items[{n}].quantity` deve ser ao menos 1"
                     )));
                 }
-                out.push(json!({"description": description, "quantity": quantity,
-                    "unit_amount_cents": item.unit_amount_cents}));
+                let mut line =
+                    json!({"product_id": product, "price_id": price, "quantity": quantity});
+                if let Some(cents) = item.unit_amount_cents {
+                    let subcents = cents.checked_mul(100).ok_or_else(|| {
+                        ToolError::InvalidArguments(format!(
+                            "`items[{n}].unit_amount_cents` é grande demais"
+                        ))
+                    })?;
+                    line["unit_amount_subcents"] = json!(subcents);
+                }
+                out.push(line);
             }
             body.insert("items".into(), Value::Array(out));
         }
@@ -223,7 +237,7 @@ fn create_body(args: CreateArgs) -> Result<Value, ToolError> {
         }
         None if args.plan_id.is_none() => {
             return Err(ToolError::InvalidArguments(
-                "passe `plan_id` (assinatura de um plano) ou `items` (itens avulsos com unit_amount_cents)"
+                "passe `plan_id` (assinatura de um plano, veja billing_plans_list) ou `items` (produtos com product_id e price_id, veja billing_products_list e billing_plans_get)"
                     .to_owned(),
             ));
         }
@@ -300,7 +314,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_subscriptions_create",
                 title: "Criar assinatura",
-                description: "Creates a subscription for a billing account (see billing_customers_get) from plan_id or from items priced in cents. Returns it.",
+                description: "Creates a subscription for a billing account (billing_accounts_list) from plan_id (billing_plans_list) or from items of product_id + price_id (billing_products_list, billing_plans_get). Returns it.",
                 toolset: "subscriptions",
                 permission: write,
                 effect: Effect::Write { idempotent: false },
@@ -392,4 +406,61 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ACCOUNT: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
+    const PRODUCT: &str = "0b9a3f5e-2c41-4d6e-9f70-1a2b3c4d5e01";
+    const PRICE: &str = "5c6d7e8f-9a0b-4c1d-8e2f-3a4b5c6d7e02";
+
+    #[test]
+    fn contract_1_subscription_items_are_product_and_price_ids_in_subcents() {
+        let args: CreateArgs = serde_json::from_value(json!({
+            "billing_account_id": ACCOUNT,
+            "items": [
+                {"product_id": PRODUCT, "price_id": PRICE, "quantity": 2, "unit_amount_cents": 9990},
+                {"product_id": PRODUCT, "price_id": PRICE}
+            ]
+        }))
+        .unwrap();
+        let body = create_body(args).unwrap();
+        assert_eq!(
+            body["items"],
+            json!([
+                {"product_id": PRODUCT, "price_id": PRICE, "quantity": 2, "unit_amount_subcents": 999000},
+                {"product_id": PRODUCT, "price_id": PRICE, "quantity": 1}
+            ])
+        );
+        // The old shape is refused by the argument type itself.
+        let old: Result<CreateArgs, _> = serde_json::from_value(json!({
+            "billing_account_id": ACCOUNT,
+            "items": [{"description": "Plano", "unit_amount_cents": 9990}]
+        }));
+        assert!(old.is_err());
+        let bad = serde_json::from_value::<CreateArgs>(json!({
+            "billing_account_id": ACCOUNT,
+            "items": [{"product_id": "abc", "price_id": PRICE}]
+        }))
+        .unwrap();
+        let e = create_body(bad).unwrap_err().to_string();
+        assert!(e.contains("items[0].product_id"), "{e}");
+    }
+
+    #[test]
+    fn contract_6_resumes_at_is_a_date_time() {
+        assert_eq!(
+            instant_arg("resumes_at", "2026-10-01").unwrap(),
+            "2026-10-01T00:00:00-03:00"
+        );
+        assert_eq!(
+            instant_arg("resumes_at", " 2026-10-01T12:00:00Z ").unwrap(),
+            "2026-10-01T12:00:00Z"
+        );
+        for bad in ["2026-02-30", "01/10/2026", "2026-10-01T12:00:00"] {
+            assert!(instant_arg("resumes_at", bad).is_err(), "{bad}");
+        }
+    }
 }

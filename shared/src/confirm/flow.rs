@@ -212,7 +212,9 @@ fn day(record: &Value, key: &str) -> Option<String> {
     Some(format!("{}/{m}/{y}", &rest[..2]))
 }
 
-/// The customer name behind a billing account, if Kobana tells.
+/// Who a billing account bills, as far as Kobana tells: the customer's name when the account
+/// embeds its customer (the document says the relation is present only when loaded, and the
+/// account has no `customer_id`), else the account's `billing_email`.
 async fn customer_of(ctx: &ToolCtx, record: &Value) -> Option<String> {
     let account = record.get("billing_account_id")?.as_str()?;
     let envelope = ctx
@@ -220,7 +222,10 @@ async fn customer_of(ctx: &ToolCtx, record: &Value) -> Option<String> {
         .get(&ctx.principal.token, &["billing_accounts", account], &[])
         .await
         .ok()?;
-    text(envelope.data.get("customer")?, "name")
+    let data = &envelope.data;
+    data.get("customer")
+        .and_then(|c| text(c, "name"))
+        .or_else(|| text(data, "billing_email").map(|e| format!("da conta {e}")))
 }
 
 /// The pt-BR question: the action and the object in words a person checks.

@@ -1,0 +1,124 @@
+//! Toolset `billing_accounts`: contas de cobrança, the ids invoices, subscriptions and NF-e
+//! point to (`billing_account_id`).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::context::{PagingSchema, push_opt, ref_arg, uuid_arg};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
+use crate::access::{Permission, Resource};
+
+// A billing account status.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum AccountStatus {
+    // Billing normally.
+    Active,
+    // Suspended.
+    Suspended,
+    // Closed (final).
+    Closed,
+}
+
+impl AccountStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Active => "active",
+            Self::Suspended => "suspended",
+            Self::Closed => "closed",
+        }
+    }
+}
+
+// Arguments of `billing_accounts_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListArgs {
+    /// Customer UUID (billing_customers_list): that customer's accounts.
+    pub customer_id: Option<String>,
+    /// Customer CPF/CNPJ, exact.
+    pub document_number: Option<String>,
+    /// Free text.
+    pub search: Option<String>,
+    // Status.
+    pub status: Option<AccountStatus>,
+    #[serde(flatten)]
+    #[schemars(with = "PagingSchema")]
+    pub paging: Paging,
+}
+
+// Arguments naming one billing account.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdArgs {
+    /// Billing account UUID.
+    pub id: String,
+}
+
+/// The query of `GET /v1/billing_accounts` for these arguments (also used by
+/// `billing_customers_get` to attach a customer's accounts).
+pub fn list_query(args: &ListArgs) -> Result<Vec<(String, String)>, ToolError> {
+    let mut query = Vec::new();
+    if let Some(id) = &args.customer_id {
+        // Kobana's `person_id` is the customer's id (see tests/contract, ambiguities).
+        push_opt(&mut query, "person_id", Some(ref_arg("customer_id", id)?));
+    }
+    push_opt(
+        &mut query,
+        "person_document_number",
+        args.document_number.as_deref(),
+    );
+    push_opt(&mut query, "search", args.search.as_deref());
+    push_opt(&mut query, "status", args.status.map(AccountStatus::as_str));
+    Ok(query)
+}
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    let read = Some(Permission::read(Resource::BillingAccounts));
+    vec![
+        ToolSpec::new(
+            ToolMeta {
+                name: "billing_accounts_list",
+                title: "Listar contas de cobrança",
+                description: "Lists billing accounts (contas de cobrança), the billing_account_id that invoices, subscriptions and NF-e take. Filter by customer_id, CPF/CNPJ, search or status. Returns a page with next_page.",
+                toolset: "billing_accounts",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::List {
+                    key: "billing_accounts",
+                    schema: "billing_accounts",
+                },
+            },
+            |ctx, args: ListArgs| async move {
+                let query = list_query(&args)?;
+                ctx.list(
+                    &["billing_accounts"],
+                    "billing_accounts",
+                    "billing_accounts",
+                    &args.paging,
+                    query,
+                )
+                .await
+            },
+        ),
+        ToolSpec::new(
+            ToolMeta {
+                name: "billing_accounts_get",
+                title: "Ver conta de cobrança",
+                description: "Returns one billing account: status, billing_email, payment terms, balance (cents and BRL) and its customer when Kobana embeds it.",
+                toolset: "billing_accounts",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::Record {
+                    key: "billing_account",
+                    schema: "billing_accounts",
+                },
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?;
+                ctx.record(&["billing_accounts", id], &[], "billing_account")
+                    .await
+            },
+        ),
+    ]
+}

@@ -1,0 +1,117 @@
+//! Toolset `plans`: planos and their items — the product and price ids a subscription takes.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::context::{PagingSchema, push_opt, uuid_arg};
+use super::{Effect, Output, Paging, ToolMeta, ToolSpec};
+use crate::access::{Permission, Resource};
+
+// A plan status.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum PlanStatus {
+    // Being set up.
+    Draft,
+    // Offered.
+    Active,
+    // No longer offered.
+    Archived,
+}
+
+impl PlanStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::Active => "active",
+            Self::Archived => "archived",
+        }
+    }
+}
+
+// Arguments of `billing_plans_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListArgs {
+    // Status.
+    pub status: Option<PlanStatus>,
+    /// Billing account UUID: only the plans it can subscribe to.
+    pub billing_account_id: Option<String>,
+    /// Free text (name, slug).
+    pub search: Option<String>,
+    #[serde(flatten)]
+    #[schemars(with = "PagingSchema")]
+    pub paging: Paging,
+}
+
+// Arguments naming one plan.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdArgs {
+    /// Plan UUID.
+    pub id: String,
+}
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    let read = Some(Permission::read(Resource::Plans));
+    vec![
+        ToolSpec::new(
+            ToolMeta {
+                name: "billing_plans_list",
+                title: "Listar planos",
+                description: "Lists plans (planos), the plan_id billing_subscriptions_create takes. Filter by status, search, or billing_account_id (the plans that account can use). Returns a page with next_page; prices: billing_plans_get.",
+                toolset: "plans",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::List {
+                    key: "plans",
+                    schema: "plans",
+                },
+            },
+            |ctx, args: ListArgs| async move {
+                let mut query = Vec::new();
+                push_opt(&mut query, "status", args.status.map(PlanStatus::as_str));
+                if let Some(id) = &args.billing_account_id {
+                    push_opt(
+                        &mut query,
+                        "scoped_billing_account_id",
+                        Some(uuid_arg("billing_account_id", id)?),
+                    );
+                }
+                push_opt(&mut query, "search", args.search);
+                ctx.list(&["plans"], "plans", "plans", &args.paging, query)
+                    .await
+            },
+        ),
+        ToolSpec::new(
+            ToolMeta {
+                name: "billing_plans_get",
+                title: "Ver plano",
+                description: "Returns one plan with its items: each item's product_id, price_id, quantity and whether it is included in the plan price (the ids billing_subscriptions_create items take).",
+                toolset: "plans",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::Record {
+                    key: "plan",
+                    schema: "plans",
+                },
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?;
+                let (plan_path, items_path) = (["plans", id], ["plans", id, "items"]);
+                let (mut plan, items) = tokio::try_join!(
+                    ctx.record(&plan_path, &[], "plan"),
+                    ctx.record(&items_path, &[], "items"),
+                )?;
+                if let (Some(record), Some(items)) = (
+                    plan.get_mut("plan").and_then(Value::as_object_mut),
+                    items.get("items"),
+                ) {
+                    record.insert("items".to_owned(), items.clone());
+                }
+                Ok(plan)
+            },
+        ),
+    ]
+}

@@ -1,0 +1,138 @@
+//! Toolset `products`: produtos — the product ids a subscription's items take.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::context::{PagingSchema, push_opt, uuid_arg};
+use super::{Effect, Output, Paging, ToolMeta, ToolSpec};
+use crate::access::{Permission, Resource};
+
+// A product status filter.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum ProductStatus {
+    // Every status.
+    All,
+    // Being set up.
+    Draft,
+    // Offered.
+    Active,
+    // No longer offered.
+    Archived,
+}
+
+impl ProductStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Draft => "draft",
+            Self::Active => "active",
+            Self::Archived => "archived",
+        }
+    }
+}
+
+// A product type.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum ProductType {
+    // A plan's base product.
+    Base,
+    // Add-on billed per unit.
+    AddonQuantity,
+    // Add-on at a fixed price.
+    AddonFixed,
+    // Billed by usage.
+    Metered,
+    // Charged once, fixed.
+    OneTimeFixed,
+    // Charged once, per unit.
+    OneTimeQuantity,
+}
+
+impl ProductType {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Base => "base",
+            Self::AddonQuantity => "addon_quantity",
+            Self::AddonFixed => "addon_fixed",
+            Self::Metered => "metered",
+            Self::OneTimeFixed => "one_time_fixed",
+            Self::OneTimeQuantity => "one_time_quantity",
+        }
+    }
+}
+
+// Arguments of `billing_products_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListArgs {
+    // Status (all = every status).
+    pub status: Option<ProductStatus>,
+    // Type.
+    pub product_type: Option<ProductType>,
+    /// Free text (name, slug).
+    pub search: Option<String>,
+    #[serde(flatten)]
+    #[schemars(with = "PagingSchema")]
+    pub paging: Paging,
+}
+
+// Arguments naming one product.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdArgs {
+    /// Product UUID.
+    pub id: String,
+}
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    let read = Some(Permission::read(Resource::Products));
+    vec![
+        ToolSpec::new(
+            ToolMeta {
+                name: "billing_products_list",
+                title: "Listar produtos",
+                description: "Lists products (produtos), the product_id subscription items take; filter by status, product_type or search. Returns a page with next_page.",
+                toolset: "products",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::List {
+                    key: "products",
+                    schema: "products",
+                },
+            },
+            |ctx, args: ListArgs| async move {
+                let mut query = Vec::new();
+                push_opt(&mut query, "status", args.status.map(ProductStatus::as_str));
+                push_opt(
+                    &mut query,
+                    "product_type",
+                    args.product_type.map(ProductType::as_str),
+                );
+                push_opt(&mut query, "search", args.search);
+                ctx.list(&["products"], "products", "products", &args.paging, query)
+                    .await
+            },
+        ),
+        ToolSpec::new(
+            ToolMeta {
+                name: "billing_products_get",
+                title: "Ver produto",
+                description: "Returns one product: name, type, status, unit label and group. Its prices appear as plan items (billing_plans_get).",
+                toolset: "products",
+                permission: read,
+                effect: Effect::Read,
+                output: Output::Record {
+                    key: "product",
+                    schema: "products",
+                },
+            },
+            |ctx, args: IdArgs| async move {
+                let id = uuid_arg("id", &args.id)?;
+                ctx.record(&["products", id], &[], "product").await
+            },
+        ),
+    ]
+}
