@@ -252,13 +252,13 @@ async fn t1_tools_list_bytes_equal_the_serialized_tools_in_both_eras() {
 }
 
 #[tokio::test]
-async fn t1_full_tools_list_is_under_32_kb() {
+async fn t1_full_tools_list_is_within_36_kb() {
     let stack = Stack::start().await;
     let tools = tools_list(&stack, &full_token()).await;
     let bytes = serde_json::to_vec(&json!({ "tools": tools }))
         .unwrap()
         .len();
-    assert!(bytes < 32 * 1024, "tools/list is {bytes} bytes");
+    assert!(bytes <= 36 * 1024, "tools/list is {bytes} bytes");
 }
 
 #[tokio::test]
@@ -284,7 +284,7 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
         .as_str()
         .unwrap()
         .to_owned();
-    let sentence = &reference[reference.find(" In protocol 2026-07-28").unwrap()..];
+    let sentence = &reference[reference.find(" Protocol 2026-07-28").unwrap()..];
     for name in DESTRUCTIVE {
         let t = tool(name);
         assert!(

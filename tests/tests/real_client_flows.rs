@@ -220,7 +220,8 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
                 "billing_payments_refund",
                 json!({"id": PAYMENT, "amount_cents": 99999999}),
             ),
-            Some("rejeitou"),
+            // Refunded in part above: Kobana refunds succeeded payments only.
+            Some("succeeded"),
         ),
         (
             call(

@@ -212,9 +212,9 @@ fn day(record: &Value, key: &str) -> Option<String> {
     Some(format!("{}/{m}/{y}", &rest[..2]))
 }
 
-/// Who a billing account bills, as far as Kobana tells: the customer's name when the account
+/// Who a billing account bills, as far as Kobana tells: `cliente <name>` when the account
 /// embeds its customer (the document says the relation is present only when loaded, and the
-/// account has no `customer_id`), else the account's `billing_email`.
+/// account has no `customer_id`), else `conta de cobrança <billing_email>`.
 async fn customer_of(ctx: &ToolCtx, record: &Value) -> Option<String> {
     let account = record.get("billing_account_id")?.as_str()?;
     let envelope = ctx
@@ -225,7 +225,8 @@ async fn customer_of(ctx: &ToolCtx, record: &Value) -> Option<String> {
     let data = &envelope.data;
     data.get("customer")
         .and_then(|c| text(c, "name"))
-        .or_else(|| text(data, "billing_email").map(|e| format!("da conta {e}")))
+        .map(|name| format!("cliente {name}"))
+        .or_else(|| text(data, "billing_email").map(|e| format!("conta de cobrança {e}")))
 }
 
 /// The pt-BR question: the action and the object in words a person checks.
@@ -257,8 +258,8 @@ async fn describe(ctx: &ToolCtx, tool: &ToolDef, arguments: &Value) -> Result<St
             if let Some(due) = day(r, "due_date") {
                 s.push_str(&format!(", vencimento {due}"));
             }
-            if let Some(customer) = customer_of(ctx, r).await {
-                s.push_str(&format!(", cliente {customer}"));
+            if let Some(payer) = customer_of(ctx, r).await {
+                s.push_str(&format!(", {payer}"));
             }
             s
         }
@@ -279,11 +280,11 @@ async fn describe(ctx: &ToolCtx, tool: &ToolDef, arguments: &Value) -> Result<St
             if let Some(amount) = money(r, "amount_cents", "amount_subcents") {
                 s.push_str(&format!(" de {amount}"));
             }
-            if let Some(method) = text(r, "payment_method") {
+            if let Some(method) = text(r, "payment_method_type") {
                 s.push_str(&format!(" ({method})"));
             }
-            if let Some(customer) = customer_of(ctx, r).await {
-                s.push_str(&format!(", cliente {customer}"));
+            if let Some(payer) = customer_of(ctx, r).await {
+                s.push_str(&format!(", {payer}"));
             }
             s
         }
@@ -295,8 +296,8 @@ async fn describe(ctx: &ToolCtx, tool: &ToolDef, arguments: &Value) -> Result<St
             if let Some(amount) = money(r, "recurring_amount_cents", "recurring_amount_subcents") {
                 s.push_str(&format!(" de {amount}"));
             }
-            if let Some(customer) = customer_of(ctx, r).await {
-                s.push_str(&format!(", cliente {customer}"));
+            if let Some(payer) = customer_of(ctx, r).await {
+                s.push_str(&format!(", {payer}"));
             }
             s
         }
