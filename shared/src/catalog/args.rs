@@ -43,3 +43,27 @@ impl SortOrder {
         }
     }
 }
+
+/// Declares an argument enum whose values are Kobana's wire strings: the derives every
+/// toolset uses (inline in the input schema, no doc text, so plain `//` comments document
+/// it) and `as_str`, the value sent to Kobana — one list, so the schema and the query
+/// cannot disagree.
+macro_rules! wire_enum {
+    ($name:ident { $($variant:ident => $wire:literal),+ $(,)? }) => {
+        #[derive(Debug, Clone, Copy, serde::Deserialize, schemars::JsonSchema)]
+        #[schemars(inline)]
+        pub enum $name {
+            $(#[serde(rename = $wire)] $variant),+
+        }
+
+        impl $name {
+            /// The value Kobana takes.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $wire),+
+                }
+            }
+        }
+    };
+}
+pub(crate) use wire_enum;

@@ -4,30 +4,20 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::args::wire_enum;
 use super::context::{PagingSchema, push_opt, ref_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
-// A billing account status.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(inline)]
-pub enum AccountStatus {
-    // Billing normally.
-    Active,
-    // Suspended.
-    Suspended,
-    // Closed (final).
-    Closed,
-}
-
-impl AccountStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Active => "active",
-            Self::Suspended => "suspended",
-            Self::Closed => "closed",
-        }
+wire_enum! {
+    // A billing account status.
+    AccountStatus {
+        // Billing normally.
+        Active => "active",
+        // Suspended.
+        Suspended => "suspended",
+        // Closed (final).
+        Closed => "closed",
     }
 }
 

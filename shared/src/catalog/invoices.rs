@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::args::wire_enum;
 use super::context::{
     PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
     text_arg, uuid_arg,
@@ -26,32 +27,19 @@ const RECORD: Output = Output::Record {
 /// Most line items Kobana takes on one invoice.
 const MAX_LINE_ITEMS: usize = 200;
 
-// An invoice status.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(inline)]
-pub enum InvoiceStatus {
-    // Editable draft; not charged yet.
-    Draft,
-    // Finalized, awaiting payment (overdue once due_date passed).
-    Open,
-    // Paid.
-    Paid,
-    // Voided (cancelled).
-    Void,
-    // Written off.
-    Uncollectible,
-}
-
-impl InvoiceStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Draft => "draft",
-            Self::Open => "open",
-            Self::Paid => "paid",
-            Self::Void => "void",
-            Self::Uncollectible => "uncollectible",
-        }
+wire_enum! {
+    // An invoice status.
+    InvoiceStatus {
+        // Editable draft; not charged yet.
+        Draft => "draft",
+        // Finalized, awaiting payment (overdue once due_date passed).
+        Open => "open",
+        // Paid.
+        Paid => "paid",
+        // Voided (cancelled).
+        Void => "void",
+        // Written off.
+        Uncollectible => "uncollectible",
     }
 }
 

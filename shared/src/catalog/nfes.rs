@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::args::wire_enum;
 use super::context::{
     PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
     text_arg, uuid_arg,
@@ -20,41 +21,25 @@ const RECORD: Output = Output::Record {
 /// Shortest cancellation reason Kobana accepts.
 pub const MIN_CANCEL_REASON: usize = 15;
 
-// An NF-e status.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(inline)]
-pub enum NfeStatus {
-    // Not submitted.
-    Draft,
-    // Queued.
-    Pending,
-    // At the provider.
-    Processing,
-    // Authorized.
-    Issued,
-    // Cancellation requested.
-    PendingCancel,
-    // Cancellation in progress.
-    Canceling,
-    // Canceled.
-    Canceled,
-    // Rejected/failed (see error_message).
-    Error,
-}
-
-impl NfeStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Draft => "draft",
-            Self::Pending => "pending",
-            Self::Processing => "processing",
-            Self::Issued => "issued",
-            Self::PendingCancel => "pending_cancel",
-            Self::Canceling => "canceling",
-            Self::Canceled => "canceled",
-            Self::Error => "error",
-        }
+wire_enum! {
+    // An NF-e status.
+    NfeStatus {
+        // Not submitted.
+        Draft => "draft",
+        // Queued.
+        Pending => "pending",
+        // At the provider.
+        Processing => "processing",
+        // Authorized.
+        Issued => "issued",
+        // Cancellation requested.
+        PendingCancel => "pending_cancel",
+        // Cancellation in progress.
+        Canceling => "canceling",
+        // Canceled.
+        Canceled => "canceled",
+        // Rejected/failed (see error_message).
+        Error => "error",
     }
 }
 

@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::args::wire_enum;
 use super::context::{PagingSchema, destructive_description, push_opt, text_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
@@ -14,41 +15,25 @@ const RECORD: Output = Output::Record {
     schema: "payments",
 };
 
-// A payment status.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(inline)]
-pub enum PaymentStatus {
-    // Awaiting payment.
-    Pending,
-    // Being processed.
-    Processing,
-    // Paid (received).
-    Succeeded,
-    // Failed.
-    Failed,
-    // Canceled.
-    Canceled,
-    // Partly paid.
-    Partial,
-    // Fully refunded.
-    Refunded,
-    // Partly refunded.
-    PartiallyRefunded,
-}
-
-impl PaymentStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Processing => "processing",
-            Self::Succeeded => "succeeded",
-            Self::Failed => "failed",
-            Self::Canceled => "canceled",
-            Self::Partial => "partial",
-            Self::Refunded => "refunded",
-            Self::PartiallyRefunded => "partially_refunded",
-        }
+wire_enum! {
+    // A payment status.
+    PaymentStatus {
+        // Awaiting payment.
+        Pending => "pending",
+        // Being processed.
+        Processing => "processing",
+        // Paid (received).
+        Succeeded => "succeeded",
+        // Failed.
+        Failed => "failed",
+        // Canceled.
+        Canceled => "canceled",
+        // Partly paid.
+        Partial => "partial",
+        // Fully refunded.
+        Refunded => "refunded",
+        // Partly refunded.
+        PartiallyRefunded => "partially_refunded",
     }
 }
 

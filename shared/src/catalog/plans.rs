@@ -4,30 +4,20 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::args::wire_enum;
 use super::context::{PagingSchema, push_opt, uuid_arg};
 use super::{Effect, Output, Paging, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
-// A plan status.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(inline)]
-pub enum PlanStatus {
-    // Being set up.
-    Draft,
-    // Offered.
-    Active,
-    // No longer offered.
-    Archived,
-}
-
-impl PlanStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Draft => "draft",
-            Self::Active => "active",
-            Self::Archived => "archived",
-        }
+wire_enum! {
+    // A plan status.
+    PlanStatus {
+        // Being set up.
+        Draft => "draft",
+        // Offered.
+        Active => "active",
+        // No longer offered.
+        Archived => "archived",
     }
 }
 

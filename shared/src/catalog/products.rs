@@ -3,65 +3,40 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::args::wire_enum;
 use super::context::{PagingSchema, push_opt, uuid_arg};
 use super::{Effect, Output, Paging, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
-// A product status filter.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(inline)]
-pub enum ProductStatus {
-    // Every status.
-    All,
-    // Being set up.
-    Draft,
-    // Offered.
-    Active,
-    // No longer offered.
-    Archived,
-}
-
-impl ProductStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::All => "all",
-            Self::Draft => "draft",
-            Self::Active => "active",
-            Self::Archived => "archived",
-        }
+wire_enum! {
+    // A product status filter.
+    ProductStatus {
+        // Every status.
+        All => "all",
+        // Being set up.
+        Draft => "draft",
+        // Offered.
+        Active => "active",
+        // No longer offered.
+        Archived => "archived",
     }
 }
 
-// A product type.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(inline)]
-pub enum ProductType {
-    // A plan's base product.
-    Base,
-    // Add-on billed per unit.
-    AddonQuantity,
-    // Add-on at a fixed price.
-    AddonFixed,
-    // Billed by usage.
-    Metered,
-    // Charged once, fixed.
-    OneTimeFixed,
-    // Charged once, per unit.
-    OneTimeQuantity,
-}
-
-impl ProductType {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Base => "base",
-            Self::AddonQuantity => "addon_quantity",
-            Self::AddonFixed => "addon_fixed",
-            Self::Metered => "metered",
-            Self::OneTimeFixed => "one_time_fixed",
-            Self::OneTimeQuantity => "one_time_quantity",
-        }
+wire_enum! {
+    // A product type.
+    ProductType {
+        // A plan's base product.
+        Base => "base",
+        // Add-on billed per unit.
+        AddonQuantity => "addon_quantity",
+        // Add-on at a fixed price.
+        AddonFixed => "addon_fixed",
+        // Billed by usage.
+        Metered => "metered",
+        // Charged once, fixed.
+        OneTimeFixed => "one_time_fixed",
+        // Charged once, per unit.
+        OneTimeQuantity => "one_time_quantity",
     }
 }
 

@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::args::wire_enum;
 use super::context::{PagingSchema, destructive_description, push_opt, text_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
@@ -14,87 +15,49 @@ const RECORD: Output = Output::Record {
     schema: "subscriptions",
 };
 
-// A subscription status.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(inline)]
-pub enum SubscriptionStatus {
-    // Not confirmed; does not bill.
-    Draft,
-    // Free trial.
-    Trialing,
-    // Billing every cycle.
-    Active,
-    // Payment failed; dunning retries.
-    PastDue,
-    // Collection paused.
-    Paused,
-    // Suspended.
-    Suspended,
-    // Canceled (final).
-    Canceled,
-}
-
-impl SubscriptionStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Draft => "draft",
-            Self::Trialing => "trialing",
-            Self::Active => "active",
-            Self::PastDue => "past_due",
-            Self::Paused => "paused",
-            Self::Suspended => "suspended",
-            Self::Canceled => "canceled",
-        }
+wire_enum! {
+    // A subscription status.
+    SubscriptionStatus {
+        // Not confirmed; does not bill.
+        Draft => "draft",
+        // Free trial.
+        Trialing => "trialing",
+        // Billing every cycle.
+        Active => "active",
+        // Payment failed; dunning retries.
+        PastDue => "past_due",
+        // Collection paused.
+        Paused => "paused",
+        // Suspended.
+        Suspended => "suspended",
+        // Canceled (final).
+        Canceled => "canceled",
     }
 }
 
-// Billing cycle.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(inline)]
-pub enum BillingCycle {
-    // Every month.
-    Monthly,
-    // Every 3 months.
-    Quarterly,
-    // Every 6 months.
-    Semiannual,
-    // Every year.
-    Annual,
-}
-
-impl BillingCycle {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Monthly => "monthly",
-            Self::Quarterly => "quarterly",
-            Self::Semiannual => "semiannual",
-            Self::Annual => "annual",
-        }
+wire_enum! {
+    // Billing cycle.
+    BillingCycle {
+        // Every month.
+        Monthly => "monthly",
+        // Every 3 months.
+        Quarterly => "quarterly",
+        // Every 6 months.
+        Semiannual => "semiannual",
+        // Every year.
+        Annual => "annual",
     }
 }
 
-// What happens to invoices while collection is paused.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(inline)]
-pub enum PauseBehavior {
-    // New invoices are marked uncollectible (Kobana's default).
-    MarkUncollectible,
-    // New invoices stay as drafts.
-    KeepAsDraft,
-    // New invoices are voided.
-    Void,
-}
-
-impl PauseBehavior {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::MarkUncollectible => "mark_uncollectible",
-            Self::KeepAsDraft => "keep_as_draft",
-            Self::Void => "void",
-        }
+wire_enum! {
+    // What happens to invoices while collection is paused.
+    PauseBehavior {
+        // New invoices are marked uncollectible (Kobana's default).
+        MarkUncollectible => "mark_uncollectible",
+        // New invoices stay as drafts.
+        KeepAsDraft => "keep_as_draft",
+        // New invoices are voided.
+        Void => "void",
     }
 }
 
