@@ -260,8 +260,11 @@ impl Destructive {
                 reason,
                 ..
             } => {
-                let paid =
-                    cents(&record, "paid_amount_cents").or_else(|| cents(&record, "amount_cents"));
+                let paid_cents = record
+                    .get("paid_amount_cents")
+                    .and_then(Value::as_i64)
+                    .or_else(|| record.get("amount_cents").and_then(Value::as_i64));
+                let paid = paid_cents.map(brl_from_cents);
                 let method = record
                     .get("payment_method_type")
                     .and_then(Value::as_str)
@@ -280,6 +283,14 @@ impl Destructive {
                     None => q.fact(format!(
                         "Estornar o valor total restante (o que ainda não foi estornado de {paid_text}) do pagamento{method}{paid_on}"
                     )),
+                    Some(amount)
+                        if succeeded
+                            && paid_cents.and_then(|p| u64::try_from(p).ok()) == Some(*amount) =>
+                    {
+                        q.fact(format!(
+                            "Estornar {paid_text}, todo o valor pago, do pagamento{method}{paid_on}"
+                        ))
+                    }
                     Some(amount) => q.fact(format!(
                         "Estornar parcialmente {} do pagamento{method} de {paid_text}{paid_on}",
                         brl_from_unsigned_cents(*amount)
