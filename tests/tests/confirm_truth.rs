@@ -1344,14 +1344,6 @@ async fn cf6_a_confirmed_refund_whose_answer_was_lost_applies_once_when_confirme
     let (_, first) = confirm(&rig, "billing_payments_refund", &args).await;
     assert_eq!(first["isError"], true, "{first}");
     assert_eq!(first["structuredContent"]["error"], "KOBANA_TIMEOUT");
-    let text = common::text_of(&first);
-    for needle in [
-        "pode ter sido aplicada",
-        "consulte o registro com billing_payments_get",
-        "não a aplica duas vezes",
-    ] {
-        assert!(text.contains(needle), "{needle}: {text}");
-    }
     assert_eq!(fake.refunded_cents(PAYMENT), 1000, "Kobana applied it");
     // The person confirms the same refund again.
     let (_, second) = confirm(&rig, "billing_payments_refund", &args).await;
@@ -1379,6 +1371,15 @@ async fn cf6_a_confirmed_refund_whose_answer_was_lost_applies_once_when_confirme
         refunds[0].idempotency_key, refunds[1].idempotency_key,
         "the same confirmed request carries the same key"
     );
+    // What the person was told after the first attempt.
+    let text = common::text_of(&first);
+    for needle in [
+        "pode ter sido aplicada",
+        "consulte o registro com billing_payments_get",
+        "não a aplica duas vezes",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
     // Another request (another amount) is another key.
     let (_, other) = confirm(
         &rig,
