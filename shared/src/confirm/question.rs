@@ -82,7 +82,7 @@ pub enum Destructive {
 }
 
 /// The body's members, refusing any member not in `allowed`.
-fn members<'a>(body: Option<&'a Value>, allowed: &[&str]) -> Option<Map<String, Value>> {
+fn members(body: Option<&Value>, allowed: &[&str]) -> Option<Map<String, Value>> {
     let map = match body {
         None => Map::new(),
         Some(Value::Object(map)) => map.clone(),
