@@ -494,6 +494,72 @@ enum SortOrderSchema {
 mod tests {
     use super::*;
 
+    fn ctx(gate: WriteGate) -> ToolCtx {
+        // A Kobana that is not there: a write that got as far as sending fails to connect.
+        let config = crate::config::Config {
+            kobana_api_url: "http://127.0.0.1:9".to_owned(),
+            kobana_timeout: std::time::Duration::from_secs(2),
+            ..crate::config::Config::default()
+        };
+        ToolCtx {
+            kobana: KobanaClient::new(&config).expect("client"),
+            principal: Arc::new(
+                Principal::from_token(crate::access::BearerToken::new("opaque"), 0)
+                    .expect("principal"),
+            ),
+            idempotency_key: None,
+            gate,
+        }
+    }
+
+    #[tokio::test]
+    async fn cf4_the_dry_run_captures_the_write_and_the_confirmed_run_sends_only_it() {
+        let refund = ["payments", "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60", "refund"];
+        let body = json!({"amount_cents": 1000, "reason": "Desconto"});
+        let slot = Arc::new(Mutex::new(None));
+        let planned = ctx(WriteGate::Plan(slot.clone()))
+            .write(Method::POST, &refund, Some(body.clone()), "payment")
+            .await;
+        assert!(matches!(planned, Err(ToolError::ConfirmationRequired)));
+        let planned = slot.lock().unwrap().take().expect("captured");
+        assert_eq!(planned.path(), format!("/v1/{}", refund.join("/")));
+        assert_eq!(
+            planned.canonical(),
+            r#"{"body":{"amount_cents":1000,"reason":"Desconto"},"method":"POST","path":"/v1/payments/5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60/refund"}"#
+        );
+        let confirmed = ctx(WriteGate::Confirmed(Arc::new(planned)));
+        // Another body, another path, another method: refused before anything is sent.
+        for (method, segments, body) in [
+            (
+                Method::POST,
+                &refund[..],
+                Some(json!({"reason": "Desconto"})),
+            ),
+            (
+                Method::POST,
+                &refund[..],
+                Some(json!({"amount_cents": 100000, "reason": "Desconto"})),
+            ),
+            (
+                Method::POST,
+                &["payments", "9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d", "refund"][..],
+                Some(body.clone()),
+            ),
+            (Method::DELETE, &refund[..], Some(body.clone())),
+        ] {
+            let outcome = confirmed.write(method, segments, body, "payment").await;
+            assert!(
+                matches!(outcome, Err(ToolError::ConfirmationMismatch)),
+                "{outcome:?}"
+            );
+        }
+        // The same request goes out (and here finds no Kobana to connect to).
+        let outcome = confirmed
+            .write(Method::POST, &refund, Some(body), "payment")
+            .await;
+        assert!(matches!(outcome, Err(ToolError::Kobana(_))), "{outcome:?}");
+    }
+
     #[test]
     fn t4_argument_checks_name_the_argument() {
         assert!(uuid_arg("id", "47378190-96da-4dac-b2ff-5d2a386ecbe0").is_ok());
