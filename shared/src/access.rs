@@ -4,7 +4,8 @@
 //! the claims decide only what this server *shows* (tools, resources, prompts) and how a
 //! confirmation is bound. Kobana verifies the token on every call and stays the final judge.
 //!
-//! Claims read: `sub` (person), `org_id` (organization), and the permissions from `scope`
+//! Claims read: `sub` (person), `org_id` (organization) — each replaced by a digest of the
+//! token when absent — and the permissions from `scope`
 //! (space-separated string), or `scp` / `permissions` (string or array). Each permission is a
 //! fine slug `<resource>:<read|write>` or a coarse `read` / `write` / `all`.
 
@@ -242,7 +243,8 @@ pub struct Principal {
     pub token: BearerToken,
     /// The person (`sub`), or a digest of the token when absent.
     pub person: String,
-    /// The organization (`org_id`), or `unknown` when absent.
+    /// The organization (`org_id`), or a digest of the token when absent (`token:…`), so two
+    /// tokens without the claim never share a binding.
     pub organization: String,
     /// What the token may do.
     pub permissions: Permissions,
@@ -278,7 +280,8 @@ impl Principal {
                 .filter(|s| !s.is_empty())
         };
         let person = text("sub").unwrap_or_else(|| format!("token:{}", token_digest(&token)));
-        let organization = text("org_id").unwrap_or_else(|| "unknown".to_owned());
+        let organization =
+            text("org_id").unwrap_or_else(|| format!("token:{}", token_digest(&token)));
         let permissions = claims
             .as_ref()
             .and_then(scope_words)
@@ -390,6 +393,31 @@ mod tests {
             Principal::from_token(BearerToken::new(expired), 200).unwrap_err(),
             AuthError::Expired
         );
+    }
+
+    /// A token without `sub` or `org_id` binds to a digest of itself, never to a shared
+    /// placeholder: two such tokens never share a person or an organization.
+    #[test]
+    fn cf4_tokens_without_person_or_organization_bind_to_their_own_digest() {
+        let a = Principal::from_token(BearerToken::new(jwt(r#"{"sub":"ana","scope":"all"}"#)), 0)
+            .unwrap();
+        let b = Principal::from_token(
+            BearerToken::new(jwt(r#"{"sub":"ana","scope":"all","n":1}"#)),
+            0,
+        )
+        .unwrap();
+        assert_eq!(a.person, "ana");
+        assert!(a.organization.starts_with("token:"), "{}", a.organization);
+        assert_ne!(a.organization, b.organization);
+        assert_ne!(a.organization, "unknown");
+        let c = Principal::from_token(BearerToken::new(jwt(r#"{"org_id":"o1"}"#)), 0).unwrap();
+        let d =
+            Principal::from_token(BearerToken::new(jwt(r#"{"org_id":"o1","x":2}"#)), 0).unwrap();
+        assert_eq!(c.organization, "o1");
+        assert!(c.person.starts_with("token:"));
+        assert_ne!(c.person, d.person);
+        let opaque = Principal::from_token(BearerToken::new("opaque-api-token"), 0).unwrap();
+        assert!(opaque.organization.starts_with("token:"));
     }
 
     #[test]

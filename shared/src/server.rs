@@ -18,7 +18,9 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::access::Principal;
-use crate::catalog::{Effect, TOOLSETS, ToolCtx, ToolDef, ToolError, Visibility, registry};
+use crate::catalog::{
+    Effect, TOOLSETS, ToolCtx, ToolDef, ToolError, Visibility, WriteGate, registry,
+};
 use crate::confirm::{Clock, Decision, NonceStore, decide, form_elicitation_declared};
 use crate::http::document::{DocumentSlot, PendingDocument};
 use crate::http::tool_list::{self, ToolListSlot};
@@ -179,7 +181,7 @@ impl KobanaMcp {
             kobana: self.state.kobana.clone(),
             principal,
             idempotency_key: None,
-            confirm_before_write: false,
+            gate: WriteGate::Open,
         }
     }
 
@@ -542,24 +544,29 @@ impl ServerHandler for KobanaMcp {
             && is_modern(&context)
             && form_elicitation_declared(context.client_capabilities().as_ref())
         {
-            let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
-            if request.request_state.is_none() {
-                // First call: run the handler up to its write, so its own argument checks
-                // answer first and the person is asked only about a call that would be sent.
-                let mut probe = ctx.clone();
-                probe.confirm_before_write = true;
-                match tool.run(probe, request.arguments.clone()).await {
-                    Err(ToolError::ConfirmationRequired) => {}
-                    Err(error) => return Ok(render_error(&error).into()),
-                    Ok(structured) => return Ok(render_success(structured).into()),
-                }
+            // Every call (the first and each retry): run the handler up to its write as a dry
+            // run. Its own argument checks answer first, and what it would send — method, path
+            // and body after parsing, validation and normalization — is what the person is
+            // asked about, what the confirmation is bound to, and what may then be sent.
+            let slot = Arc::new(std::sync::Mutex::new(None));
+            let mut probe = ctx.clone();
+            probe.gate = WriteGate::Plan(slot.clone());
+            match tool.run(probe, request.arguments.clone()).await {
+                Err(ToolError::ConfirmationRequired) => {}
+                Err(error) => return Ok(render_error(&error).into()),
+                Ok(structured) => return Ok(render_success(structured).into()),
             }
+            let planned = slot
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .ok_or_else(|| McpError::internal_error("the dry run planned no write", None))?;
             let decision = decide(
                 self.state.store.as_ref(),
                 &self.state.clock,
                 &ctx,
                 tool,
-                &arguments,
+                &planned,
                 request.request_state.as_deref(),
                 request.input_responses.as_ref(),
             )
@@ -568,6 +575,7 @@ impl ServerHandler for KobanaMcp {
                 Decision::Execute { idempotency_key } => {
                     tracing::info!(tool = tool.meta.name, "confirmed by the person");
                     ctx.idempotency_key = Some(idempotency_key);
+                    ctx.gate = WriteGate::Confirmed(Arc::new(planned));
                 }
                 Decision::Ask(input_required) => return Ok(input_required.into()),
                 Decision::Refuse(error) => return Ok(render_error(&error).into()),

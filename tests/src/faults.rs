@@ -46,6 +46,13 @@ pub enum FaultKind {
         /// Latency to add.
         ms: u64,
     },
+    /// Handle the request normally (a write is applied and its answer kept for its
+    /// idempotency key), then wait this many milliseconds before answering: a write that
+    /// lands while the caller has already given up.
+    DelayAfter {
+        /// Latency added after the request was applied.
+        ms: u64,
+    },
     /// Send the headers and part of the body, then drop the connection.
     ResetMidBody,
     /// Answer 200 with the JSON body cut in half.
@@ -115,7 +122,7 @@ pub fn status_response(status: u16, retry_after: Option<u64>) -> Response {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0)
-            + retry_after.unwrap_or(1);
+            .saturating_add(retry_after.unwrap_or(1));
         h.insert("x-ratelimit-reset", HeaderValue::from(reset));
     }
     resp

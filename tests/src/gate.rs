@@ -187,7 +187,11 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
             let mut resp = next
                 .run(Request::from_parts(parts, Body::from(bytes)))
                 .await;
-            if after.is_none() && resp.status().is_success() {
+            let intact = !matches!(
+                after,
+                Some(FaultKind::ResetMidBody | FaultKind::TruncatedJson)
+            );
+            if intact && resp.status().is_success() {
                 resp = check_answer(app, &checked, resp).await;
             }
             match key {
@@ -198,6 +202,10 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
     };
 
     let resp = match after {
+        Some(FaultKind::DelayAfter { ms }) => {
+            faults::delay(ms).await;
+            resp
+        }
         Some(FaultKind::ResetMidBody) => {
             let (p, b) = resp.into_parts();
             let full = to_bytes(b, usize::MAX).await.unwrap_or_default();

@@ -174,6 +174,65 @@ impl FakeKobana {
         self.app.lock().faults.push(fault);
     }
 
+    /// The cents refunded so far from a payment of the fixture organization (what Kobana
+    /// keeps outside `PaymentV1`): how many refunds actually applied.
+    pub fn refunded_cents(&self, payment_id: &str) -> i64 {
+        self.app
+            .lock()
+            .org(FIXTURE_ORG_ID)
+            .refunded_cents
+            .get(payment_id)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// A record of the fixture organization as stored (`collection`: `customers`,
+    /// `billing_accounts`, `subscriptions`, `invoices`, `payments`, `nfes`; customers also by
+    /// `external_id`).
+    pub fn record(&self, collection: &str, id: &str) -> Option<serde_json::Value> {
+        let mut inner = self.app.lock();
+        let org = inner.org(FIXTURE_ORG_ID);
+        let list = records_of(org, collection)?;
+        list.iter()
+            .find(|r| {
+                api::s(r, "id") == Some(id)
+                    || (collection == "customers" && api::s(r, "external_id") == Some(id))
+            })
+            .map(|r| serde_json::Value::Object(r.clone()))
+    }
+
+    /// Every stored record of a collection of the fixture organization (see
+    /// [`FakeKobana::record`]), soft-deleted customers included.
+    pub fn records(&self, collection: &str) -> Vec<serde_json::Value> {
+        let mut inner = self.app.lock();
+        let org = inner.org(FIXTURE_ORG_ID);
+        records_of(org, collection)
+            .map(|list| {
+                list.iter()
+                    .map(|r| serde_json::Value::Object(r.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Sets members of a stored record of the fixture organization (as an unconfirmed write,
+    /// or Kobana itself, could have): e.g. a hostile customer name or invoice number. Returns
+    /// whether the record exists.
+    pub fn update_record(&self, collection: &str, id: &str, fields: serde_json::Value) -> bool {
+        let mut inner = self.app.lock();
+        let org = inner.org(FIXTURE_ORG_ID);
+        let Some(list) = records_of(org, collection) else {
+            return false;
+        };
+        let Some(record) = list.iter_mut().find(|r| api::s(r, "id") == Some(id)) else {
+            return false;
+        };
+        if let serde_json::Value::Object(fields) = fields {
+            record.extend(fields);
+        }
+        true
+    }
+
     /// Removes every queued fault.
     pub fn clear_faults(&self) {
         self.app.lock().faults.clear();
@@ -218,6 +277,21 @@ impl FakeKobana {
     pub fn contract_log_path(&self) -> Option<PathBuf> {
         self.app.contract().log_path().map(Path::to_path_buf)
     }
+}
+
+fn records_of<'a>(
+    org: &'a mut store::OrgData,
+    collection: &str,
+) -> Option<&'a mut Vec<api::Record>> {
+    Some(match collection {
+        "customers" => &mut org.customers,
+        "billing_accounts" => &mut org.billing_accounts,
+        "subscriptions" => &mut org.subscriptions,
+        "invoices" => &mut org.invoices,
+        "payments" => &mut org.payments,
+        "nfes" => &mut org.nfes,
+        _ => return None,
+    })
 }
 
 impl Drop for FakeKobana {

@@ -14,7 +14,10 @@ use aws_sdk_dynamodb::types::{
 };
 use common::Stack;
 use fake_kobana::{FIXTURE_ORG_ID, full_token, scoped_token};
-use kobana_mcp::confirm::{Clock, DynamoStore, NonceStore, idempotency_key};
+use kobana_mcp::catalog::PlannedWrite;
+use kobana_mcp::confirm::{
+    Clock, DynamoStore, NonceStore, binding_digest, confirmed_idempotency_key, idempotency_key,
+};
 use serde_json::{Value, json};
 
 const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
@@ -343,10 +346,28 @@ async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes
         .kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"))
         .pop()
         .unwrap();
+    // The key is bound to the confirmed request (tool, canonical request, person,
+    // organization), not to the nonce: the same call confirmed again reuses it.
+    let request = PlannedWrite::new(
+        reqwest::Method::POST,
+        &["invoices", OPEN_INVOICE, "void"],
+        Some(&json!({"reason": "Cobrança emitida em duplicidade"})),
+    )
+    .canonical();
+    let digest = binding_digest(
+        "billing_invoices_void",
+        &request,
+        "person-ana",
+        FIXTURE_ORG_ID,
+    );
     assert_eq!(
         call.idempotency_key.as_deref(),
-        Some(idempotency_key(&state).as_str()),
-        "the nonce is the idempotency key"
+        Some(confirmed_idempotency_key(&digest).as_str()),
+        "the confirmed request is the idempotency key"
+    );
+    assert_ne!(
+        call.idempotency_key.as_deref(),
+        Some(idempotency_key(&state).as_str())
     );
 
     let body = rig

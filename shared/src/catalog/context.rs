@@ -1,7 +1,7 @@
 //! What a tool handler gets: the caller, the Kobana client, and helpers that turn Kobana's
 //! answers into results a model can use.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use reqwest::Method;
 use serde_json::{Map, Value, json};
@@ -14,6 +14,61 @@ use crate::kobana::{KobanaClient, segment_is_safe};
 /// Largest page Kobana serves.
 pub const MAX_PER_PAGE: u32 = 100;
 
+/// A write exactly as a handler would send it: method, path segments under `/v1` and JSON
+/// body, after the handler parsed, validated and normalized its arguments. What a person
+/// confirms is put into words from this, the confirmation is bound to it, and the confirmed
+/// run sends it only if it is still the same.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedWrite {
+    /// `POST`, `PATCH` or `DELETE`.
+    pub method: Method,
+    /// Path segments under `/v1` (`["payments", "<uuid>", "refund"]`).
+    pub segments: Vec<String>,
+    /// The JSON body, if any.
+    pub body: Option<Value>,
+}
+
+impl PlannedWrite {
+    /// The write of `method` to `segments` with `body`.
+    pub fn new(method: Method, segments: &[&str], body: Option<&Value>) -> Self {
+        Self {
+            method,
+            segments: segments.iter().map(|s| (*s).to_owned()).collect(),
+            body: body.cloned(),
+        }
+    }
+
+    /// `/v1/<segments>`.
+    pub fn path(&self) -> String {
+        format!("/v1/{}", self.segments.join("/"))
+    }
+
+    /// The canonical request: `{"body","method","path"}` with every object's keys sorted,
+    /// compactly serialized. Two writes are the same request exactly when these are equal.
+    pub fn canonical(&self) -> String {
+        crate::confirm::canonical_json(&json!({
+            "method": self.method.as_str(),
+            "path": self.path(),
+            "body": self.body,
+        }))
+    }
+}
+
+/// What [`ToolCtx::write`] does with the write a handler reaches.
+#[derive(Debug, Clone, Default)]
+pub enum WriteGate {
+    /// Send it.
+    #[default]
+    Open,
+    /// Dry run before a confirmation: record the write here and stop with
+    /// [`ToolError::ConfirmationRequired`]. The handler's own argument checks run, nothing
+    /// changes, and the person is asked only about a request that would actually be sent.
+    Plan(Arc<Mutex<Option<PlannedWrite>>>),
+    /// The person confirmed this request: send the write only if it is the same canonical
+    /// request, else refuse with [`ToolError::ConfirmationMismatch`] and send nothing.
+    Confirmed(Arc<PlannedWrite>),
+}
+
 /// The context of one tool call.
 #[derive(Debug, Clone)]
 pub struct ToolCtx {
@@ -21,13 +76,11 @@ pub struct ToolCtx {
     pub kobana: KobanaClient,
     /// The caller.
     pub principal: Arc<Principal>,
-    /// `X-Idempotency-Key` for the write this call makes (the confirmation nonce, when the
-    /// person confirmed it).
+    /// `X-Idempotency-Key` for the write this call makes (derived from the confirmed request,
+    /// when the person confirmed it).
     pub idempotency_key: Option<String>,
-    /// Stop at the first write with [`ToolError::ConfirmationRequired`]: the handler's own
-    /// argument checks run, nothing changes, and the person is asked only about a call that
-    /// would actually be sent.
-    pub confirm_before_write: bool,
+    /// Whether the write is sent, planned (dry run) or checked against a confirmation.
+    pub gate: WriteGate,
 }
 
 /// Checks that `value` is a UUID (Kobana's ids), naming the argument when it is not.
@@ -128,7 +181,10 @@ impl ToolCtx {
         ))
     }
 
-    /// A write (`POST`/`PATCH`/`DELETE`) returning `{ <key>: data }`, enriched.
+    /// A write (`POST`/`PATCH`/`DELETE`) returning `{ <key>: data }`, enriched, under the
+    /// call's [`WriteGate`]. A failure after which the write may have been applied (see
+    /// [`crate::kobana::KobanaError::may_have_applied`]) becomes
+    /// [`ToolError::UncertainOutcome`], which tells the person to check the record first.
     pub async fn write(
         &self,
         method: Method,
@@ -136,8 +192,24 @@ impl ToolCtx {
         body: Option<Value>,
         key: &str,
     ) -> Result<Value, ToolError> {
-        if self.confirm_before_write {
-            return Err(ToolError::ConfirmationRequired);
+        match &self.gate {
+            WriteGate::Open => {}
+            WriteGate::Plan(slot) => {
+                let planned = PlannedWrite::new(method, segments, body.as_ref());
+                *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(planned);
+                return Err(ToolError::ConfirmationRequired);
+            }
+            WriteGate::Confirmed(confirmed) => {
+                let actual = PlannedWrite::new(method.clone(), segments, body.as_ref());
+                if actual.canonical() != confirmed.canonical() {
+                    tracing::error!(
+                        confirmed = %confirmed.path(),
+                        actual = %actual.path(),
+                        "the confirmed run would send another request: refused"
+                    );
+                    return Err(ToolError::ConfirmationMismatch);
+                }
+            }
         }
         let envelope = self
             .kobana
@@ -148,8 +220,29 @@ impl ToolCtx {
                 body.as_ref(),
                 self.idempotency_key.as_deref(),
             )
-            .await?;
+            .await
+            .map_err(|error| {
+                if error.may_have_applied() {
+                    ToolError::UncertainOutcome {
+                        error: Box::new(error),
+                        check_with: check_tool(segments),
+                        repeat_safe: matches!(self.gate, WriteGate::Confirmed(_)),
+                    }
+                } else {
+                    error.into()
+                }
+            })?;
         Ok(wrap(key, envelope.data))
+    }
+}
+
+/// The read tool that shows the record a write to `segments` changes.
+fn check_tool(segments: &[&str]) -> String {
+    match segments.first().copied() {
+        Some(resource @ ("customers" | "subscriptions" | "invoices" | "payments" | "nfes")) => {
+            format!("billing_{resource}_get")
+        }
+        _ => "a tool de leitura correspondente".to_owned(),
     }
 }
 
@@ -179,7 +272,7 @@ pub fn list_result(
     let total_pages = number("total_pages")
         .unwrap_or_else(|| total.div_ceil(per_page.max(1)))
         .max(1);
-    let next_page = (page < total_pages).then_some(page + 1);
+    let next_page = (page < total_pages).then(|| page.saturating_add(1));
     let mut result = json!({
         "page": page,
         "per_page": per_page,
@@ -224,6 +317,16 @@ pub fn text_arg<'a>(name: &str, value: &'a str, max: usize) -> Result<&'a str, T
         )));
     }
     Ok(v)
+}
+
+/// Checks and normalizes a free-text reason: one plain line (hidden characters — controls,
+/// bidi and zero-width format characters, line/paragraph separators — removed, every run of
+/// whitespace one space, trimmed), not blank, at most `max` characters. What is sent is what
+/// the person is shown.
+pub fn reason_arg(name: &str, value: &str, max: usize) -> Result<String, ToolError> {
+    let line = crate::format::plain_line(value);
+    text_arg(name, &line, max)?;
+    Ok(line)
 }
 
 /// Checks an optional `YYYY-MM-DD` date argument (a real calendar date), naming it when wrong.
@@ -390,6 +493,72 @@ enum SortOrderSchema {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ctx(gate: WriteGate) -> ToolCtx {
+        // A Kobana that is not there: a write that got as far as sending fails to connect.
+        let config = crate::config::Config {
+            kobana_api_url: "http://127.0.0.1:9".to_owned(),
+            kobana_timeout: std::time::Duration::from_secs(2),
+            ..crate::config::Config::default()
+        };
+        ToolCtx {
+            kobana: KobanaClient::new(&config).expect("client"),
+            principal: Arc::new(
+                Principal::from_token(crate::access::BearerToken::new("opaque"), 0)
+                    .expect("principal"),
+            ),
+            idempotency_key: None,
+            gate,
+        }
+    }
+
+    #[tokio::test]
+    async fn cf4_the_dry_run_captures_the_write_and_the_confirmed_run_sends_only_it() {
+        let refund = ["payments", "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60", "refund"];
+        let body = json!({"amount_cents": 1000, "reason": "Desconto"});
+        let slot = Arc::new(Mutex::new(None));
+        let planned = ctx(WriteGate::Plan(slot.clone()))
+            .write(Method::POST, &refund, Some(body.clone()), "payment")
+            .await;
+        assert!(matches!(planned, Err(ToolError::ConfirmationRequired)));
+        let planned = slot.lock().unwrap().take().expect("captured");
+        assert_eq!(planned.path(), format!("/v1/{}", refund.join("/")));
+        assert_eq!(
+            planned.canonical(),
+            r#"{"body":{"amount_cents":1000,"reason":"Desconto"},"method":"POST","path":"/v1/payments/5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60/refund"}"#
+        );
+        let confirmed = ctx(WriteGate::Confirmed(Arc::new(planned)));
+        // Another body, another path, another method: refused before anything is sent.
+        for (method, segments, body) in [
+            (
+                Method::POST,
+                &refund[..],
+                Some(json!({"reason": "Desconto"})),
+            ),
+            (
+                Method::POST,
+                &refund[..],
+                Some(json!({"amount_cents": 100000, "reason": "Desconto"})),
+            ),
+            (
+                Method::POST,
+                &["payments", "9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d", "refund"][..],
+                Some(body.clone()),
+            ),
+            (Method::DELETE, &refund[..], Some(body.clone())),
+        ] {
+            let outcome = confirmed.write(method, segments, body, "payment").await;
+            assert!(
+                matches!(outcome, Err(ToolError::ConfirmationMismatch)),
+                "{outcome:?}"
+            );
+        }
+        // The same request goes out (and here finds no Kobana to connect to).
+        let outcome = confirmed
+            .write(Method::POST, &refund, Some(body), "payment")
+            .await;
+        assert!(matches!(outcome, Err(ToolError::Kobana(_))), "{outcome:?}");
+    }
 
     #[test]
     fn t4_argument_checks_name_the_argument() {

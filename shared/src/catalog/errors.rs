@@ -21,11 +21,37 @@ pub enum ToolError {
     /// The person declined the confirmation.
     #[error("USER_DECLINED: a pessoa recusou a confirmação; nada foi executado.")]
     UserDeclined,
-    /// A confirmation could not be recorded (e.g. the store is down): nothing ran.
+    /// A confirmation could not be recorded or checked (e.g. the store is down): nothing ran.
+    /// The text is fixed; what went wrong goes to the log only (it can name the account, the
+    /// role or the table).
     #[error(
-        "Não foi possível registrar a confirmação ({0}); por segurança nada foi executado. Tente de novo em instantes."
+        "Não foi possível registrar a confirmação agora; por segurança nada foi executado. Tente de novo em instantes."
     )]
-    ConfirmationUnavailable(String),
+    ConfirmationUnavailable,
+    /// The write the confirmed run was about to send is not the one the person confirmed:
+    /// refused, nothing sent.
+    #[error(
+        "A ação que seria enviada ao Kobana não é a que a pessoa confirmou; por segurança nada foi executado. Chame a tool de novo para pedir uma nova confirmação."
+    )]
+    ConfirmationMismatch,
+    /// The planned write is not one this server can put into words for the person: refused,
+    /// nothing stored or sent.
+    #[error(
+        "Não foi possível descrever esta ação para a pessoa confirmar; por segurança nada foi registrado nem executado."
+    )]
+    Undescribable,
+    /// A write whose outcome is unknown: the request left, and no answer saying it failed
+    /// came back (timeout, connection broken after sending, unreadable success).
+    #[error("{}", uncertain_text(.error, .check_with, *.repeat_safe))]
+    UncertainOutcome {
+        /// What happened.
+        error: Box<KobanaError>,
+        /// The read tool that shows the record (`billing_payments_get`).
+        check_with: String,
+        /// Whether the same call, confirmed again, reuses the idempotency key (a confirmed
+        /// destructive write) so Kobana cannot apply it twice.
+        repeat_safe: bool,
+    },
     /// The call reached its write while the person's confirmation is still to be asked
     /// (internal: becomes an `input_required` result, never shown).
     #[error("confirmação necessária antes de executar")]
@@ -44,15 +70,19 @@ impl ToolError {
         match self {
             ToolError::InvalidArguments(_) => "INVALID_ARGUMENTS".to_owned(),
             ToolError::PermissionDenied(_) => "PERMISSION_DENIED".to_owned(),
-            ToolError::Kobana(e) => match e.as_ref() {
-                KobanaError::Api { code, .. } => format!("KOBANA_{}", code.to_uppercase()),
-                KobanaError::Timeout(_) => "KOBANA_TIMEOUT".to_owned(),
-                KobanaError::Unreachable(_) => "KOBANA_UNREACHABLE".to_owned(),
-                KobanaError::InvalidResponse { .. } => "KOBANA_INVALID_RESPONSE".to_owned(),
-                KobanaError::TooLarge { .. } => "DOCUMENT_TOO_LARGE".to_owned(),
-            },
+            ToolError::Kobana(e) | ToolError::UncertainOutcome { error: e, .. } => {
+                match e.as_ref() {
+                    KobanaError::Api { code, .. } => format!("KOBANA_{}", code.to_uppercase()),
+                    KobanaError::Timeout(_) => "KOBANA_TIMEOUT".to_owned(),
+                    KobanaError::Unreachable(_) => "KOBANA_UNREACHABLE".to_owned(),
+                    KobanaError::InvalidResponse { .. } => "KOBANA_INVALID_RESPONSE".to_owned(),
+                    KobanaError::TooLarge { .. } => "DOCUMENT_TOO_LARGE".to_owned(),
+                }
+            }
             ToolError::UserDeclined => "USER_DECLINED".to_owned(),
-            ToolError::ConfirmationUnavailable(_) => "CONFIRMATION_UNAVAILABLE".to_owned(),
+            ToolError::ConfirmationUnavailable => "CONFIRMATION_UNAVAILABLE".to_owned(),
+            ToolError::ConfirmationMismatch => "CONFIRMATION_MISMATCH".to_owned(),
+            ToolError::Undescribable => "CONFIRMATION_UNDESCRIBABLE".to_owned(),
             ToolError::ConfirmationRequired => "CONFIRMATION_REQUIRED".to_owned(),
         }
     }
@@ -64,6 +94,10 @@ impl ToolError {
             && let Some(status) = e.status()
         {
             value["kobana_status"] = json!(status);
+        }
+        if let ToolError::UncertainOutcome { check_with, .. } = self {
+            value["outcome"] = json!("unknown");
+            value["check_with"] = json!(check_with);
         }
         value
     }
@@ -90,6 +124,31 @@ fn details_text(details: &Option<Value>) -> String {
         })
         .collect();
     format!(" Detalhes: {}.", parts.join(", "))
+}
+
+/// The text of a write whose outcome is unknown: what happened, that it may have applied, how
+/// to check, and whether repeating is safe.
+fn uncertain_text(error: &KobanaError, check_with: &str, repeat_safe: bool) -> String {
+    let what = match error {
+        KobanaError::Timeout(ms) => {
+            format!("o Kobana não respondeu em {ms} ms depois de receber o pedido")
+        }
+        KobanaError::Unreachable(reason) => {
+            format!("a conexão com o Kobana caiu depois do envio ({reason})")
+        }
+        KobanaError::InvalidResponse { status, reason } => {
+            format!("o Kobana respondeu HTTP {status}, mas a resposta veio ilegível ({reason})")
+        }
+        other => kobana_text(other),
+    };
+    let repeat = if repeat_safe {
+        "Se a ação não aparecer aplicada, repetir esta mesma ação confirmada em até 24 h não a aplica duas vezes: o Kobana reconhece a mesma chave de idempotência."
+    } else {
+        "Uma nova chamada pode aplicá-la de novo."
+    };
+    format!(
+        "Resultado incerto: {what}. A ação pode ter sido aplicada. Antes de tentar de novo, consulte o registro com {check_with}. {repeat}"
+    )
 }
 
 fn kobana_text(error: &KobanaError) -> String {
@@ -212,5 +271,24 @@ mod tests {
             api(422, "invalid_state", None).code(),
             "KOBANA_INVALID_STATE"
         );
+    }
+
+    #[test]
+    fn cf6_an_uncertain_outcome_says_to_check_the_record_first() {
+        let e = ToolError::UncertainOutcome {
+            error: Box::new(KobanaError::Timeout(25_000)),
+            check_with: "billing_payments_get".to_owned(),
+            repeat_safe: true,
+        };
+        let t = e.to_string();
+        assert!(t.contains("não respondeu em 25000 ms"), "{t}");
+        assert!(t.contains("pode ter sido aplicada"), "{t}");
+        assert!(
+            t.contains("consulte o registro com billing_payments_get"),
+            "{t}"
+        );
+        assert!(t.contains("não a aplica duas vezes"), "{t}");
+        assert_eq!(e.code(), "KOBANA_TIMEOUT");
+        assert_eq!(e.structured()["outcome"], "unknown");
     }
 }

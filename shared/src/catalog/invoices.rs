@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use super::args::wire_enum;
 use super::context::{
     PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
-    text_arg, uuid_arg,
+    reason_arg, text_arg, uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
@@ -493,7 +493,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: VoidArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                let reason = text_arg("reason", &args.reason, 500)?;
+                let reason = reason_arg("reason", &args.reason, 500)?;
                 let result = ctx
                     .write(
                         Method::POST,

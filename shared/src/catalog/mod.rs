@@ -24,7 +24,7 @@ mod schema_tools;
 mod subscriptions;
 
 pub use args::{NoArgs, Paging};
-pub use context::{ToolCtx, uuid_arg};
+pub use context::{PlannedWrite, ToolCtx, WriteGate, uuid_arg};
 pub use errors::ToolError;
 pub use registry::{Effect, Output, Registry, ToolDef, ToolMeta, ToolSpec, registry};
 

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::args::wire_enum;
 use super::context::{
     PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
-    text_arg, uuid_arg,
+    reason_arg, uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
@@ -222,7 +222,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: CancelArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                let reason = text_arg("reason", &args.reason, 1000)?;
+                let reason = reason_arg("reason", &args.reason, 1000)?;
                 let len = reason.chars().count();
                 if len < MIN_CANCEL_REASON {
                     return Err(ToolError::InvalidArguments(format!(

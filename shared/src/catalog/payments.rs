@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::args::wire_enum;
-use super::context::{PagingSchema, destructive_description, push_opt, text_arg, uuid_arg};
+use super::context::{PagingSchema, destructive_description, push_opt, reason_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
@@ -69,6 +69,11 @@ pub struct RefundArgs {
     /// Why.
     pub reason: Option<String>,
 }
+
+/// Largest `amount_cents` sent: 2^53 − 1, the largest integer every JSON reader (Kobana's
+/// included) reads exactly. A larger one could be read as something else — or as no amount,
+/// that is, a full refund.
+pub const MAX_AMOUNT_CENTS: u64 = (1 << 53) - 1;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Payments));
@@ -133,13 +138,18 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                                 .to_owned(),
                         ));
                     }
+                    Some(amount) if amount > MAX_AMOUNT_CENTS => {
+                        return Err(ToolError::InvalidArguments(format!(
+                            "`amount_cents` aceita até {MAX_AMOUNT_CENTS} (o maior inteiro que todo leitor de JSON lê exatamente); recebido {amount}. Omita-o para estornar o valor todo"
+                        )));
+                    }
                     Some(amount) => {
                         body.insert("amount_cents".into(), json!(amount));
                     }
                     None => {}
                 }
                 if let Some(reason) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
-                    body.insert("reason".into(), json!(text_arg("reason", reason, 500)?));
+                    body.insert("reason".into(), json!(reason_arg("reason", reason, 500)?));
                 }
                 ctx.write(
                     Method::POST,

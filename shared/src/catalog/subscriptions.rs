@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::args::wire_enum;
-use super::context::{PagingSchema, destructive_description, push_opt, text_arg, uuid_arg};
+use super::context::{PagingSchema, destructive_description, push_opt, reason_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
 use crate::access::{Permission, Resource};
 
@@ -357,7 +357,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     body.insert("cancel_at_period_end".into(), json!(at_end));
                 }
                 if let Some(reason) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
-                    body.insert("reason".into(), json!(text_arg("reason", reason, 500)?));
+                    body.insert("reason".into(), json!(reason_arg("reason", reason, 500)?));
                 }
                 ctx.write(
                     Method::POST,

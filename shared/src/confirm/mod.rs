@@ -1,16 +1,24 @@
 //! Confirmation of destructive tools (CF-1…CF-6).
 //!
 //! In era 2026, when the client declares form elicitation, the first call of a destructive
-//! tool runs nothing: it returns `input_required` with a one-question form and a
-//! `requestState` that is an opaque random nonce. The record behind the nonce — a digest of
-//! (tool, canonical arguments, person, organization) and an expiry five minutes ahead — lives
-//! in a [`NonceStore`]. The retry executes only if the person said yes **and** one conditional
-//! delete of that record succeeds, so a replay, a swapped argument, another person or a race
-//! executes nothing. The nonce also becomes the Kobana call's `X-Idempotency-Key`.
+//! tool runs nothing: the handler runs as a dry run up to its write, which is captured as a
+//! [`PlannedWrite`](crate::catalog::PlannedWrite) — the method, path and body that would be
+//! sent. The question the person reads is rendered from that request (and the record it
+//! names, read from Kobana), never from the raw arguments ([`question`]). The answer is
+//! `input_required` with a one-question form and a `requestState` that is an opaque random
+//! nonce. The record behind the nonce — a digest of (tool, canonical request, person,
+//! organization) and an expiry five minutes ahead — lives in a [`NonceStore`]. The retry runs
+//! the dry run again and executes only if the person said yes **and** one conditional delete
+//! of a record bound to that same digest succeeds, so a replay, a swapped argument, another
+//! person or a race executes nothing; the confirmed run then sends the write only if it is
+//! still the same canonical request. The Kobana call's `X-Idempotency-Key` is derived from the
+//! digest ([`confirmed_idempotency_key`]), so the same call confirmed again after an uncertain
+//! outcome is replayed by Kobana, not applied twice.
 
 mod dynamo;
 mod flow;
 mod memory;
+pub mod question;
 
 use std::sync::Arc;
 
@@ -105,10 +113,12 @@ pub fn canonical_json(value: &Value) -> String {
     sorted(value).to_string()
 }
 
-/// What a confirmation is bound to: this tool, these arguments, this person, this organization.
-pub fn binding_digest(tool: &str, arguments: &Value, person: &str, organization: &str) -> String {
+/// What a confirmation is bound to: this tool, this canonical request
+/// ([`PlannedWrite::canonical`](crate::catalog::PlannedWrite::canonical)), this person, this
+/// organization — what the question shows and what the confirmed run sends.
+pub fn binding_digest(tool: &str, request: &str, person: &str, organization: &str) -> String {
     let mut hasher = Sha256::new();
-    for part in [tool, &canonical_json(arguments), person, organization] {
+    for part in [tool, request, person, organization] {
         hasher.update((part.len() as u64).to_be_bytes());
         hasher.update(part.as_bytes());
     }
@@ -119,9 +129,19 @@ pub fn binding_digest(tool: &str, arguments: &Value, person: &str, organization:
         .collect()
 }
 
-/// The Kobana `X-Idempotency-Key` derived from a nonce: a UUID v4-shaped digest.
-pub fn idempotency_key(nonce: &str) -> String {
-    let digest = Sha256::digest(nonce.as_bytes());
+/// The `X-Idempotency-Key` of a confirmed destructive write: derived from its binding digest
+/// (tool, canonical request, person, organization), not from the nonce. The same call
+/// confirmed again — after a timeout or a broken connection left its outcome unknown — sends
+/// the same key, and Kobana, which keeps keys for 24 hours, replays its first answer instead
+/// of applying it twice.
+pub fn confirmed_idempotency_key(digest: &str) -> String {
+    idempotency_key(&format!("kobana-mcp confirmed write v1:{digest}"))
+}
+
+/// A Kobana `X-Idempotency-Key` derived from `seed` (a fresh nonce for an unconfirmed write):
+/// a UUID v4-shaped digest.
+pub fn idempotency_key(seed: &str) -> String {
+    let digest = Sha256::digest(seed.as_bytes());
     let mut b = [0u8; 16];
     b.copy_from_slice(&digest[..16]);
     b[6] = (b[6] & 0x0f) | 0x40;
@@ -144,8 +164,15 @@ mod tests {
 
     #[test]
     fn cf4_digest_binds_every_part_and_ignores_key_order() {
-        let a = json!({"id": "x", "reason": "dup"});
-        let b = json!({"reason": "dup", "id": "x"});
+        let a = canonical_json(
+            &json!({"path": "/v1/invoices/x/void", "body": {"reason": "dup", "a": 1}}),
+        );
+        let b = canonical_json(
+            &json!({"body": {"a": 1, "reason": "dup"}, "path": "/v1/invoices/x/void"}),
+        );
+        let y = canonical_json(
+            &json!({"path": "/v1/invoices/y/void", "body": {"reason": "dup", "a": 1}}),
+        );
         let base = binding_digest("billing_invoices_void", &a, "ana", "org");
         assert_eq!(
             base,
@@ -153,17 +180,21 @@ mod tests {
         );
         for other in [
             binding_digest("billing_invoices_delete", &a, "ana", "org"),
-            binding_digest(
-                "billing_invoices_void",
-                &json!({"id": "y", "reason": "dup"}),
-                "ana",
-                "org",
-            ),
+            binding_digest("billing_invoices_void", &y, "ana", "org"),
             binding_digest("billing_invoices_void", &a, "bia", "org"),
             binding_digest("billing_invoices_void", &a, "ana", "org2"),
+            // Length-prefixed parts: moving a boundary changes the digest.
+            binding_digest("billing_invoices_voi", &format!("d{a}"), "ana", "org"),
         ] {
             assert_ne!(base, other);
         }
+        let key = confirmed_idempotency_key(&base);
+        assert_eq!(key, confirmed_idempotency_key(&base));
+        assert_ne!(
+            key,
+            confirmed_idempotency_key(&binding_digest("billing_invoices_void", &y, "ana", "org"))
+        );
+        assert_eq!(&key[14..15], "4");
     }
 
     #[test]

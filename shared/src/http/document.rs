@@ -145,7 +145,7 @@ fn encoded(upstream: ByteStream, limit: u64) -> ByteStream {
             }
             match s.upstream.next().await {
                 Some(Ok(chunk)) => {
-                    s.seen += chunk.len() as u64;
+                    s.seen = s.seen.saturating_add(chunk.len() as u64);
                     if s.seen > limit {
                         s.done = true;
                         let error: BoxError = Box::new(StreamError::TooLarge { limit });

@@ -15,6 +15,16 @@ use crate::config::Config;
 const MAX_ATTEMPTS: u32 = 3;
 /// First back-off when Kobana sends no `Retry-After`; doubles per attempt.
 const BASE_BACKOFF: Duration = Duration::from_millis(200);
+/// Longest `Retry-After` this client keeps (one day). Kobana's number is never used in
+/// arithmetic that can overflow: the wait is checked against the call's deadline, and a wait
+/// past it ends the call with Kobana's error instead of sleeping.
+pub const MAX_RETRY_AFTER_SECS: u64 = 86_400;
+/// Longest deadline of one call, whatever the configuration says (keeps `Instant` arithmetic
+/// in range).
+const MAX_DEADLINE: Duration = Duration::from_secs(86_400);
+/// [`KobanaError::Unreachable`] reason when the connection could not even be opened: the
+/// request was certainly not sent.
+pub(crate) const CONNECT_FAILED: &str = "connection refused or failed";
 
 /// A successful JSON answer, unwrapped from Kobana's envelope.
 #[derive(Debug, Clone)]
@@ -166,7 +176,8 @@ impl KobanaClient {
     {
         let url = self.url(request.segments)?;
         let http = self.http()?;
-        let deadline = Instant::now() + self.inner.deadline;
+        let budget = self.inner.deadline.min(MAX_DEADLINE);
+        let deadline = Instant::now() + budget;
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -207,10 +218,15 @@ impl KobanaClient {
                 KobanaError::Api {
                     retry_after: Some(secs),
                     ..
-                } => Duration::from_secs(*secs),
-                _ => BASE_BACKOFF * 2u32.pow(attempt - 1),
+                } => Duration::from_secs((*secs).min(MAX_RETRY_AFTER_SECS)),
+                _ => BASE_BACKOFF.saturating_mul(2u32.saturating_pow(attempt - 1)),
             };
-            if Instant::now() + wait >= deadline {
+            // A wait that would end past the deadline (or overflow the clock) is not waited:
+            // the call ends with Kobana's own error, which says how long to wait.
+            if Instant::now()
+                .checked_add(wait)
+                .is_none_or(|resume| resume >= deadline)
+            {
                 return Err(error);
             }
             tracing::warn!(
@@ -282,7 +298,7 @@ impl KobanaClient {
 
 fn describe(error: &reqwest::Error) -> String {
     if error.is_connect() {
-        "connection refused or failed".to_owned()
+        CONNECT_FAILED.to_owned()
     } else if error.is_body() || error.is_decode() {
         "connection broke while reading the answer".to_owned()
     } else {
@@ -290,14 +306,17 @@ fn describe(error: &reqwest::Error) -> String {
     }
 }
 
+/// `Retry-After` in seconds (the delta form), at most [`MAX_RETRY_AFTER_SECS`]: a larger
+/// number, even one past `u64`, reads as the cap.
 fn retry_after(headers: &header::HeaderMap) -> Option<u64> {
-    headers
-        .get(header::RETRY_AFTER)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
+    let text = headers.get(header::RETRY_AFTER)?.to_str().ok()?.trim();
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(
+        text.parse::<u64>()
+            .map_or(MAX_RETRY_AFTER_SECS, |secs| secs.min(MAX_RETRY_AFTER_SECS)),
+    )
 }
 
 async fn read_envelope(response: reqwest::Response) -> Result<Envelope, KobanaError> {

@@ -56,6 +56,22 @@ impl KobanaError {
         }
     }
 
+    /// Whether a write that failed this way may nevertheless have been applied by Kobana: the
+    /// request left (or may have left) and no answer saying otherwise came back — a timeout,
+    /// a connection broken after it was opened, a success status whose body could not be
+    /// read. An error answer from Kobana, or a connection that never opened, is not.
+    pub fn may_have_applied(&self) -> bool {
+        match self {
+            KobanaError::Timeout(_) => true,
+            KobanaError::Unreachable(reason) => {
+                !(reason.starts_with(super::client::CONNECT_FAILED)
+                    || reason.starts_with("HTTP client"))
+            }
+            KobanaError::InvalidResponse { status, .. } => (200..300).contains(status),
+            KobanaError::Api { .. } | KobanaError::TooLarge { .. } => false,
+        }
+    }
+
     /// The HTTP status Kobana answered, if it answered.
     pub fn status(&self) -> Option<u16> {
         match self {
