@@ -1,0 +1,667 @@
+//! The adversarial confirmation tests' own rig and reader: a stack whose store counts what
+//! is written, and this suite's reading of a question and of what the fake Kobana received —
+//! never the server's code. Shared by `confirm_truth.rs` and `confirm_refusals.rs`.
+
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use crate::common::Stack;
+use fake_kobana::clock::{civil_from_days, local_day, parse_date_or_datetime};
+use fake_kobana::{RecordedCall, full_token};
+use kobana_mcp::confirm::{Clock, MemoryStore, NonceStore, StoreError};
+use serde_json::{Value, json};
+
+pub const FORM: &str = r#"{"elicitation":{"form":{}}}"#;
+pub const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
+pub const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
+pub const PAYMENT: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
+pub const SUBSCRIPTION: &str = "43b7a3a6-9a8d-4a03-980d-7b71d8f56413";
+pub const ISSUED_NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
+
+pub type Fut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A store that counts what is written to it, over any other store.
+#[derive(Debug)]
+pub struct CountingStore {
+    pub inner: Arc<dyn NonceStore>,
+    pub puts: AtomicUsize,
+}
+
+impl NonceStore for CountingStore {
+    fn put<'a>(
+        &'a self,
+        nonce: &'a str,
+        digest: &'a str,
+        expires_at: i64,
+    ) -> Fut<'a, Result<(), StoreError>> {
+        self.puts.fetch_add(1, Ordering::SeqCst);
+        self.inner.put(nonce, digest, expires_at)
+    }
+
+    fn consume<'a>(
+        &'a self,
+        nonce: &'a str,
+        digest: &'a str,
+        now: i64,
+    ) -> Fut<'a, Result<bool, StoreError>> {
+        self.inner.consume(nonce, digest, now)
+    }
+}
+
+pub struct Rig {
+    pub stack: Stack,
+    pub store: Arc<CountingStore>,
+}
+
+pub async fn rig_over(inner: Arc<dyn NonceStore>, deadline: Duration) -> Rig {
+    let store = Arc::new(CountingStore {
+        inner,
+        puts: AtomicUsize::new(0),
+    });
+    let clock: Clock = Arc::new(|| 1_900_000_000);
+    let dyn_store: Arc<dyn NonceStore> = store.clone();
+    let stack = Stack::start_full(
+        move |c| c.kobana_timeout = deadline,
+        Some((dyn_store, clock)),
+    )
+    .await;
+    Rig { stack, store }
+}
+
+pub async fn memory_rig() -> Rig {
+    rig_over(Arc::new(MemoryStore::new()), Duration::from_secs(10)).await
+}
+
+pub fn yes() -> Value {
+    json!({"action": "accept", "content": {"confirm": true}})
+}
+
+impl Rig {
+    pub async fn call(&self, token: &str, tool: &str, args: &Value, extra: Value) -> Value {
+        let mut params = json!({"name": tool, "arguments": args});
+        if let Value::Object(extra) = extra {
+            for (k, v) in extra {
+                params[k] = v;
+            }
+        }
+        let caps: Value = serde_json::from_str(FORM).unwrap();
+        let (status, body) = self
+            .stack
+            .modern_with_caps(token, "tools/call", params, caps)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    pub fn puts(&self) -> usize {
+        self.store.puts.load(Ordering::SeqCst)
+    }
+
+    /// The requests the fake received that change something.
+    pub fn writes(&self) -> Vec<RecordedCall> {
+        self.stack
+            .fake
+            .calls()
+            .into_iter()
+            .filter(|c| c.method != "GET")
+            .collect()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// This file's own reading of a question and of what Kobana received.
+
+/// Characters a person cannot see, or that reorder what they see.
+pub fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c as u32,
+            0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x180E | 0x200B..=0x200F
+            | 0x2028..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF
+            | 0xE0000..=0xE0FFF)
+}
+
+/// The text a quote must show (before delimiters are replaced): one plain line.
+pub fn shown(raw: &str) -> String {
+    let words: Vec<String> = raw
+        .split(char::is_whitespace)
+        .map(|w| w.chars().filter(|c| !hidden(*c)).collect::<String>())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.join(" ")
+}
+
+/// Whether a quote shows `raw`: the same characters, except that `«`/`»` became `"` (and
+/// any other angle-quote look-alike may have); possibly cut at 120 characters with `…`.
+pub fn same_quote(quoted: &str, raw: &str) -> bool {
+    let expected: Vec<char> = shown(raw).chars().collect();
+    let got: Vec<char> = quoted.chars().collect();
+    let same = |e: char, g: char| match e {
+        '«' | '»' => g == '"',
+        '‹' | '›' | '≪' | '≫' | '《' | '》' | '〈' | '〉' | '⟨' | '⟩' | '⟪' | '⟫' | '❮' | '❯'
+        | '❬' | '❭' | '﹤' | '﹥' | '＜' | '＞' => g == e || g == '"',
+        _ => g == e,
+    };
+    if got.len() == expected.len() {
+        return got.iter().zip(&expected).all(|(g, e)| same(*e, *g));
+    }
+    // Cut: at most 120 characters, ending in `…`, a prefix of the whole text.
+    got.len() <= 120
+        && got.len() >= 100
+        && got.last() == Some(&'…')
+        && got.len() - 1 <= expected.len()
+        && got[..got.len() - 1]
+            .iter()
+            .zip(&expected)
+            .all(|(g, e)| same(*e, *g))
+}
+
+pub const LABELS: [&str; 6] = [
+    "Cliente (nome no cadastro): ",
+    "Cliente (e-mail de cobrança no cadastro): ",
+    "Tomador (nome na nota): ",
+    "Motivo informado: ",
+    "Documento (no cadastro): ",
+    "Número da fatura (no cadastro): ",
+];
+
+/// A question split into its facts (the server's voice, before the first quote) and its
+/// quoted texts by label. Fails unless every quote is closed, labelled, and clean.
+#[derive(Debug)]
+pub struct Read {
+    pub facts: String,
+    pub quotes: Vec<(String, String)>,
+}
+
+pub fn read_question(message: &str) -> Result<Read, String> {
+    if message.chars().any(hidden) {
+        return Err(format!("hidden characters in the question: {message:?}"));
+    }
+    if message.chars().count() > 700 {
+        return Err(format!("question too long: {message}"));
+    }
+    let (mut head, mut rest) = match message.split_once('«') {
+        Some((head, rest)) => (head.to_owned(), rest),
+        None => {
+            return Ok(Read {
+                facts: message.to_owned(),
+                quotes: vec![],
+            });
+        }
+    };
+    let facts_end = LABELS
+        .iter()
+        .find_map(|l| head.strip_suffix(l).map(|f| (f.to_owned(), *l)))
+        .ok_or_else(|| format!("the first quote has no label: {message}"))?;
+    let facts = facts_end.0.trim_end().to_owned();
+    let mut label = facts_end.1.to_owned();
+    let mut quotes = Vec::new();
+    loop {
+        let (inner, after) = rest
+            .split_once('»')
+            .ok_or_else(|| format!("unclosed quote: {message}"))?;
+        if inner.contains('«') {
+            return Err(format!("a quote inside a quote: {message}"));
+        }
+        if inner.chars().count() > 120 {
+            return Err(format!("a quote over 120 characters: {inner}"));
+        }
+        quotes.push((label.trim_end_matches(": ").to_owned(), inner.to_owned()));
+        if after == "." {
+            break;
+        }
+        let (between, next) = after
+            .split_once('«')
+            .ok_or_else(|| format!("text after the last quote: {after:?} in {message}"))?;
+        head = between.to_owned();
+        label = LABELS
+            .iter()
+            .find(|l| head == format!(". {l}"))
+            .ok_or_else(|| format!("server text between quotes: {head:?} in {message}"))?
+            .to_string();
+        rest = next;
+    }
+    Ok(Read { facts, quotes })
+}
+
+pub fn brl(cents: i64) -> String {
+    let negative = cents < 0;
+    let cents = cents.unsigned_abs();
+    let reais = (cents / 100).to_string();
+    let mut grouped = String::new();
+    for (n, ch) in reais.chars().enumerate() {
+        if n > 0 && (reais.len() - n).is_multiple_of(3) {
+            grouped.push('.');
+        }
+        grouped.push(ch);
+    }
+    format!(
+        "{}R$ {grouped},{:02}",
+        if negative { "-" } else { "" },
+        cents % 100
+    )
+}
+
+pub fn day(value: &Value) -> Option<String> {
+    let epoch = parse_date_or_datetime(value.as_str()?)?;
+    let (y, m, d) = civil_from_days(local_day(epoch));
+    Some(format!("{d:02}/{m:02}/{y:04}"))
+}
+
+/// Every `R$ …` amount in `text`.
+pub fn amounts(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("R$ ") {
+        let tail = &rest[at + 3..];
+        let number: String = tail
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+            .collect();
+        let number = number.trim_end_matches(['.', ',']).to_owned();
+        let negative = rest[..at].ends_with('-');
+        out.push(format!("{}R$ {number}", if negative { "-" } else { "" }));
+        rest = tail;
+    }
+    out
+}
+
+pub fn plain_reference(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 40
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
+}
+
+/// The records as they were when the person was asked.
+pub struct Snapshot {
+    pub customers: Vec<Value>,
+    pub accounts: Vec<Value>,
+    pub records: Vec<Value>,
+}
+
+pub fn find<'a>(list: &'a [Value], id: &str) -> Option<&'a Value> {
+    list.iter()
+        .find(|r| r["id"] == id || r["external_id"] == id)
+}
+
+impl Snapshot {
+    pub fn take(rig: &Rig, collection: &str) -> Self {
+        let fake = &rig.stack.fake;
+        Self {
+            customers: fake.records("customers"),
+            accounts: fake.records("billing_accounts"),
+            records: fake.records(collection),
+        }
+    }
+
+    pub fn payer_name(&self, record: &Value) -> Option<String> {
+        let account = find(&self.accounts, record["billing_account_id"].as_str()?)?;
+        let customer = find(&self.customers, account["customer_id"].as_str()?)?;
+        customer["name"].as_str().map(str::to_owned)
+    }
+}
+
+pub fn collection_of(tool: &str) -> &'static str {
+    match tool {
+        "billing_customers_delete" => "customers",
+        "billing_subscriptions_cancel" => "subscriptions",
+        "billing_invoices_void" | "billing_invoices_delete" => "invoices",
+        "billing_payments_refund" => "payments",
+        "billing_nfes_cancel" => "nfes",
+        other => panic!("not a destructive tool: {other}"),
+    }
+}
+
+/// What one case came to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Refused,
+    Asked,
+}
+
+macro_rules! ensure {
+    ($cond:expr, $($fmt:tt)+) => {
+        if !$cond {
+            return Err(format!($($fmt)+));
+        }
+    };
+}
+
+/// Runs one call of a destructive tool: an argument error before anything is stored or sent,
+/// or a question whose facts equal those of the request the fake received after a yes.
+pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome, String), String> {
+    let token = full_token();
+    let snapshot = Snapshot::take(rig, collection_of(tool));
+    let refunded_before = rig.stack.fake.refunded_cents(PAYMENT)
+        + rig
+            .stack
+            .fake
+            .refunded_cents("9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d");
+    let (puts, writes) = (rig.puts(), rig.writes().len());
+    let body = rig.call(&token, tool, args, json!({})).await;
+    let result = &body["result"];
+    if result["resultType"] != "input_required" {
+        ensure!(
+            result["isError"] == true
+                && result["structuredContent"]["error"] == "INVALID_ARGUMENTS",
+            "neither a question nor an argument error: {body}"
+        );
+        ensure!(
+            rig.puts() == puts,
+            "an argument error stored a confirmation"
+        );
+        ensure!(
+            rig.writes().len() == writes,
+            "an argument error reached Kobana"
+        );
+        return Ok((Outcome::Refused, crate::common::text_of(result)));
+    }
+    ensure!(
+        rig.puts() == puts + 1,
+        "one confirmation stored per question"
+    );
+    ensure!(rig.writes().len() == writes, "asking sent a write");
+    let message = result["inputRequests"]["confirm"]["params"]["message"]
+        .as_str()
+        .ok_or("no message")?
+        .to_owned();
+    let state = result["requestState"]
+        .as_str()
+        .ok_or("no state")?
+        .to_owned();
+    let read = read_question(&message)?;
+    let done = rig
+        .call(
+            &token,
+            tool,
+            args,
+            json!({"requestState": state, "inputResponses": {"confirm": yes()}}),
+        )
+        .await;
+    ensure!(
+        done["result"]["resultType"] != "input_required",
+        "a yes asked again: {done}"
+    );
+    let sent = rig.writes();
+    ensure!(
+        sent.len() == writes + 1,
+        "a yes sent {} writes",
+        sent.len() - writes
+    );
+    let call = sent.last().unwrap();
+    let succeeded = done["result"]["isError"] == false;
+    let refunded = rig.stack.fake.refunded_cents(PAYMENT)
+        + rig
+            .stack
+            .fake
+            .refunded_cents("9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d")
+        - refunded_before;
+    compare(tool, &read, &message, call, &snapshot, succeeded, refunded)?;
+    Ok((Outcome::Asked, message))
+}
+
+/// The question's facts against the request the fake received (and the records it names).
+#[allow(clippy::too_many_arguments)]
+pub fn compare(
+    tool: &str,
+    read: &Read,
+    message: &str,
+    call: &RecordedCall,
+    snapshot: &Snapshot,
+    succeeded: bool,
+    refunded: i64,
+) -> Result<(), String> {
+    let facts = read.facts.as_str();
+    let body = call.body.clone().unwrap_or(Value::Null);
+    let segments: Vec<&str> = call.path.trim_start_matches("/v1/").split('/').collect();
+    let id = segments.get(1).copied().unwrap_or_default();
+    let record = find(&snapshot.records, id)
+        .ok_or_else(|| format!("the fake has no record {id} ({})", call.path))?;
+    let quote = |label: &str| {
+        read.quotes
+            .iter()
+            .find(|(l, _)| l == label)
+            .map(|(_, q)| q.as_str())
+    };
+    let mut expected_amounts: Vec<String> = Vec::new();
+    // The reason: what Kobana received, quoted; none received, none quoted.
+    let check_reason = || -> Result<(), String> {
+        match body.get("reason").and_then(Value::as_str) {
+            Some(reason) => {
+                ensure!(
+                    !reason.chars().any(hidden),
+                    "a hidden character reached Kobana: {reason:?}"
+                );
+                let q = quote("Motivo informado").ok_or("the reason sent is not shown")?;
+                ensure!(
+                    same_quote(q, reason),
+                    "shown reason {q:?} ≠ sent {reason:?}"
+                );
+            }
+            None => {
+                ensure!(
+                    quote("Motivo informado").is_none(),
+                    "a reason shown that was not sent"
+                );
+                ensure!(
+                    facts.contains("Sem motivo informado"),
+                    "no reason sent, not said: {facts}"
+                );
+            }
+        }
+        Ok(())
+    };
+    let check_payer = |record: &Value| -> Result<(), String> {
+        match snapshot.payer_name(record).filter(|n| !shown(n).is_empty()) {
+            Some(name) => {
+                let q = quote("Cliente (nome no cadastro)").ok_or("the customer is not named")?;
+                ensure!(same_quote(q, &name), "shown customer {q:?} ≠ {name:?}");
+            }
+            None => ensure!(
+                quote("Cliente (nome no cadastro)").is_none(),
+                "a customer named where there is none"
+            ),
+        }
+        Ok(())
+    };
+    match tool {
+        "billing_customers_delete" => {
+            ensure!(
+                call.method == "DELETE" && segments.len() == 2 && segments[0] == "customers",
+                "sent {} {}",
+                call.method,
+                call.path
+            );
+            ensure!(facts.starts_with("Remover o cliente"), "action: {facts}");
+            match record["name"].as_str().filter(|n| !shown(n).is_empty()) {
+                Some(name) => {
+                    let q = quote("Cliente (nome no cadastro)").ok_or("no name")?;
+                    ensure!(same_quote(q, name), "shown {q:?} ≠ {name:?}");
+                }
+                None => ensure!(quote("Cliente (nome no cadastro)").is_none(), "{message}"),
+            }
+            if let Some(doc) = record["document_number"].as_str() {
+                let plain = doc
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'/' | b'-'));
+                if plain {
+                    ensure!(facts.contains(doc), "document {doc} not in {facts}");
+                } else {
+                    let q = quote("Documento (no cadastro)").ok_or("document not shown")?;
+                    ensure!(same_quote(q, doc), "document {q:?} ≠ {doc:?}");
+                }
+            }
+        }
+        "billing_subscriptions_cancel" => {
+            ensure!(
+                call.method == "POST" && segments.len() == 3 && segments[2] == "cancel",
+                "sent {} {}",
+                call.method,
+                call.path
+            );
+            let at_end = body["cancel_at_period_end"] == true;
+            if at_end {
+                ensure!(
+                    facts.starts_with("Cancelar no fim do período atual")
+                        && !facts.contains("imediatamente"),
+                    "sent at period end, asked: {facts}"
+                );
+                if let Some(end) = day(&record["current_period_end"]) {
+                    ensure!(facts.contains(&end), "period end {end} not in {facts}");
+                }
+            } else {
+                ensure!(
+                    facts.starts_with("Cancelar imediatamente")
+                        && !facts.contains("fim do período"),
+                    "sent immediate, asked: {facts}"
+                );
+            }
+            if let Some(cents) = record["recurring_amount_cents"].as_i64() {
+                expected_amounts.push(brl(cents));
+            }
+            check_payer(record)?;
+            check_reason()?;
+        }
+        "billing_invoices_void" | "billing_invoices_delete" => {
+            let void = tool == "billing_invoices_void";
+            ensure!(
+                if void {
+                    call.method == "POST" && segments.len() == 3 && segments[2] == "void"
+                } else {
+                    call.method == "DELETE" && segments.len() == 2
+                },
+                "sent {} {}",
+                call.method,
+                call.path
+            );
+            ensure!(
+                facts.starts_with(if void { "Anular " } else { "Excluir " }),
+                "action: {facts}"
+            );
+            match record["number"].as_str() {
+                Some(n) if plain_reference(n) => {
+                    ensure!(
+                        facts.contains(&format!("a fatura {n} ")),
+                        "number {n} not in {facts}"
+                    )
+                }
+                Some(n) => {
+                    let q = quote("Número da fatura (no cadastro)").ok_or("number not shown")?;
+                    ensure!(same_quote(q, n), "number {q:?} ≠ {n:?}");
+                }
+                None => ensure!(
+                    facts.contains("rascunho") || facts.contains("sem número"),
+                    "{facts}"
+                ),
+            }
+            let total = record["total_subcents"].as_i64().ok_or("no total")?;
+            let cents = (total.abs() + 50) / 100 * total.signum();
+            expected_amounts.push(brl(cents));
+            if let Some(due) = day(&record["due_date"]) {
+                ensure!(
+                    facts.contains(&format!("vencimento {due}")),
+                    "due {due} not in {facts}"
+                );
+            }
+            check_payer(record)?;
+            if void {
+                check_reason()?;
+            }
+        }
+        "billing_payments_refund" => {
+            ensure!(
+                call.method == "POST" && segments.len() == 3 && segments[2] == "refund",
+                "sent {} {}",
+                call.method,
+                call.path
+            );
+            let paid = record["paid_amount_cents"]
+                .as_i64()
+                .or_else(|| record["amount_cents"].as_i64())
+                .ok_or("no paid amount")?;
+            expected_amounts.push(brl(paid));
+            match body.get("amount_cents").and_then(Value::as_i64) {
+                None => {
+                    ensure!(
+                        body.get("amount_cents").is_none(),
+                        "an amount Kobana cannot read was sent: {body}"
+                    );
+                    ensure!(
+                        facts.starts_with(&format!(
+                            "Estornar o valor total restante, {}, ",
+                            brl(paid)
+                        )) && !facts.contains("parcial"),
+                        "sent a full refund, asked: {facts}"
+                    );
+                    if succeeded {
+                        ensure!(refunded == paid, "refunded {refunded}, shown {paid}");
+                    }
+                }
+                Some(amount) => {
+                    let whole = amount == paid && record["status"] == "succeeded";
+                    ensure!(
+                        if whole {
+                            facts.starts_with(&format!(
+                                "Estornar {}, todo o valor pago, ",
+                                brl(amount)
+                            ))
+                        } else {
+                            facts.starts_with(&format!("Estornar parcialmente {} ", brl(amount)))
+                        } && !facts.contains("total restante"),
+                        "sent {amount}, asked: {facts}"
+                    );
+                    expected_amounts.push(brl(amount));
+                    if succeeded {
+                        ensure!(refunded == amount, "refunded {refunded}, shown {amount}");
+                    }
+                }
+            }
+            if !succeeded {
+                ensure!(refunded == 0, "a refused refund refunded {refunded}");
+            }
+            if let Some(paid_on) = day(&record["paid_at"]) {
+                ensure!(facts.contains(&paid_on), "paid on {paid_on} not in {facts}");
+            }
+            check_payer(record)?;
+            check_reason()?;
+        }
+        "billing_nfes_cancel" => {
+            ensure!(
+                call.method == "POST" && segments.len() == 3 && segments[2] == "cancel",
+                "sent {} {}",
+                call.method,
+                call.path
+            );
+            let number = record["nfe_number"].as_u64().ok_or("no number")?;
+            ensure!(
+                facts.starts_with(&format!("Cancelar a NF-e nº {number} ")),
+                "action: {facts}"
+            );
+            expected_amounts.push(brl(record["amount_cents"].as_i64().ok_or("no amount")?));
+            match record["customer_snapshot"]["name"].as_str() {
+                Some(name) => {
+                    let q = quote("Tomador (nome na nota)").ok_or("taker not shown")?;
+                    ensure!(same_quote(q, name), "taker {q:?} ≠ {name:?}");
+                }
+                None => check_payer(record)?,
+            }
+            check_reason()?;
+        }
+        other => return Err(format!("not a destructive tool: {other}")),
+    }
+    for amount in amounts(facts) {
+        ensure!(
+            expected_amounts.contains(&amount),
+            "{amount} in the facts is none of {expected_amounts:?}: {facts}"
+        );
+    }
+    for amount in &expected_amounts {
+        ensure!(facts.contains(amount.as_str()), "{amount} not in {facts}");
+    }
+    Ok(())
+}
