@@ -37,7 +37,8 @@ pub struct Config {
     /// Local listen address (`MCP_BIND`); unused under Lambda.
     pub bind: SocketAddr,
     /// Hosts accepted in the `Host` header (`MCP_ALLOWED_HOSTS`, comma-separated);
-    /// empty disables the check (behind API Gateway, which fixes the host itself).
+    /// empty disables the check (behind API Gateway, which fixes the host itself). Default:
+    /// the loopback names, or empty under Lambda (`AWS_LAMBDA_RUNTIME_API` set).
     pub allowed_hosts: Vec<String>,
     /// Browser origins accepted in the `Origin` header (`MCP_ALLOWED_ORIGINS`, comma-separated,
     /// scheme included, `:*` for any port; default the loopback origins); a request with any
@@ -122,6 +123,12 @@ impl Config {
                 value: bind.clone(),
                 reason: "must be an address like 127.0.0.1:3000",
             })?;
+        }
+        // Under Lambda the function sits behind API Gateway, which sets `Host` itself: the
+        // DNS-rebinding guard has nothing to guard, and a deployment made without our template
+        // (CDK, Terraform, the console) would otherwise refuse every request. Still settable.
+        if get("AWS_LAMBDA_RUNTIME_API").is_some() {
+            config.allowed_hosts = Vec::new();
         }
         if let Some(hosts) = get("MCP_ALLOWED_HOSTS") {
             config.allowed_hosts = if hosts.trim() == "*" {
@@ -215,6 +222,15 @@ mod tests {
         assert_eq!(c.allowed_hosts, vec!["mcp.example.com", "localhost"]);
         assert_eq!(c.confirmations_table.as_deref(), Some("confirmations"));
         assert_eq!(c.kobana_timeout, Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn under_lambda_the_host_check_is_off_by_default_and_still_settable() {
+        let lambda = ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001");
+        assert!(config(&[lambda]).unwrap().allowed_hosts.is_empty());
+        let set = config(&[lambda, ("MCP_ALLOWED_HOSTS", "mcp.example.com")]).unwrap();
+        assert_eq!(set.allowed_hosts, vec!["mcp.example.com"]);
+        assert!(!config(&[]).unwrap().allowed_hosts.is_empty());
     }
 
     #[test]

@@ -58,7 +58,8 @@ fn result(reply: &HttpReply, name: &str) -> Value {
 }
 
 /// What each event file must produce. A new file in `events/` needs an entry here.
-fn check(name: &str, reply: &HttpReply, harness: &Harness) {
+/// `auth_server` is the authorization server the function was configured with.
+fn check(name: &str, reply: &HttpReply, harness: &Harness, auth_server: &str) {
     match name {
         "server-discover" => {
             let result = result(reply, name);
@@ -145,7 +146,7 @@ fn check(name: &str, reply: &HttpReply, harness: &Harness) {
                 resource.starts_with(&format!("https://{HOST}/")) && resource.ends_with("/mcp"),
                 "{metadata}"
             );
-            assert_eq!(metadata["authorization_servers"], json!([AUTH_SERVER]));
+            assert_eq!(metadata["authorization_servers"], json!([auth_server]));
             assert_eq!(metadata["bearer_methods_supported"], json!(["header"]));
         }
         "get-mcp" => {
@@ -195,12 +196,26 @@ async fn a4_every_event_file_is_answered_through_the_runtime_api() {
             reply.streaming,
             "{name}: every answer uses the streaming protocol (RESPONSE_STREAM routes)"
         );
-        check(&name, &reply.http(), &harness);
+        check(&name, &reply.http(), &harness, AUTH_SERVER);
     }
     assert!(
         !harness.logs().contains(&full_token()),
         "A-3: the token never appears in the function's log"
     );
+}
+
+/// A deployment made without our template (CDK, Terraform, the console) sets none of our
+/// `MCP_*` variables: under Lambda the `Host` check is off by default, so every event is
+/// answered as with the template — not `403 Forbidden host`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a4_every_event_is_answered_with_no_mcp_variables_set() {
+    let mut harness = Harness::start_bare(&[]).await;
+    let defaults = kobana_mcp::Config::default();
+    for (name, event) in event_files() {
+        let reply = harness.invoke(&event).await.http();
+        assert_ne!(reply.status, 403, "{name}: refused: {:?}", reply.json());
+        check(&name, &reply, &harness, &defaults.authorization_servers[0]);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -224,7 +239,7 @@ async fn a4_a_pdf_over_6_mb_streams_whole_through_the_runtime_api() {
             "no stale Content-Length"
         );
     }
-    check("resources-read-invoice-pdf", &http, &harness);
+    check("resources-read-invoice-pdf", &http, &harness, AUTH_SERVER);
     let pdf = harness.fake.pdf_bytes(DocKind::Invoice, INVOICE).unwrap();
     assert_eq!(
         pdf.len(),

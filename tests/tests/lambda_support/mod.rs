@@ -54,14 +54,23 @@ pub struct Harness {
 
 impl Harness {
     /// Starts everything; `env` is added to the function's environment (after the defaults:
-    /// `KOBANA_API_URL` = the fake, `MCP_ALLOWED_HOSTS=*`, `RUST_LOG=debug`).
+    /// `KOBANA_API_URL` = the fake, `MCP_ALLOWED_HOSTS=*` as the template sets it,
+    /// `RUST_LOG=debug`).
     pub async fn start(env: &[(&str, &str)]) -> Self {
+        let mut all = vec![("MCP_ALLOWED_HOSTS", "*")];
+        all.extend_from_slice(env);
+        Self::start_bare(&all).await
+    }
+
+    /// Starts everything with no `MCP_*` variable of ours — a deployment made without our
+    /// template — beyond those in `env` (defaults: `KOBANA_API_URL` = the fake,
+    /// `RUST_LOG=debug`).
+    pub async fn start_bare(env: &[(&str, &str)]) -> Self {
         let fake = FakeKobana::start().await;
         let api = RuntimeApi::start().await;
         let kobana = fake.base_url();
         let mut all = vec![
             ("KOBANA_API_URL", kobana.as_str()),
-            ("MCP_ALLOWED_HOSTS", "*"),
             ("KOBANA_TIMEOUT_MS", "30000"),
             // The most verbose level the template allows, so the log check means something.
             ("RUST_LOG", "debug"),
