@@ -580,3 +580,72 @@ async fn contract_4_new_id_completions_through_each_real_client() {
     let violations = stack.fake.contract_violations();
     assert!(violations.is_empty(), "{violations:?}");
 }
+
+/// Wrong arguments of every kind, through each real client in both eras: the tool error names
+/// the argument (its path) and says what to send — read from the same input schema the
+/// client was shown.
+#[tokio::test]
+async fn t4_wrong_arguments_name_the_argument_through_each_real_client() {
+    let stack = Stack::start().await;
+    let cases = [
+        (
+            "billing_customers_list",
+            json!({"page": "primeira"}),
+            "`page`: esperado um número inteiro ≥ 1",
+        ),
+        (
+            "billing_customers_list",
+            json!({"per_page": 0}),
+            "`per_page`: esperado um número inteiro de 1 a 100",
+        ),
+        (
+            "billing_payments_list",
+            json!({"status": "paid"}),
+            "`status`: esperado um destes valores: pending,",
+        ),
+        ("billing_invoices_get", json!({}), "`id` é obrigatório"),
+        (
+            "billing_customers_list",
+            json!({"sort_order": "up"}),
+            "`sort_order`: esperado um destes valores: asc, desc",
+        ),
+        (
+            "billing_invoices_create",
+            json!({"billing_account_id": ACCOUNT, "line_items": [{"description": "x", "unit_amount_cents": -5}]}),
+            "`line_items[0].unit_amount_cents`",
+        ),
+        (
+            "billing_subscriptions_create",
+            json!({"billing_account_id": ACCOUNT, "items": [{"product_id": PRODUCT}]}),
+            "`items[0].price_id` é obrigatório",
+        ),
+        (
+            "billing_organization_get",
+            json!({"unexpected": 1}),
+            "`unexpected`",
+        ),
+    ];
+    let steps = Value::Array(
+        cases
+            .iter()
+            .map(|(tool, args, _)| call(tool, args.clone()))
+            .collect(),
+    );
+    for runner in Runner::ALL {
+        let report = scenario(runner, &stack.url, &full_token(), "accept", &steps).await;
+        for ((tool, args, needle), outcome) in cases.iter().zip(report["steps"].as_array().unwrap())
+        {
+            let result = &outcome["result"];
+            assert_eq!(
+                result["isError"], true,
+                "{runner:?} {tool} {args}: {outcome}"
+            );
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(text.contains(needle), "{runner:?} {tool} {args}: {text}");
+        }
+    }
+    assert!(
+        stack.kobana_calls("/v1/").is_empty(),
+        "no wrong call reaches Kobana"
+    );
+}

@@ -6,6 +6,7 @@
 //! it does to the world ([`Effect`]), and an async handler that takes typed arguments. The registry is built once
 //! per process; listing is a filter over it.
 
+mod arg_check;
 mod args;
 mod context;
 mod errors;

@@ -107,8 +107,15 @@ impl ToolSpec {
         let handler: Handler = Arc::new(move |ctx: ToolCtx, args: Value| {
             let handler = handler.clone();
             Box::pin(async move {
-                let args: A = serde_json::from_value(args)
-                    .map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+                // What the input schema cannot express still names its argument.
+                let args: A = serde_path_to_error::deserialize(args).map_err(|e| {
+                    let path = e.path().to_string();
+                    ToolError::InvalidArguments(if path == "." {
+                        e.inner().to_string()
+                    } else {
+                        format!("`{path}`: {}", e.inner())
+                    })
+                })?;
                 handler(ctx, args).await
             })
         });
@@ -174,7 +181,8 @@ impl ToolDef {
         }
     }
 
-    /// Runs the tool: checks argument names, deserializes, calls the handler.
+    /// Runs the tool: checks argument names, then each value against the input schema
+    /// (naming the argument and what to send), deserializes, calls the handler.
     pub async fn run(&self, ctx: ToolCtx, args: Option<JsonObject>) -> Result<Value, ToolError> {
         let args = args.unwrap_or_default();
         if let Some(unknown) = args.keys().find(|k| !self.allowed_args.contains(k)) {
@@ -186,6 +194,9 @@ impl ToolDef {
             return Err(ToolError::InvalidArguments(format!(
                 "argumento desconhecido `{unknown}`; argumentos aceitos: {allowed}"
             )));
+        }
+        if let Some(problem) = super::arg_check::explain(&self.tool.input_schema, &args) {
+            return Err(ToolError::InvalidArguments(problem));
         }
         (self.handler)(ctx, Value::Object(args)).await
     }
