@@ -182,9 +182,9 @@ impl Checker<'_> {
             Value::Number(n) if !within(n.as_f64().unwrap_or(0.0), "minimum", "maximum") => {
                 self.wrong(path, resolved, value)
             }
-            Value::String(s) if !within(s.chars().count() as f64, "minLength", "maxLength") => {
-                self.wrong(path, resolved, value)
-            }
+            Value::String(s) if !within(s.chars().count() as f64, "minLength", "maxLength") => self
+                .wrong(path, resolved, value)
+                .map(|m| format!("{m} ({} caracteres)", s.chars().count())),
             Value::Array(items) => {
                 if !within(items.len() as f64, "minItems", "maxItems") {
                     return Some(format!(
@@ -326,7 +326,7 @@ mod tests {
             (
                 "billing_nfes_cancel",
                 json!({"id": "x", "reason": "curto"}),
-                "`reason`: esperado um texto de ao menos 15 caracteres, recebido \"curto\"",
+                "`reason`: esperado um texto de ao menos 15 caracteres, recebido \"curto\" (5 caracteres)",
             ),
             (
                 "billing_customers_create",
