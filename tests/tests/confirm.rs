@@ -8,11 +8,8 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-    TimeToLiveSpecification,
-};
 use common::Stack;
+use common::dynamo::{dynamo_client, dynamo_store, dynamo_table};
 use fake_kobana::{FIXTURE_ORG_ID, full_token, scoped_token};
 use kobana_mcp::catalog::PlannedWrite;
 use kobana_mcp::confirm::{
@@ -24,78 +21,6 @@ const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const OTHER_OPEN_INVOICE: &str = "c5fd4a91-2d3e-4b7a-8e61-0a9f3b2c7d11";
 const ISSUED_NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
 const FORM: &str = r#"{"elicitation":{"form":{}}}"#;
-
-async fn dynamo_client(endpoint: Option<&str>) -> aws_sdk_dynamodb::Client {
-    let endpoint = match endpoint {
-        Some(e) => e.to_owned(),
-        None => std::env::var("AWS_ENDPOINT_URL_DYNAMODB").expect(
-            "AWS_ENDPOINT_URL_DYNAMODB is not set: run the tests through scripts/test.sh, which starts moto's DynamoDB server",
-        ),
-    };
-    assert_eq!(
-        std::env::var("AWS_EC2_METADATA_DISABLED").as_deref(),
-        Ok("true"),
-        "set AWS_EC2_METADATA_DISABLED=true (scripts/test.sh does)"
-    );
-    // The server's own SDK set-up (its reqwest-based HTTP client), pointed at `endpoint`.
-    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .http_client(kobana_mcp::net::aws::http_client())
-        .endpoint_url(endpoint)
-        .load()
-        .await;
-    aws_sdk_dynamodb::Client::new(&config)
-}
-
-/// A fresh table with TTL on `expires_at`, as the SAM template creates it.
-async fn dynamo_store() -> Arc<DynamoStore> {
-    let (table, client) = dynamo_table().await;
-    Arc::new(DynamoStore::with_client(table, client))
-}
-
-/// Creates a fresh confirmations table; returns its name and the client that made it.
-async fn dynamo_table() -> (String, aws_sdk_dynamodb::Client) {
-    let client = dynamo_client(None).await;
-    let table = format!(
-        "confirmations-{}",
-        &kobana_mcp::confirm::new_nonce().unwrap()[4..14]
-    )
-    .replace(['_'], "x");
-    client
-        .create_table()
-        .table_name(&table)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("nonce")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .unwrap(),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("nonce")
-                .key_type(KeyType::Hash)
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .expect("moto creates the table");
-    client
-        .update_time_to_live()
-        .table_name(&table)
-        .time_to_live_specification(
-            TimeToLiveSpecification::builder()
-                .attribute_name("expires_at")
-                .enabled(true)
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .expect("TTL enabled");
-    (table, client)
-}
 
 /// The store as the function builds it: SDK configuration from the environment (region,
 /// credentials, `AWS_ENDPOINT_URL_DYNAMODB`), loaded on first use, through the server's own

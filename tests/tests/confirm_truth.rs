@@ -11,7 +11,6 @@
 mod common;
 mod confirm_support;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -124,45 +123,7 @@ async fn cf2_adversarial_corpus_every_destructive_tool_asks_only_what_it_sends()
 /// starts it).
 #[tokio::test]
 async fn cf2_adversarial_corpus_against_dynamodb() {
-    let endpoint = std::env::var("AWS_ENDPOINT_URL_DYNAMODB").expect(
-        "AWS_ENDPOINT_URL_DYNAMODB is not set: run the tests through scripts/test.sh, which starts moto's DynamoDB server",
-    );
-    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .http_client(kobana_mcp::net::aws::http_client())
-        .endpoint_url(endpoint)
-        .load()
-        .await;
-    let client = aws_sdk_dynamodb::Client::new(&config);
-    let table = format!(
-        "truth-{}",
-        &kobana_mcp::confirm::new_nonce().unwrap()[4..14]
-    )
-    .replace(['_', '-'], "x");
-    use aws_sdk_dynamodb::types::{
-        AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-    };
-    client
-        .create_table()
-        .table_name(&table)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("nonce")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .unwrap(),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("nonce")
-                .key_type(KeyType::Hash)
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .expect("moto creates the table");
-    let store = Arc::new(kobana_mcp::confirm::DynamoStore::with_client(table, client));
+    let store = common::dynamo::dynamo_store().await;
     let rig = rig_over(store, Duration::from_secs(10)).await;
     run_corpus(&rig).await;
 }
