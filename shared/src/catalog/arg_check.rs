@@ -16,13 +16,15 @@ const MAX_SHOWN: usize = 60;
 /// the argument by its path (`line_items[0].quantity`); `None` when the schema accepts them.
 /// Unknown top-level names are refused earlier by the registry, with the accepted list.
 pub fn explain(schema: &Map<String, Value>, args: &Map<String, Value>) -> Option<String> {
-    let root = Value::Object(schema.clone());
-    Checker { root: &root }.object(&root, args, "")
+    Checker {
+        defs: schema.get("$defs"),
+    }
+    .object(schema, args, "")
 }
 
 struct Checker<'a> {
-    /// The whole schema, for `#/$defs/…` references.
-    root: &'a Value,
+    /// The schema's `$defs`, for `#/$defs/…` references.
+    defs: Option<&'a Value>,
 }
 
 /// `parent.child` / `child` at the root.
@@ -70,7 +72,7 @@ impl Checker<'_> {
                 .get("$ref")
                 .and_then(Value::as_str)
                 .and_then(|r| r.strip_prefix("#/$defs/"))
-                && let Some(target) = self.root.get("$defs").and_then(|d| d.get(name))
+                && let Some(target) = self.defs.and_then(|d| d.get(name))
             {
                 schema = target;
                 continue;
@@ -199,14 +201,20 @@ impl Checker<'_> {
                     .enumerate()
                     .find_map(|(i, item)| self.value(item_schema, item, &format!("{path}[{i}]")))
             }
-            Value::Object(map) => self.object(resolved, map, path),
+            Value::Object(map) => self.object(resolved.as_object()?, map, path),
             _ => None,
         }
     }
 
     /// The first problem with the members of an object: a required one missing, an unknown
     /// one (below the top level, where the registry already answers), or a wrong value.
-    fn object(&self, schema: &Value, map: &Map<String, Value>, path: &str) -> Option<String> {
+    /// Borrows the schema: nothing is copied on a tool call's path.
+    fn object(
+        &self,
+        schema: &Map<String, Value>,
+        map: &Map<String, Value>,
+        path: &str,
+    ) -> Option<String> {
         let properties = schema.get("properties").and_then(Value::as_object);
         let required = schema.get("required").and_then(Value::as_array);
         for name in required.into_iter().flatten().filter_map(Value::as_str) {
