@@ -8,13 +8,16 @@
 //!
 //! The crate holds the whole server; `functions/mcp` only wires it to Lambda or to a local
 //! listener. Data flows one way: [`http`] parses and authenticates, [`server`] decides,
-//! [`catalog`] acts, [`kobana`] talks upstream.
+//! [`catalog`] acts, [`kobana`] talks upstream. The one hand-back — content the handler
+//! leaves for the front to write into rmcp's answer — goes through [`deferred`], which both
+//! sides use and which depends on neither.
 
 pub mod access;
 pub mod catalog;
 pub mod completions;
 pub mod config;
 pub mod confirm;
+pub mod deferred;
 pub mod format;
 pub mod http;
 pub mod kobana;

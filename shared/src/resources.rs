@@ -3,10 +3,11 @@
 
 use std::sync::LazyLock;
 
-use rmcp::model::{Resource, ResourceTemplate};
+use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 use serde_json::{Value, json};
 
 use crate::catalog::{ToolCtx, ToolError, Visibility, registry};
+use crate::deferred::DeferredSlot;
 use crate::kobana::KobanaError;
 
 /// Largest document served: 10 MB.
@@ -302,6 +303,45 @@ pub async fn read_json(ctx: ToolCtx, target: &Target) -> Result<String, ReadErro
         _ => structured.clone(),
     };
     serde_json::to_string_pretty(&body).map_err(|e| ReadError::Failed(e.to_string()))
+}
+
+/// Fetches a PDF and parks it in `slot` for the front to stream as base64; the contents
+/// returned hold the placeholder the front replaces. A document Kobana announces as larger
+/// than [`MAX_DOCUMENT_BYTES`] is refused here; one that turns out larger is cut by the stream.
+pub async fn read_pdf(
+    ctx: &ToolCtx,
+    target: &Target,
+    slot: &DeferredSlot,
+) -> Result<ResourceContents, ReadError> {
+    let id = crate::catalog::uuid_arg("id", target.param.as_deref().unwrap_or(""))
+        .map_err(|_| ReadError::NotFound)?;
+    let segment = if target.kind == Kind::InvoicePdf {
+        "invoices"
+    } else {
+        "nfes"
+    };
+    let download = ctx
+        .kobana
+        .download(
+            &ctx.principal.token,
+            &[segment, id, "pdf"],
+            "application/pdf",
+        )
+        .await
+        .map_err(ToolError::from)?;
+    if let Some(size) = download.content_length
+        && size > MAX_DOCUMENT_BYTES
+    {
+        return Err(ReadError::TooLarge { size });
+    }
+    let blob = crate::deferred::document::defer(slot, download, MAX_DOCUMENT_BYTES)
+        .map_err(|e| ReadError::Failed(format!("sem aleatoriedade para o documento: {e}")))?;
+    Ok(ResourceContents::BlobResourceContents {
+        uri: entry(target.kind).uri.replace("{id}", id),
+        mime_type: Some("application/pdf".to_owned()),
+        blob,
+        meta: None,
+    })
 }
 
 /// Reads the NF-e XML as text, refusing more than [`MAX_DOCUMENT_BYTES`].

@@ -19,11 +19,10 @@ use serde_json::Value;
 
 use crate::access::Principal;
 use crate::catalog::{
-    Effect, TOOLSETS, ToolCtx, ToolDef, ToolError, Visibility, WriteGate, registry,
+    Effect, Narrowing, ToolCtx, ToolDef, ToolError, Visibility, WriteGate, registry,
 };
 use crate::confirm::{Clock, Decision, NonceStore, decide, form_elicitation_declared};
-use crate::http::document::{DocumentSlot, PendingDocument};
-use crate::http::tool_list::{self, ToolListSlot};
+use crate::deferred::{self, DeferredSlot};
 use crate::kobana::KobanaClient;
 use crate::resources::{self, Kind, MAX_DOCUMENT_BYTES, ReadError};
 
@@ -95,6 +94,15 @@ fn parts(ctx: &RequestContext<RoleServer>) -> Result<&http::request::Parts, McpE
         .ok_or_else(|| McpError::internal_error("request has no HTTP parts", None))
 }
 
+/// Where this request's handler leaves the content the front writes (see [`deferred`]).
+fn deferred_slot(ctx: &RequestContext<RoleServer>) -> Result<&DeferredSlot, McpError> {
+    parts(ctx)?
+        .extensions
+        .get::<Arc<DeferredSlot>>()
+        .map(Arc::as_ref)
+        .ok_or_else(|| McpError::internal_error("request has no deferred-answer slot", None))
+}
+
 /// The authenticated caller, put there by the front.
 pub fn principal(ctx: &RequestContext<RoleServer>) -> Result<Arc<Principal>, McpError> {
     parts(ctx)?
@@ -104,39 +112,21 @@ pub fn principal(ctx: &RequestContext<RoleServer>) -> Result<Arc<Principal>, Mcp
         .ok_or_else(|| McpError::internal_error("request has no principal", None))
 }
 
-/// What this request may see: the token's permissions, narrowed by `X-MCP-Toolsets` and
-/// `X-MCP-Readonly`.
+/// What this request may see: the token's permissions, narrowed as the front read from
+/// `X-MCP-Toolsets` and `X-MCP-Readonly` (an unknown toolset is refused here, -32600).
 pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpError> {
     let principal = principal(ctx)?;
-    let headers = &parts(ctx)?.headers;
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let toolsets = match header("x-mcp-toolsets") {
-        None => None,
-        Some(raw) => {
-            let sets: Vec<String> = raw
-                .split(',')
-                .map(|s| s.trim().to_ascii_lowercase())
-                .filter(|s| !s.is_empty())
-                .collect();
-            if let Some(bad) = sets.iter().find(|s| !TOOLSETS.contains(&s.as_str())) {
-                return Err(McpError::invalid_request(
-                    format!(
-                        "X-MCP-Toolsets: toolset desconhecido {bad:?}; use: {}",
-                        TOOLSETS.join(", ")
-                    ),
-                    None,
-                ));
-            }
-            Some(sets)
-        }
-    };
-    let read_only = header("x-mcp-readonly")
-        .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1" | "yes"));
-    Ok(Visibility {
-        permissions: principal.permissions.clone(),
-        toolsets,
-        read_only,
-    })
+    let narrowing = parts(ctx)?
+        .extensions
+        .get::<Result<Narrowing, String>>()
+        .ok_or_else(|| McpError::internal_error("request has no narrowing", None))?;
+    match narrowing {
+        Ok(narrowing) => Ok(Visibility::narrowed(
+            principal.permissions.clone(),
+            narrowing.clone(),
+        )),
+        Err(message) => Err(McpError::invalid_request(message.clone(), None)),
+    }
 }
 
 /// The methods this server serves. rmcp turns one of these whose params it cannot read into a
@@ -230,70 +220,6 @@ fn read_error(uri: &str, error: ReadError) -> McpError {
     }
 }
 
-impl KobanaMcp {
-    /// Fetches a PDF and leaves it for the front to stream; the answer holds a placeholder.
-    /// Without a slot (no HTTP front), the document is read whole, within the same limit.
-    async fn read_pdf(
-        &self,
-        ctx: &ToolCtx,
-        target: &resources::Target,
-        slot: Option<Arc<DocumentSlot>>,
-    ) -> Result<ResourceContents, ReadError> {
-        let id = crate::catalog::uuid_arg("id", target.param.as_deref().unwrap_or(""))
-            .map_err(|_| ReadError::NotFound)?;
-        let path = if target.kind == Kind::InvoicePdf {
-            "invoices"
-        } else {
-            "nfes"
-        };
-        let download = ctx
-            .kobana
-            .download(&ctx.principal.token, &[path, id, "pdf"], "application/pdf")
-            .await
-            .map_err(ToolError::from)?;
-        if let Some(size) = download.content_length
-            && size > MAX_DOCUMENT_BYTES
-        {
-            return Err(ReadError::TooLarge { size });
-        }
-        let uri = resources::entry(target.kind).uri.replace("{id}", id);
-        let blob = match slot {
-            Some(slot) => {
-                let placeholder = format!(
-                    "kobana-document-{}",
-                    crate::confirm::new_nonce()
-                        .map_err(|e| ReadError::Failed(e.0))?
-                        .trim_start_matches(crate::confirm::STATE_PREFIX)
-                );
-                slot.put(PendingDocument {
-                    placeholder: placeholder.clone(),
-                    download,
-                    limit: MAX_DOCUMENT_BYTES,
-                });
-                placeholder
-            }
-            None => {
-                use base64::Engine as _;
-                let bytes = download.response.bytes().await.map_err(|_| {
-                    ReadError::Failed("a conexão com o Kobana caiu durante o PDF".into())
-                })?;
-                if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
-                    return Err(ReadError::TooLarge {
-                        size: bytes.len() as u64,
-                    });
-                }
-                base64::engine::general_purpose::STANDARD.encode(&bytes)
-            }
-        };
-        Ok(ResourceContents::BlobResourceContents {
-            uri,
-            mime_type: Some("application/pdf".to_owned()),
-            blob,
-            meta: None,
-        })
-    }
-}
-
 impl ServerHandler for KobanaMcp {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
@@ -355,18 +281,8 @@ impl ServerHandler for KobanaMcp {
     ) -> Result<ListToolsResult, McpError> {
         let visibility = visibility(&context)?;
         let visible = registry().all().iter().filter(|t| visibility.shows(t));
-        let slot = parts(&context)?
-            .extensions
-            .get::<Arc<ToolListSlot>>()
-            .cloned();
-        let tools = match slot {
-            // The front swaps the placeholder for the definitions serialized once at start.
-            Some(slot) => {
-                slot.put(tool_list::join(visible.map(|t| &t.wire)));
-                vec![tool_list::placeholder()]
-            }
-            None => visible.map(|t| t.tool.clone()).collect(),
-        };
+        // The front swaps the stand-in for the definitions serialized once at start.
+        let tools = deferred::tool_list::defer(deferred_slot(&context)?, visible.map(|t| &t.wire));
         let mut result = ListToolsResult::with_all_items(tools);
         if is_modern(&context) {
             result.ttl_ms = Some(LIST_TTL_MS);
@@ -426,11 +342,7 @@ impl ServerHandler for KobanaMcp {
         let ctx = self.tool_ctx(principal);
         let contents = match target.kind {
             Kind::InvoicePdf | Kind::NfePdf => {
-                let slot = parts(&context)?
-                    .extensions
-                    .get::<Arc<DocumentSlot>>()
-                    .cloned();
-                self.read_pdf(&ctx, &target, slot).await
+                resources::read_pdf(&ctx, &target, deferred_slot(&context)?).await
             }
             Kind::NfeXml => resources::read_xml(&ctx, target.param.as_deref().unwrap_or(""))
                 .await

@@ -35,9 +35,9 @@ fn tools_named(result: &Value) -> Vec<String> {
     for message in result["messages"].as_array().unwrap() {
         let text = message["content"]["text"].as_str().unwrap_or_default();
         for piece in text.split('`') {
-            let is_tool_name = kobana_mcp::catalog::TOOLSETS
+            let is_tool_name = kobana_mcp::catalog::Toolset::ALL
                 .iter()
-                .any(|set| piece.starts_with(&format!("billing_{set}_")));
+                .any(|set| piece.starts_with(&format!("billing_{}_", set.slug())));
             if is_tool_name && !piece.contains(' ') {
                 found.push(piece.to_owned());
             }

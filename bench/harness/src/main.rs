@@ -29,7 +29,7 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use kobana_mcp::catalog::TOOLSETS;
+use kobana_mcp::catalog::Toolset;
 use serde_json::{Value, json};
 
 use procs::{HARNESS_CPU, Proc, SERVER_CPU};
@@ -725,7 +725,7 @@ fn context_cost(
     );
     let _ = modern_body;
     let mut per_set = serde_json::Map::new();
-    for set in TOOLSETS {
+    for set in Toolset::ALL.map(Toolset::slug) {
         let (status, body, bytes) = bench.mcp(
             ours,
             "tools/list",

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::args::wire_enum;
 use super::context::{PagingSchema, push_opt, ref_arg, uuid_arg};
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
 wire_enum! {
@@ -71,7 +71,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_accounts_list",
                 title: "Listar contas de cobrança",
                 description: "Lists billing accounts (contas de cobrança), the billing_account_id that invoices, subscriptions and NF-e take. Filter by customer_id, CPF/CNPJ, search or status. Returns a page with next_page.",
-                toolset: "billing_accounts",
+                toolset: Toolset::BillingAccounts,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::List {
@@ -96,7 +96,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_accounts_get",
                 title: "Ver conta de cobrança",
                 description: "Returns one billing account: status, billing_email, payment terms, balance (cents and BRL) and its customer when Kobana embeds it.",
-                toolset: "billing_accounts",
+                toolset: Toolset::BillingAccounts,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::Record {

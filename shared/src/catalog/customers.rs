@@ -5,9 +5,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use super::Asks;
 use super::billing_accounts;
 use super::context::{MAX_PER_PAGE, push_opt, ref_arg};
-use super::{Effect, Output, Paging, ToolCtx, ToolError, ToolMeta, ToolSpec};
+use super::{Effect, Output, Paging, ToolCtx, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
@@ -211,7 +212,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_customers_list",
                 title: "Listar clientes",
                 description: "Lists customers (clientes), newest first, one page at a time. Filter with `search` (name, CPF/CNPJ or e-mail) and `kind`. Returns the customers plus page, total and next_page; call again with page=next_page for more. Use it to find a customer's id.",
-                toolset: "customers",
+                toolset: Toolset::Customers,
                 permission: Some(Permission::read(Resource::Customers)),
                 effect: Effect::Read,
                 output: Output::List {
@@ -238,7 +239,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_customers_get",
                 title: "Ver cliente",
                 description: "Returns one customer by UUID or external_id, plus its billing_accounts (the billing_account_id that invoices, subscriptions and NF-e take).",
-                toolset: "customers",
+                toolset: Toolset::Customers,
                 permission: Some(Permission::read(Resource::Customers)),
                 effect: Effect::Read,
                 output: RECORD,
@@ -258,7 +259,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_customers_create",
                 title: "Criar cliente",
                 description: "Creates a customer and, unless create_billing_account is false, its billing account. `name` is required. Returns the customer and the billing account.",
-                toolset: "customers",
+                toolset: Toolset::Customers,
                 permission: Some(Permission::write(Resource::Customers)),
                 effect: Effect::Write { idempotent: false },
                 output: Output::Record {
@@ -304,7 +305,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_customers_update",
                 title: "Alterar cliente",
                 description: "Changes a customer's fields; only the fields you pass change. Returns the updated customer.",
-                toolset: "customers",
+                toolset: Toolset::Customers,
                 permission: Some(Permission::write(Resource::Customers)),
                 effect: Effect::Write { idempotent: true },
                 output: RECORD,
@@ -327,9 +328,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_customers_delete",
                 title: "Remover cliente",
                 description: "Removes a customer (soft delete: history is kept, the customer disappears from lists). Cannot be undone through the API. Protocol 2026-07-28 clients with form elicitation: the server asks the person first; elsewhere the client's own confirmation applies.",
-                toolset: "customers",
+                toolset: Toolset::Customers,
                 permission: Some(Permission::write(Resource::Customers)),
-                effect: Effect::Destructive { idempotent: true },
+                effect: Effect::Destructive {
+                    idempotent: true,
+                    asks: Asks::DeleteCustomer,
+                },
                 output: Output::Record {
                     key: "result",
                     schema: "customers",

@@ -10,12 +10,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::Asks;
 use super::args::wire_enum;
 use super::context::{
     PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
     reason_arg, text_arg, uuid_arg,
 };
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 use crate::format::{brl_from_cents, brl_from_subcents, sao_paulo};
 
@@ -358,7 +359,7 @@ fn action(
             name,
             title,
             description,
-            toolset: "invoices",
+            toolset: Toolset::Invoices,
             permission: Some(Permission::write(Resource::Invoices)),
             effect,
             output,
@@ -382,7 +383,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_invoices_list",
                 title: "Listar faturas",
                 description: "Lists invoices (faturas) with _derived.is_overdue. Filter by status, account, subscription, dates, search or CPF/CNPJ; overdue=true: open past due; without_nfe=true: paid lacking NF-e. Returns a page with next_page.",
-                toolset: "invoices",
+                toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::List {
@@ -397,7 +398,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_invoices_get",
                 title: "Ver fatura",
                 description: "Returns one invoice with totals (cents and BRL), line items when Kobana includes them, and _derived.is_overdue. Next: billing_invoices_pdf, billing_payments_list.",
-                toolset: "invoices",
+                toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,
                 output: RECORD,
@@ -413,7 +414,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_invoices_pdf",
                 title: "PDF da fatura",
                 description: "Describes a finalized invoice's PDF: mime_type, size_bytes and the resource_uri to read it. Never the bytes.",
-                toolset: "invoices",
+                toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::Custom(pdf_schema),
@@ -436,7 +437,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_invoices_create",
                 title: "Criar fatura",
                 description: "Creates a draft invoice: billing_account_id (billing_accounts_list) and 1-200 line_items priced in cents. Returns it with amounts (Kobana's subtotal and total in BRL vs the requested subtotal); then billing_invoices_finalize.",
-                toolset: "invoices",
+                toolset: Toolset::Invoices,
                 permission: write,
                 effect: Effect::Write { idempotent: false },
                 output: RECORD,
@@ -486,9 +487,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 description: destructive_description!(
                     "Voids (anula) an open invoice; reason required. Paid: billing_payments_refund; drafts: billing_invoices_delete. Returns it."
                 ),
-                toolset: "invoices",
+                toolset: Toolset::Invoices,
                 permission: write,
-                effect: Effect::Destructive { idempotent: true },
+                effect: Effect::Destructive {
+                    idempotent: true,
+                    asks: Asks::VoidInvoice,
+                },
                 output: RECORD,
             },
             |ctx, args: VoidArgs| async move {
@@ -512,9 +516,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 description: destructive_description!(
                     "Deletes a draft invoice (drafts only; void finalized ones). Returns {deleted: true}."
                 ),
-                toolset: "invoices",
+                toolset: Toolset::Invoices,
                 permission: write,
-                effect: Effect::Destructive { idempotent: true },
+                effect: Effect::Destructive {
+                    idempotent: true,
+                    asks: Asks::DeleteInvoice,
+                },
                 output: Output::Record {
                     key: "result",
                     schema: "invoices",

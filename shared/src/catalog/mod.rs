@@ -23,27 +23,56 @@ mod plans;
 mod products;
 mod schema_tools;
 mod subscriptions;
+mod toolset;
 
 pub use args::{NoArgs, Paging};
 pub use context::{PlannedWrite, ToolCtx, WriteGate, uuid_arg};
 pub use errors::ToolError;
-pub use registry::{Effect, Output, Registry, ToolDef, ToolMeta, ToolSpec, registry};
+pub use registry::{Asks, Effect, Output, Registry, ToolDef, ToolMeta, ToolSpec, registry};
+pub use toolset::Toolset;
 
 use crate::access::Permissions;
 
-/// Toolset names a client may select with the `X-MCP-Toolsets` header, in catalog order.
-pub const TOOLSETS: [&str; 10] = [
-    "organization",
-    "schemas",
-    "customers",
-    "billing_accounts",
-    "plans",
-    "products",
-    "subscriptions",
-    "invoices",
-    "payments",
-    "nfes",
-];
+/// The client's own narrowing of what it sees (`X-MCP-Toolsets`, `X-MCP-Readonly`), read
+/// once by the front from the request headers. Narrowing can only remove tools.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Narrowing {
+    /// Toolsets the client asked for; `None` = all.
+    pub toolsets: Option<Vec<Toolset>>,
+    /// Read-only tools only.
+    pub read_only: bool,
+}
+
+impl Narrowing {
+    /// Reads the two headers' values. An unknown toolset is refused with a pt-BR text that
+    /// lists the valid ones.
+    pub fn parse(toolsets: Option<&str>, read_only: Option<&str>) -> Result<Self, String> {
+        let toolsets = match toolsets {
+            None => None,
+            Some(raw) => {
+                let mut sets = Vec::new();
+                for name in raw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    let set = Toolset::from_slug(name).ok_or_else(|| {
+                        format!(
+                            "X-MCP-Toolsets: toolset desconhecido {:?}; use: {}",
+                            name.to_ascii_lowercase(),
+                            Toolset::slugs()
+                        )
+                    })?;
+                    sets.push(set);
+                }
+                Some(sets)
+            }
+        };
+        let read_only = read_only.is_some_and(|v| {
+            matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1" | "yes")
+        });
+        Ok(Self {
+            toolsets,
+            read_only,
+        })
+    }
+}
 
 /// What a request may see: the token's permissions, narrowed by the client's own choice.
 #[derive(Debug, Clone)]
@@ -51,12 +80,21 @@ pub struct Visibility {
     /// The token's permissions.
     pub permissions: Permissions,
     /// Toolsets the client asked for (`X-MCP-Toolsets`); `None` = all.
-    pub toolsets: Option<Vec<String>>,
+    pub toolsets: Option<Vec<Toolset>>,
     /// The client asked for read-only tools only (`X-MCP-Readonly: true`).
     pub read_only: bool,
 }
 
 impl Visibility {
+    /// The permissions, narrowed as the client asked.
+    pub fn narrowed(permissions: Permissions, narrowing: Narrowing) -> Self {
+        Self {
+            permissions,
+            toolsets: narrowing.toolsets,
+            read_only: narrowing.read_only,
+        }
+    }
+
     /// Everything the permissions allow.
     pub fn of(permissions: Permissions) -> Self {
         Self {
@@ -81,6 +119,23 @@ impl Visibility {
             && self
                 .toolsets
                 .as_ref()
-                .is_none_or(|sets| sets.iter().any(|s| s == tool.meta.toolset))
+                .is_none_or(|sets| sets.contains(&tool.meta.toolset))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrowing_reads_both_headers_and_refuses_unknown_toolsets() {
+        assert_eq!(Narrowing::parse(None, None), Ok(Narrowing::default()));
+        let n = Narrowing::parse(Some(" Invoices, ,nfes "), Some(" YES ")).unwrap();
+        assert_eq!(n.toolsets, Some(vec![Toolset::Invoices, Toolset::Nfes]));
+        assert!(n.read_only);
+        assert!(!Narrowing::parse(None, Some("no")).unwrap().read_only);
+        let error = Narrowing::parse(Some("invoices,../Admin"), None).unwrap_err();
+        assert!(error.contains(r#"desconhecido "../admin""#), "{error}");
+        assert!(error.contains("billing_accounts"), "{error}");
     }
 }

@@ -5,12 +5,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::Asks;
 use super::args::wire_enum;
 use super::context::{
     PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
     reason_arg, uuid_arg,
 };
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
@@ -102,7 +103,7 @@ fn file_tool(
             name,
             title,
             description,
-            toolset: "nfes",
+            toolset: Toolset::Nfes,
             permission: Some(Permission::read(Resource::Nfes)),
             effect: Effect::Read,
             output: Output::Custom(schema),
@@ -131,7 +132,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_nfes_list",
                 title: "Listar notas fiscais",
                 description: "Lists NF-e (notas fiscais); filter by status (error = rejected), invoice_id, billing_account_id or issue dates. Returns a page with next_page.",
-                toolset: "nfes",
+                toolset: Toolset::Nfes,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::List {
@@ -166,7 +167,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_nfes_get",
                 title: "Ver nota fiscal",
                 description: "Returns one NF-e: status, number, access key, amount, tomador, taxes, error_message. Next: billing_nfes_pdf or billing_nfes_xml.",
-                toolset: "nfes",
+                toolset: Toolset::Nfes,
                 permission: read,
                 effect: Effect::Read,
                 output: RECORD,
@@ -197,7 +198,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_nfes_issue",
                 title: "Emitir nota fiscal",
                 description: "Issues a draft NF-e or retries a pending/error one, asynchronously. Returns the NF-e; check it later with billing_nfes_get.",
-                toolset: "nfes",
+                toolset: Toolset::Nfes,
                 permission: write,
                 effect: Effect::Write { idempotent: true },
                 output: RECORD,
@@ -215,9 +216,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 description: destructive_description!(
                     "Cancels an issued NF-e; reason needs 15+ characters. Async: returns the NF-e (pending_cancel)."
                 ),
-                toolset: "nfes",
+                toolset: Toolset::Nfes,
                 permission: write,
-                effect: Effect::Destructive { idempotent: true },
+                effect: Effect::Destructive {
+                    idempotent: true,
+                    asks: Asks::CancelNfe,
+                },
                 output: RECORD,
             },
             |ctx, args: CancelArgs| async move {

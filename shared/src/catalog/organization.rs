@@ -1,6 +1,6 @@
 //! Toolset `organization`: who the token belongs to.
 
-use super::{Effect, NoArgs, Output, ToolMeta, ToolSpec};
+use super::{Effect, NoArgs, Output, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
 pub(super) fn tools() -> Vec<ToolSpec> {
@@ -9,7 +9,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             name: "billing_organization_get",
             title: "Ver organização",
             description: "Returns the Kobana organization the token belongs to (id, name, CNPJ). Use it to confirm which company you are acting for before anything else.",
-            toolset: "organization",
+            toolset: Toolset::Organization,
             permission: Some(Permission::read(Resource::Organization)),
             effect: Effect::Read,
             output: Output::Record {

@@ -5,9 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::Asks;
 use super::args::wire_enum;
 use super::context::{PagingSchema, destructive_description, push_opt, reason_arg, uuid_arg};
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
@@ -83,7 +84,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_payments_list",
                 title: "Listar pagamentos",
                 description: "Lists payments (Pix, boleto, card) behind invoices; filter by invoice_id or status (succeeded = paid). Returns a page with next_page.",
-                toolset: "payments",
+                toolset: Toolset::Payments,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::List {
@@ -106,7 +107,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_payments_get",
                 title: "Ver pagamento",
                 description: "Returns one payment: invoice, payment_method_type, status, amount and paid_amount (cents and BRL), paid_at.",
-                toolset: "payments",
+                toolset: Toolset::Payments,
                 permission: read,
                 effect: Effect::Read,
                 output: RECORD,
@@ -123,9 +124,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 description: destructive_description!(
                     "Refunds (estorna) a succeeded payment: all of it, or amount_cents (partial). Returns it."
                 ),
-                toolset: "payments",
+                toolset: Toolset::Payments,
                 permission: Some(Permission::write(Resource::Payments)),
-                effect: Effect::Destructive { idempotent: false },
+                effect: Effect::Destructive {
+                    idempotent: false,
+                    asks: Asks::RefundPayment,
+                },
                 output: RECORD,
             },
             |ctx, args: RefundArgs| async move {

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::args::wire_enum;
 use super::context::{PagingSchema, push_opt, uuid_arg};
-use super::{Effect, Output, Paging, ToolMeta, ToolSpec};
+use super::{Effect, Output, Paging, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
 wire_enum! {
@@ -51,7 +51,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_plans_list",
                 title: "Listar planos",
                 description: "Lists plans (planos), the plan_id billing_subscriptions_create takes. Filter by status, search, or billing_account_id (the plans that account can use). Returns a page with next_page; prices: billing_plans_get.",
-                toolset: "plans",
+                toolset: Toolset::Plans,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::List {
@@ -79,7 +79,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_plans_get",
                 title: "Ver plano",
                 description: "Returns one plan with its items: each item's product_id, price_id, quantity and whether it is included in the plan price (the ids billing_subscriptions_create items take).",
-                toolset: "plans",
+                toolset: Toolset::Plans,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::Record {

@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::args::wire_enum;
 use super::context::{PagingSchema, push_opt, uuid_arg};
-use super::{Effect, Output, Paging, ToolMeta, ToolSpec};
+use super::{Effect, Output, Paging, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
 wire_enum! {
@@ -70,7 +70,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_products_list",
                 title: "Listar produtos",
                 description: "Lists products (produtos), the product_id subscription items take; filter by status, product_type or search. Returns a page with next_page.",
-                toolset: "products",
+                toolset: Toolset::Products,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::List {
@@ -96,7 +96,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_products_get",
                 title: "Ver produto",
                 description: "Returns one product: name, type, status, unit label and group. Its prices appear as plan items (billing_plans_get).",
-                toolset: "products",
+                toolset: Toolset::Products,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::Record {

@@ -33,7 +33,28 @@ pub enum Effect {
     Destructive {
         /// Repeating the call with the same arguments changes nothing more.
         idempotent: bool,
+        /// The question the person is asked before it runs (CF-2).
+        asks: Asks,
     },
+}
+
+/// The confirmation question of a destructive tool: which typed reading of its planned write
+/// describes it to the person (`confirm::question`). Required by [`Effect::Destructive`], so
+/// a destructive tool cannot be declared without one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Asks {
+    /// Remove a customer.
+    DeleteCustomer,
+    /// Cancel a subscription.
+    CancelSubscription,
+    /// Void an invoice.
+    VoidInvoice,
+    /// Delete a draft invoice.
+    DeleteInvoice,
+    /// Refund a payment.
+    RefundPayment,
+    /// Cancel an NF-e.
+    CancelNfe,
 }
 
 /// The shape of a tool's structured result, for its `outputSchema`.
@@ -67,8 +88,8 @@ pub struct ToolMeta {
     pub title: &'static str,
     /// When to use it and what it returns.
     pub description: &'static str,
-    /// Toolset it belongs to (see [`super::TOOLSETS`]).
-    pub toolset: &'static str,
+    /// Toolset it belongs to.
+    pub toolset: super::Toolset,
     /// The permission it requires; `None` for the server's own catalog.
     pub permission: Option<Permission>,
     /// What it does to the world.
@@ -208,7 +229,7 @@ fn generate<A: JsonSchema + 'static>(meta: &ToolMeta) -> Tool {
     let (read_only, destructive, idempotent) = match meta.effect {
         Effect::Read => (true, false, true),
         Effect::Write { idempotent } => (false, false, idempotent),
-        Effect::Destructive { idempotent } => (false, true, idempotent),
+        Effect::Destructive { idempotent, .. } => (false, true, idempotent),
     };
     let mut annotations = ToolAnnotations::new().read_only(read_only).open_world(true);
     if !read_only {
@@ -225,6 +246,19 @@ fn input_schema<A: JsonSchema + 'static>() -> JsonObject {
     let mut schema = (*rmcp::handler::server::common::schema_for_type::<A>()).clone();
     schema.remove("$schema");
     schema.remove("title");
+    // Type-level doc comments (of the argument struct, of a nested type) are for readers of
+    // the code, not for the model: only the arguments' own descriptions reach the wire, and
+    // every definition is written where it is used.
+    schema.remove("description");
+    let definitions = match schema.remove("$defs") {
+        Some(Value::Object(definitions)) => definitions,
+        _ => JsonObject::new(),
+    };
+    let mut value = Value::Object(schema);
+    inline_definitions(&mut value, &definitions);
+    let Value::Object(mut schema) = value else {
+        unreachable!("an input schema is an object")
+    };
     super::context::compact_object(&mut schema);
     if schema
         .get("properties")
@@ -235,6 +269,67 @@ fn input_schema<A: JsonSchema + 'static>() -> JsonObject {
         schema.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
     schema
+}
+
+/// Replaces each `$ref` to a definition with the definition itself (without its type-level
+/// description), `anyOf [X, null]` with `X` (an absent argument is what `Option` means), and
+/// a `oneOf` of constants with one `enum`.
+#[cfg(test)]
+fn inline_definitions(node: &mut Value, definitions: &JsonObject) {
+    match node {
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| inline_definitions(item, definitions)),
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.remove("$ref") {
+                let name = target.trim_start_matches("#/$defs/");
+                let Some(Value::Object(definition)) = definitions.get(name) else {
+                    panic!("schema refers to an unknown definition {target}");
+                };
+                for (key, value) in definition {
+                    if key != "description" {
+                        map.entry(key.clone()).or_insert_with(|| value.clone());
+                    }
+                }
+            }
+            if let Some(Value::Array(alternatives)) = map.get("anyOf")
+                && alternatives.len() == 2
+                && let Some(null_at) = alternatives
+                    .iter()
+                    .position(|a| a == &json!({"type": "null"}))
+            {
+                let Some(Value::Array(mut alternatives)) = map.remove("anyOf") else {
+                    unreachable!()
+                };
+                if let Value::Object(kept) = alternatives.swap_remove(1 - null_at) {
+                    for (key, value) in kept {
+                        map.entry(key).or_insert(value);
+                    }
+                }
+                // The alternative may itself be a reference: inline it too.
+                let mut again = Value::Object(std::mem::take(map));
+                inline_definitions(&mut again, definitions);
+                if let Value::Object(done) = again {
+                    *map = done;
+                }
+                return;
+            }
+            if let Some(Value::Array(alternatives)) = map.get("oneOf")
+                && alternatives.iter().all(|a| a.get("const").is_some())
+            {
+                let values: Vec<Value> = alternatives.iter().map(|a| a["const"].clone()).collect();
+                let kind = alternatives[0].get("type").cloned();
+                map.remove("oneOf");
+                map.insert("enum".to_owned(), Value::Array(values));
+                if let Some(kind) = kind {
+                    map.insert("type".to_owned(), kind);
+                }
+            }
+            map.values_mut()
+                .for_each(|child| inline_definitions(child, definitions));
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -354,7 +449,12 @@ mod tests {
             .iter()
             .map(|t| serde_json::to_value(t.generated()).expect("a tool serializes"))
             .collect();
-        if std::env::var_os("KOBANA_UPDATE_SNAPSHOTS").is_some() {
+        let update = std::env::var_os("KOBANA_UPDATE_SNAPSHOTS").is_some();
+        assert!(
+            !(update && std::env::var_os("CI").is_some()),
+            "KOBANA_UPDATE_SNAPSHOTS is set under CI: the snapshot is checked there, never rewritten"
+        );
+        if update {
             let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/tools.json");
             let text = serde_json::to_string_pretty(&generated).expect("serializes") + "\n";
             std::fs::write(path, text).expect("data/tools.json is writable");
@@ -390,5 +490,37 @@ mod tests {
         }
         let organization = registry().get("billing_organization_get").expect("listed");
         assert!(organization.allowed_args.is_empty());
+    }
+
+    #[test]
+    fn no_type_level_doc_or_definition_reaches_an_input_schema() {
+        for tool in registry().all() {
+            let schema = &tool.tool.input_schema;
+            assert!(
+                !schema.contains_key("description"),
+                "{}: root description {:?}",
+                tool.meta.name,
+                schema.get("description")
+            );
+            let text = Value::Object((**schema).clone()).to_string();
+            for shape in ["\"$defs\"", "\"$ref\"", "\"anyOf\"", "\"oneOf\""] {
+                assert!(
+                    !text.contains(shape),
+                    "{}: {shape} in {text}",
+                    tool.meta.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_destructive_tool_asks_its_own_question() {
+        let mut seen = std::collections::HashSet::new();
+        for tool in registry().all() {
+            if let Effect::Destructive { asks, .. } = tool.meta.effect {
+                assert!(seen.insert(asks), "{} reuses {asks:?}", tool.meta.name);
+            }
+        }
+        assert_eq!(seen.len(), 6, "the six destructive tools of CF-1");
     }
 }

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::schemas::{catalog, resource};
-use super::{Effect, NoArgs, Output, ToolError, ToolMeta, ToolSpec};
+use super::{Effect, NoArgs, Output, ToolError, ToolMeta, ToolSpec, Toolset};
 
 /// Arguments of `billing_schemas_get`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -63,7 +63,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_schemas_list",
                 title: "Listar esquemas",
                 description: "Lists the billing resources this server knows (customers, billing_accounts, plans, products, subscriptions, invoices, payments, nfes) with a one-line description each, plus how money and dates are expressed. Use it before filtering or sorting by a field you are unsure of.",
-                toolset: "schemas",
+                toolset: Toolset::Schemas,
                 permission: None,
                 effect: Effect::Read,
                 output: Output::Custom(list_schema),
@@ -75,7 +75,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_schemas_get",
                 title: "Ver esquema de um recurso",
                 description: "Returns one resource's fields: type, whether nullable, whether `sort_by` accepts it, a one-line meaning, and each enum value with its meaning (e.g. invoice status open = finalizada aguardando pagamento). Use it to read a record correctly or to pick a valid sort_by.",
-                toolset: "schemas",
+                toolset: Toolset::Schemas,
                 permission: None,
                 effect: Effect::Read,
                 output: Output::Custom(get_schema),

@@ -5,9 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::Asks;
 use super::args::wire_enum;
 use super::context::{PagingSchema, destructive_description, push_opt, reason_arg, uuid_arg};
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec};
+use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
@@ -221,7 +222,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_subscriptions_list",
                 title: "Listar assinaturas",
                 description: "Lists subscriptions; filter by status, billing_account_id, plan_id or search. Returns a page with next_page; then billing_subscriptions_get.",
-                toolset: "subscriptions",
+                toolset: Toolset::Subscriptions,
                 permission: read,
                 effect: Effect::Read,
                 output: Output::List {
@@ -262,7 +263,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_subscriptions_get",
                 title: "Ver assinatura",
                 description: "Returns one subscription: status, plan, cycle, recurring amount, current period, pause and cancellation.",
-                toolset: "subscriptions",
+                toolset: Toolset::Subscriptions,
                 permission: read,
                 effect: Effect::Read,
                 output: RECORD,
@@ -278,7 +279,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_subscriptions_create",
                 title: "Criar assinatura",
                 description: "Creates a subscription for a billing account (billing_accounts_list) from plan_id (billing_plans_list) or from items of product_id + price_id (billing_products_list, billing_plans_get). Returns it.",
-                toolset: "subscriptions",
+                toolset: Toolset::Subscriptions,
                 permission: write,
                 effect: Effect::Write { idempotent: false },
                 output: RECORD,
@@ -294,7 +295,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_subscriptions_pause",
                 title: "Pausar assinatura",
                 description: "Pauses collection of an active, past_due or trialing subscription until resumes_at or billing_subscriptions_resume. Returns it (paused).",
-                toolset: "subscriptions",
+                toolset: Toolset::Subscriptions,
                 permission: write,
                 effect: Effect::Write { idempotent: true },
                 output: RECORD,
@@ -322,7 +323,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_subscriptions_resume",
                 title: "Retomar assinatura",
                 description: "Resumes billing of a paused subscription (only status paused). Returns it (active).",
-                toolset: "subscriptions",
+                toolset: Toolset::Subscriptions,
                 permission: write,
                 effect: Effect::Write { idempotent: true },
                 output: RECORD,
@@ -345,9 +346,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 description: destructive_description!(
                     "Cancels a subscription now, or at period end with cancel_at_period_end=true. Returns it."
                 ),
-                toolset: "subscriptions",
+                toolset: Toolset::Subscriptions,
                 permission: write,
-                effect: Effect::Destructive { idempotent: true },
+                effect: Effect::Destructive {
+                    idempotent: true,
+                    asks: Asks::CancelSubscription,
+                },
                 output: RECORD,
             },
             |ctx, args: CancelArgs| async move {

@@ -9,7 +9,7 @@ use super::{
     CONFIRMATION_TTL_SECS, Clock, NonceStore, binding_digest, confirmed_idempotency_key,
     is_our_state, new_nonce,
 };
-use crate::catalog::{PlannedWrite, ToolCtx, ToolDef, ToolError};
+use crate::catalog::{Effect, PlannedWrite, ToolCtx, ToolDef, ToolError};
 
 /// Key of our one input request (and of the answer the client sends back).
 pub const CONFIRM_KEY: &str = "confirm";
@@ -125,7 +125,11 @@ async fn ask(
     write: &PlannedWrite,
     digest: &str,
 ) -> Result<Decision, McpError> {
-    let Some(action) = Destructive::from_planned(tool.meta.name, write) else {
+    let action = match tool.meta.effect {
+        Effect::Destructive { asks, .. } => Destructive::from_planned(asks, write),
+        _ => None,
+    };
+    let Some(action) = action else {
         tracing::error!(
             tool = tool.meta.name,
             method = %write.method,

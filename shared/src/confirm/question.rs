@@ -24,7 +24,7 @@
 use reqwest::Method;
 use serde_json::{Map, Value};
 
-use crate::catalog::{PlannedWrite, ToolCtx, ToolError};
+use crate::catalog::{Asks, PlannedWrite, ToolCtx, ToolError};
 use crate::format::{brl_from_cents, brl_from_subcents, brl_from_unsigned_cents, plain_line};
 
 /// Longest free text shown (a reason, a name), in characters, the `…` included.
@@ -106,19 +106,19 @@ impl Destructive {
     /// destructive requests this server sends — an unknown member, a member of another type,
     /// another method or path — so nothing is described (and nothing asked) that is not
     /// understood in full.
-    pub fn from_planned(tool: &str, write: &PlannedWrite) -> Option<Self> {
+    pub fn from_planned(asks: Asks, write: &PlannedWrite) -> Option<Self> {
         let segments: Vec<&str> = write.segments.iter().map(String::as_str).collect();
         let body = write.body.as_ref();
         let method = &write.method;
-        match (tool, segments.as_slice()) {
-            ("billing_customers_delete", ["customers", id])
+        match (asks, segments.as_slice()) {
+            (Asks::DeleteCustomer, ["customers", id])
                 if *method == Method::DELETE && body.is_none() =>
             {
                 Some(Self::DeleteCustomer {
                     id: (*id).to_owned(),
                 })
             }
-            ("billing_subscriptions_cancel", ["subscriptions", id, "cancel"])
+            (Asks::CancelSubscription, ["subscriptions", id, "cancel"])
                 if *method == Method::POST =>
             {
                 let map = members(body, &["cancel_at_period_end", "reason"])?;
@@ -133,21 +133,21 @@ impl Destructive {
                     reason: opt_text(&map, "reason")?,
                 })
             }
-            ("billing_invoices_void", ["invoices", id, "void"]) if *method == Method::POST => {
+            (Asks::VoidInvoice, ["invoices", id, "void"]) if *method == Method::POST => {
                 let map = members(body, &["reason"])?;
                 Some(Self::VoidInvoice {
                     id: (*id).to_owned(),
                     reason: opt_text(&map, "reason")?,
                 })
             }
-            ("billing_invoices_delete", ["invoices", id])
+            (Asks::DeleteInvoice, ["invoices", id])
                 if *method == Method::DELETE && body.is_none() =>
             {
                 Some(Self::DeleteInvoice {
                     id: (*id).to_owned(),
                 })
             }
-            ("billing_payments_refund", ["payments", id, "refund"]) if *method == Method::POST => {
+            (Asks::RefundPayment, ["payments", id, "refund"]) if *method == Method::POST => {
                 let map = members(body, &["amount_cents", "reason"])?;
                 let amount_cents = match map.get("amount_cents") {
                     None => None,
@@ -159,7 +159,7 @@ impl Destructive {
                     reason: opt_text(&map, "reason")?,
                 })
             }
-            ("billing_nfes_cancel", ["nfes", id, "cancel"]) if *method == Method::POST => {
+            (Asks::CancelNfe, ["nfes", id, "cancel"]) if *method == Method::POST => {
                 let map = members(body, &["reason"])?;
                 Some(Self::CancelNfe {
                     id: (*id).to_owned(),
@@ -579,7 +579,7 @@ mod tests {
         let id = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
         assert_eq!(
             Destructive::from_planned(
-                "billing_payments_refund",
+                Asks::RefundPayment,
                 &planned(Method::POST, &["payments", id, "refund"], Some(json!({})))
             ),
             Some(Destructive::RefundPayment {
@@ -590,7 +590,7 @@ mod tests {
         );
         assert_eq!(
             Destructive::from_planned(
-                "billing_subscriptions_cancel",
+                Asks::CancelSubscription,
                 &planned(
                     Method::POST,
                     &["subscriptions", id, "cancel"],
@@ -606,7 +606,7 @@ mod tests {
         for (tool, write) in [
             // An unknown member, a member of another type, another method, another path.
             (
-                "billing_payments_refund",
+                Asks::RefundPayment,
                 planned(
                     Method::POST,
                     &["payments", id, "refund"],
@@ -614,7 +614,7 @@ mod tests {
                 ),
             ),
             (
-                "billing_payments_refund",
+                Asks::RefundPayment,
                 planned(
                     Method::POST,
                     &["payments", id, "refund"],
@@ -622,7 +622,7 @@ mod tests {
                 ),
             ),
             (
-                "billing_subscriptions_cancel",
+                Asks::CancelSubscription,
                 planned(
                     Method::POST,
                     &["subscriptions", id, "cancel"],
@@ -630,19 +630,19 @@ mod tests {
                 ),
             ),
             (
-                "billing_invoices_void",
+                Asks::VoidInvoice,
                 planned(Method::DELETE, &["invoices", id, "void"], None),
             ),
             (
-                "billing_invoices_void",
+                Asks::VoidInvoice,
                 planned(Method::POST, &["invoices", id], Some(json!({}))),
             ),
             (
-                "billing_nfes_cancel",
+                Asks::CancelNfe,
                 planned(Method::POST, &["nfes", id, "cancel"], Some(json!({}))),
             ),
             (
-                "billing_invoices_finalize",
+                Asks::VoidInvoice,
                 planned(Method::POST, &["invoices", id, "finalize"], None),
             ),
         ] {

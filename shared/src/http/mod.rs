@@ -7,12 +7,9 @@
 //! protocol era and headers) and the handler.
 
 mod auth;
-pub mod document;
 mod guard;
 mod jsonrpc;
 mod local;
-pub mod slot;
-pub mod tool_list;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -20,24 +17,20 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
 use http_body::Body;
-use http_body_util::{
-    BodyExt, Full,
-    combinators::{BoxBody, UnsyncBoxBody},
-};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 pub use local::serve;
 
+use crate::catalog::Narrowing;
 use crate::config::Config;
 use crate::confirm::{Clock, DynamoStore, MemoryStore, NonceStore, system_clock};
 use crate::kobana::KobanaClient;
 use crate::server::{AppState, KobanaMcp};
 
-/// Error type of response bodies: a streamed body can fail mid-way (the stream is then cut).
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-/// The response body type of [`App::handle`].
-pub type ResponseBody = UnsyncBoxBody<Bytes, BoxError>;
+pub use crate::deferred::{BoxError, ResponseBody};
+use crate::deferred::{DeferredSlot, full};
 
 /// Why the app could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -78,19 +71,11 @@ pub(crate) fn fixed(
         .expect("valid response")
 }
 
-pub(crate) fn full(body: impl Into<Bytes>) -> ResponseBody {
-    Full::new(body.into())
-        .map_err(|never| match never {})
-        .boxed_unsync()
-}
-
-/// Replaces the placeholder in rmcp's (small, complete) answer with the streamed document.
-/// rmcp's (small, in-memory) answer with a handler's hand-off spliced in: `splice` gets the
-/// whole answer and returns the new body, or `None` to keep the answer as it is (rmcp answered
-/// an error, without the placeholder).
+/// rmcp's (small, in-memory) answer with the handler's deferred content spliced in, or the
+/// answer as it is when rmcp answered an error (without the stand-in).
 async fn spliced(
     response: Response<ResponseBody>,
-    splice: impl FnOnce(&Bytes) -> Option<ResponseBody>,
+    deferred: crate::deferred::Deferred,
 ) -> Response<ResponseBody> {
     let (mut parts, body) = response.into_parts();
     let answer = match body.collect().await {
@@ -104,13 +89,20 @@ async fn spliced(
             );
         }
     };
-    match splice(&answer) {
+    match crate::deferred::splice(&answer, deferred) {
         Some(body) => {
             parts.headers.remove(header::CONTENT_LENGTH);
             Response::from_parts(parts, body)
         }
         None => Response::from_parts(parts, full(answer)),
     }
+}
+
+/// The client's narrowing headers, read once here and handed on beside the `Principal`; an
+/// unknown toolset travels as the error text the handler answers with.
+fn narrowing(headers: &http::HeaderMap) -> Result<Narrowing, String> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    Narrowing::parse(header("x-mcp-toolsets"), header("x-mcp-readonly"))
 }
 
 impl App {
@@ -200,6 +192,9 @@ impl App {
         if let Err(response) = guard::check(&self.inner.config, request.headers()) {
             return *response;
         }
+        let mut request = request;
+        let narrowing = narrowing(request.headers());
+        request.extensions_mut().insert(narrowing);
         let (parts, body) = request.into_parts();
         let bytes = match jsonrpc::read_body(body, self.inner.config.max_body_bytes).await {
             Ok(bytes) => bytes,
@@ -209,22 +204,12 @@ impl App {
             return *response;
         }
         let mut request = Request::from_parts(parts, Full::new(bytes));
-        let slot = Arc::new(document::DocumentSlot::default());
+        let slot = Arc::new(DeferredSlot::default());
         request.extensions_mut().insert(slot.clone());
-        let tools = Arc::new(tool_list::ToolListSlot::default());
-        request.extensions_mut().insert(tools.clone());
         let response = self.rmcp(request).await;
-        if let Some(pending) = slot.take() {
-            return spliced(response, |answer| document::splice(answer, pending)).await;
-        }
-        match tools.take() {
+        match slot.take() {
+            Some(deferred) => spliced(response, deferred).await,
             None => response,
-            Some(tools) => {
-                spliced(response, |answer| {
-                    tool_list::splice(answer, &tools).map(full)
-                })
-                .await
-            }
         }
     }
 

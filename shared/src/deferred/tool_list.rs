@@ -12,17 +12,19 @@ use std::sync::LazyLock;
 use bytes::{Bytes, BytesMut};
 use rmcp::model::Tool;
 
-use super::slot::split_at_placeholder;
-
-/// Per-request slot where `tools/list` leaves the joined definitions for the front.
-pub type ToolListSlot = super::slot::Slot<Bytes>;
+use super::{Deferred, DeferredSlot, split_at_placeholder};
 
 /// A name no catalog tool can have (tool names are `snake_case`).
 const PLACEHOLDER_NAME: &str = "kobana-mcp/tool-list-placeholder";
 
-/// The tool standing in for the list in rmcp's answer.
-pub fn placeholder() -> Tool {
-    PLACEHOLDER.0.clone()
+/// Handler side: parks `definitions` (the visible tools' serialized definitions) in `slot`
+/// and returns the one tool that stands in for them in rmcp's answer.
+pub fn defer<'a>(
+    slot: &DeferredSlot,
+    definitions: impl Iterator<Item = &'a Bytes> + Clone,
+) -> Vec<Tool> {
+    slot.put(Deferred::ToolList(join(definitions)));
+    vec![PLACEHOLDER.0.clone()]
 }
 
 /// The placeholder and its serialized form.
@@ -37,7 +39,7 @@ static PLACEHOLDER: LazyLock<(Tool, Vec<u8>)> = LazyLock::new(|| {
 });
 
 /// The definitions, comma-separated as inside a JSON array.
-pub fn join<'a>(definitions: impl Iterator<Item = &'a Bytes> + Clone) -> Bytes {
+fn join<'a>(definitions: impl Iterator<Item = &'a Bytes> + Clone) -> Bytes {
     let size = definitions.clone().map(|d| d.len() + 1).sum::<usize>();
     let mut out = BytesMut::with_capacity(size);
     for (i, definition) in definitions.enumerate() {
@@ -49,9 +51,9 @@ pub fn join<'a>(definitions: impl Iterator<Item = &'a Bytes> + Clone) -> Bytes {
     out.freeze()
 }
 
-/// `answer` with the placeholder tool replaced by `tools`; `None` when the placeholder is not
-/// there (rmcp answered an error).
-pub fn splice(answer: &Bytes, tools: &[u8]) -> Option<Bytes> {
+/// Front side: `answer` with the placeholder tool replaced by `tools`; `None` when the
+/// placeholder is not there (rmcp answered an error).
+pub(super) fn splice(answer: &Bytes, tools: &[u8]) -> Option<Bytes> {
     let (before, after) = split_at_placeholder(answer, &PLACEHOLDER.1)?;
     Some([&before[..], tools, &after[..]].concat().into())
 }

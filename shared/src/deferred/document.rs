@@ -14,8 +14,7 @@ use futures_util::{Stream, StreamExt, stream};
 use http_body::Frame;
 use http_body_util::{BodyExt, StreamBody};
 
-use super::slot::split_at_placeholder;
-use super::{BoxError, ResponseBody};
+use super::{BoxError, Deferred, DeferredSlot, ResponseBody, split_at_placeholder};
 use crate::kobana::DownloadResponse;
 
 /// A document waiting to be spliced into the answer of the request that fetched it.
@@ -29,8 +28,25 @@ pub struct PendingDocument {
     pub limit: u64,
 }
 
-/// Per-request slot where the handler leaves a [`PendingDocument`] for the front.
-pub type DocumentSlot = super::slot::Slot<PendingDocument>;
+/// Handler side: parks Kobana's `download` (status and announced size already checked) in
+/// `slot` and returns the unguessable placeholder that stands in for its base64 in the answer
+/// (random, so nothing else in the answer can match it).
+pub fn defer(
+    slot: &DeferredSlot,
+    download: DownloadResponse,
+    limit: u64,
+) -> Result<String, getrandom::Error> {
+    let mut random = [0u8; 16];
+    getrandom::fill(&mut random)?;
+    let hex: String = random.iter().map(|b| format!("{b:02x}")).collect();
+    let placeholder = format!("kobana-document-{hex}");
+    slot.put(Deferred::Document(PendingDocument {
+        placeholder: placeholder.clone(),
+        download,
+        limit,
+    }));
+    Ok(placeholder)
+}
 
 /// The document grew past the limit, or Kobana's body broke off: the stream is cut.
 #[derive(Debug, thiserror::Error)]
@@ -173,9 +189,9 @@ fn encoded(upstream: ByteStream, limit: u64) -> ByteStream {
     }))
 }
 
-/// Splices `document` into rmcp's `answer` (a small, complete body holding the placeholder
+/// Front side: splices `document` into rmcp's `answer` (a small, complete body holding the placeholder
 /// once). Returns `None` when the placeholder is not there (rmcp answered an error).
-pub fn splice(answer: &Bytes, document: PendingDocument) -> Option<ResponseBody> {
+pub(super) fn splice(answer: &Bytes, document: PendingDocument) -> Option<ResponseBody> {
     let (prefix, suffix) = split_at_placeholder(answer, document.placeholder.as_bytes())?;
     let upstream: ByteStream = Box::pin(
         document

@@ -1,0 +1,118 @@
+//! Toolsets: the groups a client may select with `X-MCP-Toolsets`, one file each in this
+//! module's siblings. A toolset knows its slug, the permission resource its tools act on,
+//! and the Kobana path segment of its records.
+
+use crate::access::Resource;
+
+/// One toolset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Toolset {
+    /// The token's organization.
+    Organization,
+    /// The server's own schema catalog.
+    Schemas,
+    /// Customers (clientes).
+    Customers,
+    /// Billing accounts (contas de cobrança).
+    BillingAccounts,
+    /// Plans (planos) and their items.
+    Plans,
+    /// Products (produtos) and their prices.
+    Products,
+    /// Subscriptions (assinaturas).
+    Subscriptions,
+    /// Invoices (faturas).
+    Invoices,
+    /// Payments behind invoices.
+    Payments,
+    /// NF-e / NFS-e.
+    Nfes,
+}
+
+impl Toolset {
+    /// Every toolset, in catalog order.
+    pub const ALL: [Toolset; 10] = [
+        Toolset::Organization,
+        Toolset::Schemas,
+        Toolset::Customers,
+        Toolset::BillingAccounts,
+        Toolset::Plans,
+        Toolset::Products,
+        Toolset::Subscriptions,
+        Toolset::Invoices,
+        Toolset::Payments,
+        Toolset::Nfes,
+    ];
+
+    /// The permission resource its tools act on; `None` for the server's own catalog.
+    pub const fn resource(self) -> Option<Resource> {
+        Some(match self {
+            Toolset::Schemas => return None,
+            Toolset::Organization => Resource::Organization,
+            Toolset::Customers => Resource::Customers,
+            Toolset::BillingAccounts => Resource::BillingAccounts,
+            Toolset::Plans => Resource::Plans,
+            Toolset::Products => Resource::Products,
+            Toolset::Subscriptions => Resource::Subscriptions,
+            Toolset::Invoices => Resource::Invoices,
+            Toolset::Payments => Resource::Payments,
+            Toolset::Nfes => Resource::Nfes,
+        })
+    }
+
+    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, or `schemas`).
+    pub fn slug(self) -> &'static str {
+        match self.resource() {
+            Some(resource) => resource.slug(),
+            None => "schemas",
+        }
+    }
+
+    /// The first path segment of its records under Kobana's `/v1` (`None`: not Kobana's).
+    pub fn segment(self) -> Option<&'static str> {
+        self.resource().map(Resource::slug)
+    }
+
+    /// Parses a slug as a client writes it (case and surrounding blanks ignored).
+    pub fn from_slug(slug: &str) -> Option<Self> {
+        let slug = slug.trim();
+        Self::ALL
+            .into_iter()
+            .find(|set| set.slug().eq_ignore_ascii_case(slug))
+    }
+
+    /// The slugs, comma-separated, for error texts.
+    pub fn slugs() -> String {
+        Self::ALL.map(Toolset::slug).join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_round_trip_and_are_unique() {
+        for set in Toolset::ALL {
+            assert_eq!(Toolset::from_slug(set.slug()), Some(set));
+            assert_eq!(
+                Toolset::from_slug(&format!(" {} ", set.slug().to_uppercase())),
+                Some(set)
+            );
+        }
+        let mut slugs: Vec<_> = Toolset::ALL.map(Toolset::slug).to_vec();
+        slugs.dedup();
+        assert_eq!(slugs.len(), Toolset::ALL.len());
+        assert_eq!(Toolset::from_slug("../admin"), None);
+    }
+
+    #[test]
+    fn every_permission_resource_has_its_toolset() {
+        for resource in Resource::ALL {
+            assert!(
+                Toolset::ALL.iter().any(|s| s.resource() == Some(resource)),
+                "{resource:?}"
+            );
+        }
+    }
+}
