@@ -1,0 +1,213 @@
+//! Data-like corpus: hostile ids, tool arguments and resource URIs, each with the exact answer it
+//! must get.
+
+use serde_json::{Value, json};
+
+use super::cases::*;
+
+/// Ids no Kobana record has: traversal, encodings, unicode look-alikes, injection, huge.
+pub fn hostile_ids() -> Vec<(&'static str, Value)> {
+    vec![
+        ("traversal", json!("../organization")),
+        ("dot dot", json!("..")),
+        ("dot", json!(".")),
+        ("encoded traversal", json!("%2e%2e%2forganization")),
+        (
+            "uuid then traversal",
+            json!(format!("{OPEN_INVOICE}/../../organization")),
+        ),
+        (
+            "uuid then query",
+            json!(format!("{OPEN_INVOICE}?per_page=1000")),
+        ),
+        ("uuid then fragment", json!(format!("{OPEN_INVOICE}#x"))),
+        (
+            "uuid then CRLF header",
+            json!(format!("{OPEN_INVOICE}\r\nX-Injected: 1")),
+        ),
+        (
+            "fullwidth digits",
+            json!("４７３７８１９０-96da-4dac-b2ff-5d2a386ecbe0"),
+        ),
+        ("zero-width space", json!(format!("{OPEN_INVOICE}\u{200b}"))),
+        (
+            "right-to-left override",
+            json!("\u{202e}0ebce3862a5d-ffb2-cad4-ad69-09187374"),
+        ),
+        (
+            "NUL inside",
+            json!("47378190-96da-4dac-b2ff-5d2a386ecb\u{0}0"),
+        ),
+        ("100k characters", json!("a".repeat(100_000))),
+        ("empty", json!("")),
+        ("blank", json!("   ")),
+        ("number", json!(5)),
+        ("null", Value::Null),
+        ("array", json!([OPEN_INVOICE])),
+        ("operator object", json!({"$ne": null})),
+    ]
+}
+
+/// Tool-argument abuse: each is an `isError` result (T-4), never a protocol error, and none
+/// reaches Kobana. `id_tools` are the tools that take an `id`.
+pub fn hostile_tool_arguments(id_tools: &[String]) -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mut n = 0;
+    let mut push = |name: String, tool: &str, args: Value| {
+        n += 1;
+        cases.push(case(
+            name,
+            legacy(
+                json!(n),
+                "tools/call",
+                json!({"name": tool, "arguments": args}),
+            ),
+            legacy_headers(),
+            Expect::ToolError,
+        ));
+    };
+    for tool in id_tools {
+        for (label, id) in hostile_ids() {
+            push(format!("{tool} id {label}"), tool, json!({"id": id}));
+        }
+    }
+    let uuid_fields: [(&str, &str); 6] = [
+        ("billing_invoices_list", "billing_account_id"),
+        ("billing_invoices_list", "subscription_id"),
+        ("billing_payments_list", "invoice_id"),
+        ("billing_nfes_list", "invoice_id"),
+        ("billing_subscriptions_list", "billing_account_id"),
+        ("billing_subscriptions_list", "plan_id"),
+    ];
+    for (tool, field) in uuid_fields {
+        for value in ["../organization", "x&per_page=100", "1 OR 1=1"] {
+            push(
+                format!("{tool} {field} {value:?}"),
+                tool,
+                json!({ field: value }),
+            );
+        }
+    }
+    let list = "billing_customers_list";
+    for (label, args) in [
+        ("per_page 0", json!({"per_page": 0})),
+        ("per_page 101", json!({"per_page": 101})),
+        ("per_page negative", json!({"per_page": -1})),
+        ("per_page 1e10", json!({"per_page": 1e10})),
+        ("per_page string", json!({"per_page": "10"})),
+        ("per_page fraction", json!({"per_page": 10.5})),
+        ("page 0", json!({"page": 0})),
+        ("page negative", json!({"page": -5})),
+        ("page above u32", json!({"page": 4_294_967_296u64})),
+        (
+            "sort_by injection",
+            json!({"sort_by": "name; DROP TABLE customers"}),
+        ),
+        (
+            "sort_by not sortable",
+            json!({"sort_by": "document_number"}),
+        ),
+        ("sort_order upper case", json!({"sort_order": "ASC"})),
+        ("sort_order unknown", json!({"sort_order": "sideways"})),
+        (
+            "unknown argument __proto__",
+            json!({"__proto__": {"admin": true}}),
+        ),
+        ("unknown argument constructor", json!({"constructor": 1})),
+        (
+            "10,000 unknown arguments",
+            Value::Object((0..10_000).map(|i| (format!("k{i}"), json!(i))).collect()),
+        ),
+        (
+            "100 nested levels",
+            json!({"search": serde_json::from_str::<Value>(&format!("{}1{}", "[".repeat(100), "]".repeat(100))).unwrap()}),
+        ),
+        ("100k-element array", json!({"search": vec![0; 100_000]})),
+    ] {
+        push(format!("{list} {label}"), list, args);
+    }
+    push(
+        "billing_organization_get with an argument".into(),
+        "billing_organization_get",
+        json!({"x": 1}),
+    );
+    push(
+        "billing_invoices_create with a traversal account".into(),
+        "billing_invoices_create",
+        json!({"billing_account_id": "../../organization", "due_date": "2026-12-01",
+               "items": [{"description": "x", "amount_cents": 100}]}),
+    );
+    cases
+}
+
+/// Resource URIs that name nothing: not found with `data.uri` in both eras.
+pub fn hostile_uris() -> Vec<String> {
+    let uuid = OPEN_INVOICE;
+    let mut uris: Vec<String> = [
+        "kobana://billing/invoices/../organization",
+        "kobana://billing/invoices/%2e%2e/organization",
+        "kobana://billing/invoices/..%2Forganization",
+        "kobana://billing/./organization",
+        "kobana://billing//organization",
+        "kobana://billing/organization/",
+        "kobana://billing/organization?x=1",
+        "kobana://billing/organization#frag",
+        "KOBANA://billing/organization",
+        "kobana://BILLING/organization",
+        "kobana://billing/schemas/../../etc/passwd",
+        "kobana://billing/schemas/%2e%2e",
+        "kobana://billing/schemas/nope",
+        "kobana://billing/nfes/x/zip",
+        "kobana://billing/customers/crm-000202/../../organization",
+        "kobana://billing/customers/",
+        "kobana://billing/customers/a b",
+        "kobana://billing/customers/ａｂｃ",
+        "kobana://billing",
+        "kobana://billing/",
+        "kobana://",
+        "kobana:",
+        "",
+        " ",
+        "file:///etc/passwd",
+        "http://127.0.0.1:1/v1/organization",
+        "k\u{43e}bana://billing/organization",
+        "kobana://billing/organization\u{0}",
+        "kobana://billing/organization\u{200b}",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    uris.extend([
+        format!("kobana://billing/invoices/{uuid}/pdf/../xml"),
+        format!("kobana://billing/invoices/{uuid}%00"),
+        format!("kobana://billing/invoices/{uuid}\u{0}"),
+        format!("kobana://billing/invoices/\u{202e}{uuid}"),
+        format!("kobana://billing/invoices/ {uuid}"),
+        format!("kobana://billing/invoices/{}", "9".repeat(20_000)),
+        format!("kobana://billing/invoices/{uuid}/pdf?download=1"),
+        "kobana://billing/invoices/00000000-0000-4000-8000-000000000000".to_owned(),
+    ]);
+    uris
+}
+
+pub fn hostile_uri_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    for (i, uri) in hostile_uris().into_iter().enumerate() {
+        cases.push(case(
+            format!("uri (2025) {uri:.60?}"),
+            legacy(json!(i), "resources/read", json!({"uri": uri})),
+            legacy_headers(),
+            Expect::NotFound {
+                modern: false,
+                uri: uri.clone(),
+            },
+        ));
+        cases.push(case(
+            format!("uri (2026) {uri:.60?}"),
+            modern(json!(i), "resources/read", json!({"uri": uri})),
+            modern_headers("resources/read", Some(&uri)),
+            Expect::NotFound { modern: true, uri },
+        ));
+    }
+    cases
+}
