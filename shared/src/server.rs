@@ -330,7 +330,7 @@ impl ServerHandler for KobanaMcp {
         }
         Err(McpError::new(
             ErrorCode::METHOD_NOT_FOUND,
-            request.method,
+            crate::http::unknown_method::sentence(&request.method),
             None,
         ))
     }

@@ -7,12 +7,14 @@
 //! protocol era and headers) and the handler.
 
 mod auth;
+mod cors;
 pub mod document;
 mod guard;
 mod jsonrpc;
 mod local;
 pub mod slot;
 pub mod tool_list;
+pub(crate) mod unknown_method;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -84,7 +86,17 @@ pub(crate) fn full(body: impl Into<Bytes>) -> ResponseBody {
         .boxed_unsync()
 }
 
-/// Replaces the placeholder in rmcp's (small, complete) answer with the streamed document.
+/// Whether `path` is the protected-resource metadata (root or path-suffixed form).
+pub(crate) fn is_metadata_path(path: &str) -> bool {
+    path.ends_with("/.well-known/oauth-protected-resource")
+        || path.ends_with("/.well-known/oauth-protected-resource/mcp")
+}
+
+/// Whether `path` is the MCP endpoint (`/mcp`, or under a stage prefix such as `/Prod/mcp`).
+pub(crate) fn is_mcp_path(path: &str) -> bool {
+    path.ends_with("/mcp") && !is_metadata_path(path)
+}
+
 /// rmcp's (small, in-memory) answer with a handler's hand-off spliced in: `splice` gets the
 /// whole answer and returns the new body, or `None` to keep the answer as it is (rmcp answered
 /// an error, without the placeholder).
@@ -165,20 +177,40 @@ impl App {
         &self.inner.config
     }
 
-    /// Answers one HTTP request.
+    /// Answers one HTTP request: CORS around [`App::route`].
     pub async fn handle<B>(&self, request: Request<B>) -> Response<ResponseBody>
     where
         B: Body + Send + 'static,
         B::Data: Send,
         B::Error: std::fmt::Display,
     {
+        let route = cors::Route::of(request.uri().path());
+        if cors::answers(route, request.method()) {
+            return cors::preflight(&self.inner.config, route, request.headers());
+        }
+        let origin = request.headers().get(header::ORIGIN).cloned();
+        let mut response = self.route(request).await;
+        cors::decorate(
+            &self.inner.config,
+            route,
+            origin.as_ref(),
+            response.headers_mut(),
+        );
+        response
+    }
+
+    /// Answers one HTTP request, CORS aside.
+    async fn route<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: std::fmt::Display,
+    {
         let path = request.uri().path().to_owned();
-        if path.ends_with("/.well-known/oauth-protected-resource")
-            || path.ends_with("/.well-known/oauth-protected-resource/mcp")
-        {
+        if is_metadata_path(&path) {
             return auth::metadata_response(&self.inner.config, &request);
         }
-        if !(path == "/mcp" || path.ends_with("/mcp")) {
+        if !is_mcp_path(&path) {
             return fixed(
                 StatusCode::NOT_FOUND,
                 "application/json",
@@ -218,7 +250,7 @@ impl App {
             return spliced(response, |answer| document::splice(answer, pending)).await;
         }
         match tools.take() {
-            None => response,
+            None => unknown_method::worded(response).await,
             Some(tools) => {
                 spliced(response, |answer| {
                     tool_list::splice(answer, &tools).map(full)
