@@ -76,7 +76,10 @@ fn ok<'a>(report: &'a Value, step: &str) -> &'a Value {
 
 fn failed(report: &Value, step: &str) -> String {
     let value = &report[step];
-    assert_eq!(value["ok"], false, "{step} must fail from a refused origin: {value:.400}");
+    assert_eq!(
+        value["ok"], false,
+        "{step} must fail from a refused origin: {value:.400}"
+    );
     value["error"].as_str().unwrap_or_default().to_owned()
 }
 
@@ -86,13 +89,21 @@ async fn cors_a_browser_page_from_an_allowed_origin_works_and_a_refused_one_does
         config.allowed_origins = vec!["http://127.0.0.1:*".to_owned()];
     })
     .await;
-    let metadata_url = stack.url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    let metadata_url = stack
+        .url
+        .replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
     let report = browse(&stack, &metadata_url).await;
     let (allowed, refused) = (&report["allowed"], &report["refused"]);
     let console = report["console"].to_string();
     assert!(
-        allowed["origin"].as_str().unwrap().starts_with("http://127.0.0.1:")
-            && refused["origin"].as_str().unwrap().starts_with("http://localhost:"),
+        allowed["origin"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:")
+            && refused["origin"]
+                .as_str()
+                .unwrap()
+                .starts_with("http://localhost:"),
         "{report:.300}"
     );
 

@@ -196,14 +196,24 @@ fn authorized_scope(recorded: &[Value], public_url: &str) -> BTreeSet<String> {
         ["register", "authorize", "token"],
         "dynamic registration, then the authorization code, then the token: {recorded:?}"
     );
-    let (register, authorize, token) = (&recorded[0]["body"], &recorded[1]["query"], &recorded[2]["body"]);
+    let (register, authorize, token) = (
+        &recorded[0]["body"],
+        &recorded[1]["query"],
+        &recorded[2]["body"],
+    );
     assert!(register["redirect_uris"].is_array(), "{register}");
     assert_eq!(authorize["response_type"], "code");
-    assert_eq!(authorize["code_challenge_method"], "S256", "PKCE: {authorize}");
+    assert_eq!(
+        authorize["code_challenge_method"], "S256",
+        "PKCE: {authorize}"
+    );
     assert!(authorize["code_challenge"].is_string(), "{authorize}");
     assert_eq!(authorize["resource"], public_url, "RFC 8707: {authorize}");
     assert!(
-        authorize["client_id"].as_str().unwrap().starts_with("client-"),
+        authorize["client_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("client-"),
         "the client registered itself: {authorize}"
     );
     assert_eq!(token["grant_type"], "authorization_code");
@@ -249,7 +259,9 @@ async fn a3_from_no_token_a_real_client_discovers_registers_authorizes_and_lists
             "{sdk}: AS metadata → registration → authorization → token: {steps:?}"
         );
         assert!(
-            steps[token..].iter().any(|s| s.0 == "POST" && s.1 == "/mcp" && s.2 == 200),
+            steps[token..]
+                .iter()
+                .any(|s| s.0 == "POST" && s.1 == "/mcp" && s.2 == 200),
             "{sdk}: the token opens /mcp: {steps:?}"
         );
         let recorded = setup.recorded().await;
@@ -295,7 +307,10 @@ async fn a3_a_client_configured_with_the_root_metadata_url_asks_for_granular_sco
         .iter()
         .map(|s| s.as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(supported, all, "granular scopes only, no alias: {published}");
+    assert_eq!(
+        supported, all,
+        "granular scopes only, no alias: {published}"
+    );
     let mut seen = 0;
     for sdk in ["v1", "v2"] {
         let report = setup.discover(sdk, "root", &setup.public_url).await;
@@ -313,7 +328,11 @@ async fn a3_a_client_configured_with_the_root_metadata_url_asks_for_granular_sco
             asked, all,
             "{sdk}: without the challenge a client asks for scopes_supported, never an alias"
         );
-        assert_eq!(names(&report), everything, "{sdk}: write granted on purpose");
+        assert_eq!(
+            names(&report),
+            everything,
+            "{sdk}: write granted on purpose"
+        );
     }
 }
 

@@ -14,7 +14,10 @@ async fn unknown_methods_are_named_in_a_sentence_in_both_eras() {
     let modern = [
         // Removed in era 2026: refused by rmcp itself.
         ("ping", json!({})),
-        ("resources/subscribe", json!({"uri": "kobana://billing/organization"})),
+        (
+            "resources/subscribe",
+            json!({"uri": "kobana://billing/organization"}),
+        ),
         // Never served: refused by our fallback handler.
         ("billing/whatever", json!({})),
     ];

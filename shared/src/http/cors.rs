@@ -158,7 +158,10 @@ mod tests {
         let ok = preflight(&config, Route::Mcp, &request("http://localhost:5173"));
         assert_eq!(ok.status(), StatusCode::NO_CONTENT);
         let h = ok.headers();
-        assert_eq!(h[header::ACCESS_CONTROL_ALLOW_ORIGIN], "http://localhost:5173");
+        assert_eq!(
+            h[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "http://localhost:5173"
+        );
         assert!(
             h[header::ACCESS_CONTROL_ALLOW_HEADERS]
                 .to_str()
