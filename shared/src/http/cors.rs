@@ -77,7 +77,7 @@ pub fn preflight(config: &Config, route: Route, headers: &HeaderMap) -> Response
     let out = response.headers_mut();
     out.insert(header::ALLOW, HeaderValue::from_static(methods));
     if let Some(origin) = headers.get(header::ORIGIN) {
-        grant(route, origin, out);
+        grant(route, origin.clone(), out);
         out.insert(
             header::ACCESS_CONTROL_ALLOW_METHODS,
             HeaderValue::from_static(methods),
@@ -107,28 +107,26 @@ pub fn decorate(
 ) {
     match route {
         Route::Other => {}
-        Route::Metadata => {
-            if let Some(origin) = origin {
-                grant(route, origin, headers);
-            }
-        }
+        // Always, Origin or not: a shared cache may hand a non-browser's copy to a browser.
+        Route::Metadata => grant(route, HeaderValue::from_static("*"), headers),
         Route::Mcp => {
             headers.append(header::VARY, HeaderValue::from_static("Origin"));
             let allowed = origin
                 .and_then(|o| o.to_str().ok())
                 .is_some_and(|o| guard::origin_allowed(config, o));
             if let (true, Some(origin)) = (allowed, origin) {
-                grant(route, origin, headers);
+                grant(route, origin.clone(), headers);
             }
         }
     }
 }
 
-fn grant(route: Route, origin: &HeaderValue, headers: &mut HeaderMap) {
+/// Grants `origin` (the metadata: any origin).
+fn grant(route: Route, origin: HeaderValue, headers: &mut HeaderMap) {
     let allow = if route == Route::Metadata {
         HeaderValue::from_static("*")
     } else {
-        origin.clone()
+        origin
     };
     headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, allow);
     headers.insert(
@@ -202,5 +200,8 @@ mod tests {
         decorate(&config, Route::Mcp, Some(&refused), &mut headers);
         assert!(headers.get(header::ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
         assert_eq!(headers[header::VARY], "Origin");
+        let mut headers = HeaderMap::new();
+        decorate(&config, Route::Metadata, None, &mut headers);
+        assert_eq!(headers[header::ACCESS_CONTROL_ALLOW_ORIGIN], "*");
     }
 }
