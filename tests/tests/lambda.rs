@@ -149,6 +149,25 @@ fn check(name: &str, reply: &HttpReply, harness: &Harness, auth_server: &str) {
             assert_eq!(metadata["authorization_servers"], json!([auth_server]));
             assert_eq!(metadata["bearer_methods_supported"], json!(["header"]));
         }
+        "preflight-mcp" => {
+            assert_eq!(reply.status, 204, "CORS: the preflight is answered");
+            assert_eq!(
+                reply.header("access-control-allow-origin"),
+                Some("http://localhost:6274"),
+                "CORS: an allowed origin is granted"
+            );
+            let allowed = reply
+                .header("access-control-allow-headers")
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            for wanted in ["authorization", "content-type", "mcp-protocol-version"] {
+                assert!(allowed.contains(wanted), "CORS: {wanted} in {allowed:?}");
+            }
+            assert!(
+                reply.header("vary").is_some_and(|v| v.contains("Origin")),
+                "CORS: Vary: Origin"
+            );
+        }
         "get-mcp" => {
             assert_eq!(reply.status, 405, "P-2: no server-initiated stream");
             assert_no_session(reply, name);

@@ -80,14 +80,26 @@ fn metadata_url(resource: &str) -> String {
     }
 }
 
-/// Every scope this server understands, for `scopes_supported`.
+/// The granular scopes, for `scopes_supported`: `<resource>:read` and `<resource>:write`.
+/// The coarse aliases (`read`, `write`, `all`) are still understood in a token but not
+/// published, so a client that asks for everything it sees does not ask for an alias.
 pub fn scopes_supported() -> Vec<String> {
-    let mut scopes: Vec<String> = ["read", "write", "all"].map(str::to_owned).to_vec();
+    let mut scopes = Vec::with_capacity(Resource::ALL.len() * 2);
     for r in Resource::ALL {
         scopes.push(format!("{}:read", r.slug()));
         scopes.push(format!("{}:write", r.slug()));
     }
     scopes
+}
+
+/// What a client asks for by default: the challenge's `scope` names every read scope, so
+/// write access is a deliberate choice (the client adds the `:write` scopes it wants).
+pub fn default_scope() -> String {
+    Resource::ALL
+        .iter()
+        .map(|r| format!("{}:read", r.slug()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `GET /.well-known/oauth-protected-resource[/mcp]`.
@@ -141,7 +153,11 @@ fn challenge<B>(
     error: &AuthError,
 ) -> Response<ResponseBody> {
     let resource = resource_url(config, request);
-    let mut value = format!("Bearer resource_metadata=\"{}\"", metadata_url(&resource));
+    let mut value = format!(
+        "Bearer resource_metadata=\"{}\", scope=\"{}\"",
+        metadata_url(&resource),
+        default_scope()
+    );
     if let Some(code) = error.oauth_code() {
         value.push_str(&format!(", error=\"{code}\""));
     }

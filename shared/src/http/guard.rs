@@ -45,7 +45,7 @@ fn host_allowed(config: &Config, host: &str) -> bool {
     })
 }
 
-fn origin_allowed(config: &Config, origin: &str) -> bool {
+pub(super) fn origin_allowed(config: &Config, origin: &str) -> bool {
     let Some((scheme, authority)) = origin.trim().split_once("://") else {
         return false;
     };

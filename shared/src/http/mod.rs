@@ -7,9 +7,11 @@
 //! protocol era and headers) and the handler.
 
 mod auth;
+mod cors;
 mod guard;
 mod jsonrpc;
 mod local;
+mod unknown_method;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -71,11 +73,23 @@ pub(crate) fn fixed(
         .expect("valid response")
 }
 
-/// rmcp's (small, in-memory) answer with the handler's deferred content spliced in, or the
-/// answer as it is when rmcp answered an error (without the stand-in).
+/// Whether `path` is the protected-resource metadata (root or path-suffixed form).
+pub(crate) fn is_metadata_path(path: &str) -> bool {
+    path.ends_with("/.well-known/oauth-protected-resource")
+        || path.ends_with("/.well-known/oauth-protected-resource/mcp")
+}
+
+/// Whether `path` is the MCP endpoint (`/mcp`, or under a stage prefix such as `/Prod/mcp`).
+pub(crate) fn is_mcp_path(path: &str) -> bool {
+    path.ends_with("/mcp") && !is_metadata_path(path)
+}
+
+/// rmcp's (small, in-memory) answer rewritten: `splice` gets the whole answer and returns the
+/// new body, or `None` to keep the answer as it is (rmcp answered an error, without the
+/// stand-in a deferred answer looks for).
 async fn spliced(
     response: Response<ResponseBody>,
-    deferred: crate::deferred::Deferred,
+    splice: impl FnOnce(&Bytes) -> Option<ResponseBody>,
 ) -> Response<ResponseBody> {
     let (mut parts, body) = response.into_parts();
     let answer = match body.collect().await {
@@ -89,7 +103,7 @@ async fn spliced(
             );
         }
     };
-    match crate::deferred::splice(&answer, deferred) {
+    match splice(&answer) {
         Some(body) => {
             parts.headers.remove(header::CONTENT_LENGTH);
             Response::from_parts(parts, body)
@@ -157,20 +171,40 @@ impl App {
         &self.inner.config
     }
 
-    /// Answers one HTTP request.
+    /// Answers one HTTP request: CORS around [`App::route`].
     pub async fn handle<B>(&self, request: Request<B>) -> Response<ResponseBody>
     where
         B: Body + Send + 'static,
         B::Data: Send,
         B::Error: std::fmt::Display,
     {
+        let route = cors::Route::of(request.uri().path());
+        if cors::answers(route, request.method()) {
+            return cors::preflight(&self.inner.config, route, request.headers());
+        }
+        let origin = request.headers().get(header::ORIGIN).cloned();
+        let mut response = self.route(request).await;
+        cors::decorate(
+            &self.inner.config,
+            route,
+            origin.as_ref(),
+            response.headers_mut(),
+        );
+        response
+    }
+
+    /// Answers one HTTP request, CORS aside.
+    async fn route<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: std::fmt::Display,
+    {
         let path = request.uri().path().to_owned();
-        if path.ends_with("/.well-known/oauth-protected-resource")
-            || path.ends_with("/.well-known/oauth-protected-resource/mcp")
-        {
+        if is_metadata_path(&path) {
             return auth::metadata_response(&self.inner.config, &request);
         }
-        if !(path == "/mcp" || path.ends_with("/mcp")) {
+        if !is_mcp_path(&path) {
             return fixed(
                 StatusCode::NOT_FOUND,
                 "application/json",
@@ -208,8 +242,10 @@ impl App {
         request.extensions_mut().insert(slot.clone());
         let response = self.rmcp(request).await;
         match slot.take() {
-            Some(deferred) => spliced(response, deferred).await,
-            None => response,
+            Some(deferred) => {
+                spliced(response, |answer| crate::deferred::splice(answer, deferred)).await
+            }
+            None => unknown_method::worded(response).await,
         }
     }
 
