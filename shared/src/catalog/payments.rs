@@ -82,7 +82,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_payments_list",
                 title: "Listar pagamentos",
-                description: "Lists payments (Pix, boleto, card) behind invoices; filter by invoice_id or status (succeeded = paid). Returns a page with next_page.",
+                description: "Lists payments (Pix, boleto, card) behind invoices; filter by invoice_id or status (succeeded = paid).",
                 toolset: "payments",
                 permission: read,
                 effect: Effect::Read,

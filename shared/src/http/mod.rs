@@ -135,6 +135,7 @@ impl App {
             kobana,
             store,
             clock,
+            rows: config.rows,
         });
         let mut mcp_config = StreamableHttpServerConfig::default();
         mcp_config.legacy_session_mode = false;
