@@ -110,7 +110,9 @@ mod tests {
 
     #[test]
     fn a_page_over_the_budget_is_cut_and_says_so() {
-        let rows: Vec<Value> = (0..10).map(|i| json!({"id": i, "pad": "x".repeat(200)})).collect();
+        let rows: Vec<Value> = (0..10)
+            .map(|i| json!({"id": i, "pad": "x".repeat(200)}))
+            .collect();
         let mut result = json!({"items": rows, "page": 1, "per_page": 10, "total": 25,
             "total_pages": 3, "next_page": 2});
         fit(&mut result, "items", 2048);
@@ -120,7 +122,9 @@ mod tests {
         assert_eq!(result["cut"], true);
         assert!(text_bytes(&result) <= 2048, "{}", text_bytes(&result));
         let hint = result["hint"].as_str().unwrap();
-        assert!(hint.contains("cortada") && hint.contains(&format!("page={}", result["next_page"])));
+        assert!(
+            hint.contains("cortada") && hint.contains(&format!("page={}", result["next_page"]))
+        );
         // Within the budget: untouched, but `returned` is said.
         let mut small = json!({"items": [{"id": 1}], "page": 1, "per_page": 20, "total": 1});
         fit(&mut small, "items", 2048);
@@ -131,6 +135,9 @@ mod tests {
             "page": 1, "per_page": 2, "total": 2});
         fit(&mut huge, "items", 2048);
         assert_eq!(huge["returned"], 1);
-        assert_eq!((huge["next_page"].clone(), huge["next_per_page"].clone()), (json!(2), json!(1)));
+        assert_eq!(
+            (huge["next_page"].clone(), huge["next_per_page"].clone()),
+            (json!(2), json!(1))
+        );
     }
 }

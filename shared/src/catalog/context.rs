@@ -152,7 +152,9 @@ impl ToolCtx {
     ) -> Result<Value, ToolError> {
         let fields = paging.fields.as_deref();
         super::shaping::check(schema, fields)?;
-        let result = self.list_records(segments, schema, key, paging, query).await?;
+        let result = self
+            .list_records(segments, schema, key, paging, query)
+            .await?;
         Ok(super::shaping::shape(self, schema, key, fields, result).await)
     }
 

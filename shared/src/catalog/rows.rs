@@ -204,8 +204,7 @@ impl RowShape {
     /// Whether the row shows the customer's name, which invoices and subscriptions only
     /// know through their billing account.
     pub fn needs_customer_lookup(&self) -> bool {
-        self.compact.contains(&"customer")
-            && matches!(self.resource, "invoices" | "subscriptions")
+        self.compact.contains(&"customer") && matches!(self.resource, "invoices" | "subscriptions")
     }
 
     /// The `items` schema of the list's output: the compact row, and how `fields` changes it.
@@ -284,10 +283,9 @@ fn field(
         ("invoices" | "subscriptions", "customer") => text("billing_account_id")
             .and_then(|id| context.customer_names.get(id))
             .map(|n| json!(n)),
-        ("billing_accounts", "customer") => record
-            .get("customer")
-            .and_then(|c| c.get("name"))
-            .cloned(),
+        ("billing_accounts", "customer") => {
+            record.get("customer").and_then(|c| c.get("name")).cloned()
+        }
         ("billing_accounts", "customer_id") => record
             .get("customer")
             .and_then(|c| c.get("id"))
@@ -439,8 +437,17 @@ mod tests {
         assert_eq!(
             keys,
             [
-                "amount_remaining_brl", "created_at", "customer", "days_overdue", "due_date",
-                "id", "line_items", "number", "status", "total_brl", "total_subcents"
+                "amount_remaining_brl",
+                "created_at",
+                "customer",
+                "days_overdue",
+                "due_date",
+                "id",
+                "line_items",
+                "number",
+                "status",
+                "total_brl",
+                "total_subcents"
             ]
         );
         assert_eq!(row["created_at"], "2026-07-24T14:30:00-03:00");
@@ -452,7 +459,9 @@ mod tests {
         let shape = shape("payments").unwrap();
         let err = check_fields(shape, &["amount".to_owned()]).unwrap_err();
         assert!(
-            err.contains("\"amount\"") && err.contains("amount_cents") && err.contains("failure_message"),
+            err.contains("\"amount\"")
+                && err.contains("amount_cents")
+                && err.contains("failure_message"),
             "{err}"
         );
         let err = check_fields(shape, &["paid_at".to_owned()]).unwrap_err();
@@ -467,13 +476,17 @@ mod tests {
             let known = |name: &str| {
                 resource.fields.iter().any(|f| {
                     f.name == name
-                        || name
-                            .strip_suffix("_brl")
-                            .is_some_and(|b| [format!("{b}_cents"), format!("{b}_subcents")].contains(&f.name))
+                        || name.strip_suffix("_brl").is_some_and(|b| {
+                            [format!("{b}_cents"), format!("{b}_subcents")].contains(&f.name)
+                        })
                 })
             };
             for name in shape.extra {
-                assert!(known(name), "{}: {name} is not in the catalog", shape.resource);
+                assert!(
+                    known(name),
+                    "{}: {name} is not in the catalog",
+                    shape.resource
+                );
             }
             let mut names: Vec<&str> = shape.compact.iter().chain(shape.extra).copied().collect();
             let count = names.len();

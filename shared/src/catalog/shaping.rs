@@ -89,7 +89,11 @@ async fn customer_names(ctx: &ToolCtx, records: &[Value]) -> HashMap<String, Str
             .get(&ctx.principal.token, &["billing_accounts", id], &[])
             .await
             .ok()?;
-        let name = envelope.data.pointer("/customer/name")?.as_str()?.to_owned();
+        let name = envelope
+            .data
+            .pointer("/customer/name")?
+            .as_str()?
+            .to_owned();
         Some(((*id).to_owned(), name))
     });
     join_all(reads).await.into_iter().flatten().collect()
