@@ -40,7 +40,7 @@ pub fn text_bytes(value: &Value) -> usize {
 pub fn continuation(offset: u64, per_page: u64) -> (u64, u64) {
     let size = (1..=per_page.max(1))
         .rev()
-        .find(|d| offset % d == 0)
+        .find(|d| offset.is_multiple_of(*d))
         .unwrap_or(1);
     (offset / size + 1, size)
 }

@@ -309,7 +309,7 @@ fn field(
         ("invoices", "amount_remaining_brl") if text("status") != Some("open") => None,
         // Only the exception is worth a line.
         ("subscriptions", "cancel_at_period_end") => {
-            (record.get(name) == Some(&Value::Bool(true))).then(|| json!(true))
+            (record.get(name) == Some(&Value::Bool(true))).then_some(json!(true))
         }
         _ => record.get(name).map(|v| match v.as_str() {
             Some(s) if is_date_value(name, s) => json!(sao_paulo_day_or_time(s)),
