@@ -10,7 +10,7 @@
 #   --no-write              full run without rewriting BENCHMARKS.md
 #   --arm64                 also build the arm64 artifact as `sam build` does (cargo lambda,
 #                           zig; ~8 min) and report its size
-#   --sections a,b          only these sections: context,load,fanout,pdf,cold,inproc
+#   --sections a,b          only these sections: context,load,fanout,pdf,cold,inproc,answers
 #
 # Exit status: 0 when every step ran, 1 when a step failed (a server did not start, an answer
 # was wrong, a build failed...). A missed target is reported in the table, never as a failure.
@@ -110,6 +110,14 @@ ARGS+=(--info "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 PIN=()
 if command -v taskset >/dev/null 2>&1 && [[ "$(nproc)" -ge 2 ]]; then
   PIN=(taskset -c 1)
+fi
+if [[ -z "$SECTIONS" || ",$SECTIONS," == *",answers,"* ]]; then
+  ANSWERS=(answers)
+  if [[ "$SMOKE" == 0 && "$WRITE" == 1 ]]; then ANSWERS+=(--write "$ROOT/BENCHMARKS.md"); fi
+  stage "run: kobana-bench ${ANSWERS[*]} (answer sizes, #19)"
+  "$HARNESS_BIN" "${ANSWERS[@]}" || die "kobana-bench answers failed"
+  # Only the answer sizes asked for: the other sections' table is left as it is.
+  if [[ "$SECTIONS" == "answers" ]]; then exit 0; fi
 fi
 stage "run: ${PIN[*]} kobana-bench ${ARGS[0]}$mode_flag"
 exec "${PIN[@]}" "$HARNESS_BIN" "${ARGS[@]}"

@@ -6,6 +6,29 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+/// The default budget: about 24 KB of text per answer.
+pub const DEFAULT_ANSWER_BUDGET_BYTES: usize = 24 * 1024;
+/// The smallest budget accepted (a page must hold its envelope and a row or two).
+pub const MIN_ANSWER_BUDGET_BYTES: usize = 2 * 1024;
+
+/// How list answers are shaped: compact rows under a byte budget, or whole records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowPolicy {
+    /// List rows are Kobana's whole records (enriched), as before #19 (`MCP_LIST_ROWS=full`).
+    pub full_records: bool,
+    /// Largest text of one list answer, in bytes (`MCP_ANSWER_BUDGET_BYTES`).
+    pub budget_bytes: usize,
+}
+
+impl Default for RowPolicy {
+    fn default() -> Self {
+        Self {
+            full_records: false,
+            budget_bytes: DEFAULT_ANSWER_BUDGET_BYTES,
+        }
+    }
+}
+
 /// Kobana's billing sandbox host (the spec's `servers` entry). Production is
 /// `https://api.billing.kobana.com.br`.
 pub const DEFAULT_KOBANA_API_URL: &str = "https://api.billing.sandbox.kobana.com.br";
@@ -60,6 +83,10 @@ pub struct Config {
     /// Token used for requests that carry none. Never read from the environment: only the
     /// `--demo` switch sets it, so a newcomer can point any client at the demo server.
     pub anonymous_token: Option<String>,
+    /// How list answers are shaped: the byte budget of one answer
+    /// (`MCP_ANSWER_BUDGET_BYTES`, default 24 KiB) and whether rows are whole records
+    /// (`MCP_LIST_ROWS=full`) instead of compact rows (`compact`, the default).
+    pub rows: RowPolicy,
 }
 
 impl Default for Config {
@@ -76,6 +103,7 @@ impl Default for Config {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             user_agent_contact: "suporte@kobana.com.br".to_owned(),
             anonymous_token: None,
+            rows: RowPolicy::default(),
         }
     }
 }
@@ -163,6 +191,31 @@ impl Config {
         if let Some(contact) = get("KOBANA_USER_AGENT_CONTACT") {
             config.user_agent_contact = contact.trim().to_owned();
         }
+        if let Some(bytes) = get("MCP_ANSWER_BUDGET_BYTES") {
+            config.rows.budget_bytes = bytes
+                .trim()
+                .parse()
+                .ok()
+                .filter(|b| *b >= MIN_ANSWER_BUDGET_BYTES)
+                .ok_or_else(|| ConfigError::Invalid {
+                    name: "MCP_ANSWER_BUDGET_BYTES",
+                    value: bytes.clone(),
+                    reason: "must be a whole number of bytes, at least 2048",
+                })?;
+        }
+        if let Some(rows) = get("MCP_LIST_ROWS") {
+            config.rows.full_records = match rows.trim() {
+                "compact" => false,
+                "full" => true,
+                _ => {
+                    return Err(ConfigError::Invalid {
+                        name: "MCP_LIST_ROWS",
+                        value: rows.clone(),
+                        reason: "must be compact or full",
+                    });
+                }
+            };
+        }
         Ok(config)
     }
 
@@ -231,6 +284,28 @@ mod tests {
         let set = config(&[lambda, ("MCP_ALLOWED_HOSTS", "mcp.example.com")]).unwrap();
         assert_eq!(set.allowed_hosts, vec!["mcp.example.com"]);
         assert!(!config(&[]).unwrap().allowed_hosts.is_empty());
+    }
+
+    #[test]
+    fn the_answer_budget_and_the_row_form_are_configurable_and_checked() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.rows.budget_bytes, 24 * 1024);
+        assert!(!c.rows.full_records);
+        let c = config(&[
+            ("MCP_ANSWER_BUDGET_BYTES", " 8192 "),
+            ("MCP_LIST_ROWS", "full"),
+        ])
+        .unwrap();
+        assert_eq!(c.rows.budget_bytes, 8192);
+        assert!(c.rows.full_records);
+        for (name, value) in [
+            ("MCP_ANSWER_BUDGET_BYTES", "100"),
+            ("MCP_ANSWER_BUDGET_BYTES", "24k"),
+            ("MCP_LIST_ROWS", "tiny"),
+        ] {
+            let err = config(&[(name, value)]).unwrap_err().to_string();
+            assert!(err.contains(name), "{err}");
+        }
     }
 
     #[test]

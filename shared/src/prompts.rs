@@ -287,7 +287,7 @@ pub async fn get(
                 "Quero cobrar as faturas vencidas {scope}.\n\n\
                  Passos, nesta ordem:\n\
                  1. Liste as faturas em aberto já vencidas como indicado acima.\n\
-                 2. Mostre uma tabela com: número da fatura, cliente, valor (campo `total_brl`), vencimento (`due_date_sao_paulo`) e dias de atraso (`_derived.days_overdue`).\n\
+                 2. Mostre uma tabela com: número da fatura (`number`), cliente (`customer`), valor em aberto (`amount_remaining_brl`), vencimento (`due_date`) e dias de atraso (`days_overdue`).\n\
                  3. Pergunte quais faturas devem receber lembrete e espere a minha resposta.\n\
                  4. Só depois que eu escolher, chame `billing_invoices_send_reminder` com o `id` de cada fatura escolhida, uma por vez, e diga o resultado de cada envio.\n\n\
                  Não envie nenhum lembrete antes de eu escolher. Se não houver faturas vencidas, diga isso e pare."
@@ -318,7 +318,7 @@ pub async fn get(
                  (`billing_invoices_list` com `without_nfe: true`) e as NF-e rejeitadas (`billing_nfes_list` com `status: \"error\"`). \
                  Se precisar de mais páginas ou de dados mais novos, chame essas mesmas tools.\n\n\
                  Passos, nesta ordem:\n\
-                 1. Resuma em duas listas: faturas sem NF-e (número, cliente, valor) e NF-e rejeitadas (número da fatura, valor, motivo em `error_message`).\n\
+                 1. Resuma em duas listas: faturas sem NF-e (`number`, `customer`, `total_brl`) e NF-e rejeitadas (cliente em `customer`, fatura em `invoice_id`, `amount_brl`, motivo em `error_message`).\n\
                  2. Totalize os valores de cada lista em reais.\n\
                  3. Sugira o próximo passo para cada caso (por exemplo corrigir o cadastro do cliente, ou emitir com `billing_invoices_issue_nfe` / reemitir com `billing_nfes_issue`), mas não chame essas tools: a decisão é minha.\n\n\
                  Faturas sem NF-e:\n{invoices}\n\nNF-e rejeitadas:\n{nfes}"
@@ -350,9 +350,9 @@ pub async fn get(
                 "Quero o resumo do faturamento de {month} (de {from} a {to}, America/Sao_Paulo).\n\n\
                  Passos, nesta ordem:\n\
                  1. Chame `billing_invoices_list` com `date_from: \"{from}\"`, `date_to: \"{to}\"` e `per_page: 100`; siga `next_page` até ler todas.\n\
-                 2. Faturado: some `total_subcents` das faturas com status `open`, `paid` ou `uncollectible` (ignore `draft` e `void`).\n\
-                 3. Recebido: some as faturas com status `paid`.\n\
-                 4. Em aberto: some `amount_remaining_cents` das faturas com status `open`, destacando as vencidas (`_derived.is_overdue`).\n\
+                 2. Faturado: some `total_brl` das faturas com status `open`, `paid` ou `uncollectible` (ignore `draft` e `void`).\n\
+                 3. Recebido: some `total_brl` das faturas com status `paid`.\n\
+                 4. Em aberto: some `amount_remaining_brl` das faturas com status `open`, destacando as vencidas (as que têm `days_overdue`).\n\
                  5. Responda com os três totais em reais (formato R$ 1.234,56), a quantidade de faturas de cada grupo e as cinco maiores em aberto.\n\n\
                  Apenas leitura: não altere nada."
             )));

@@ -45,6 +45,8 @@ pub struct AppState {
     pub store: Arc<dyn NonceStore>,
     /// Clock for confirmation expiry (Unix seconds).
     pub clock: Clock,
+    /// How list answers are shaped (compact rows, byte budget).
+    pub rows: crate::catalog::RowPolicy,
 }
 
 impl std::fmt::Debug for AppState {
@@ -180,6 +182,7 @@ impl KobanaMcp {
             principal,
             idempotency_key: None,
             gate: WriteGate::Open,
+            rows: self.state.rows,
         }
     }
 

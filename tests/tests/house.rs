@@ -112,7 +112,10 @@ fn modules_depend_one_way_front_server_features_base() {
         let relative = file.strip_prefix(&src).expect("under src");
         let module = module_of(relative);
         let Some(own) = rank(&module) else {
-            wrong.push(format!("{}: module `{module}` has no rank", relative.display()));
+            wrong.push(format!(
+                "{}: module `{module}` has no rank",
+                relative.display()
+            ));
             continue;
         };
         let text = std::fs::read_to_string(file).expect("readable");
@@ -133,7 +136,11 @@ fn modules_depend_one_way_front_server_features_base() {
             }
         }
     }
-    assert!(wrong.is_empty(), "arrows against the flow:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "arrows against the flow:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -176,7 +183,10 @@ fn no_source_file_is_longer_than_a_reader_keeps_in_mind() {
     assert!(long.is_empty(), "over 800 lines:\n{}", long.join("\n"));
     let main = std::fs::read_to_string(root().join("functions/mcp/src/main.rs")).expect("main.rs");
     let lines = main.lines().count();
-    assert!(lines <= 150, "functions/mcp/src/main.rs has {lines} lines (at most 150)");
+    assert!(
+        lines <= 150,
+        "functions/mcp/src/main.rs has {lines} lines (at most 150)"
+    );
 }
 
 #[test]

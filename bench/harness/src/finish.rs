@@ -60,7 +60,9 @@ pub(crate) fn finish(
     if let Some(path) = &bench.opts.benchmarks_md {
         if bench.opts.smoke {
             eprintln!("bench: not writing {} from a smoke run", path.display());
-        } else if let Err(e) = std::fs::write(path, benchmarks_md(&text)) {
+        } else if let Err(e) =
+            std::fs::write(path, answer_size::keep_section(path, benchmarks_md(&text)))
+        {
             eprintln!("bench: cannot write {}: {e}", path.display());
             return ExitCode::FAILURE;
         } else {

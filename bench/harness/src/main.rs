@@ -4,6 +4,7 @@
 //! kobana-bench run [--smoke] --kobana-bin P --hello-bin P [--arm64-bin P] --node P --python P --peers DIR
 //!                  --sdk DIR --out DIR [--benchmarks-md P] [--sections a,b] [--info K=V]…
 //! kobana-bench fake [--bind 127.0.0.1:PORT]     the fake Kobana as its own process
+//! kobana-bench answers [--write BENCHMARKS.md]  answer sizes per list tool and prompt (#19)
 //! kobana-bench serve --bind ADDR --kobana URL   our server (library code) for profiling
 //! kobana-bench probe-startup                    one process's start-up costs, as JSON
 //! kobana-bench hammer --url URL [--tool NAME] [--clients N] [--secs S]   load, for profiling
@@ -13,6 +14,7 @@
 //! fake Kobana, Lambda emulator) to CPU 1. Every measurement loop is bounded in count and
 //! time. The exit status is 1 only when a step failed, never because a target was missed.
 
+mod answer_size;
 mod bench;
 mod canned;
 mod cold;
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("fake") => fake(&args[1..]),
+        Some("answers") => answer_size::main(&args[1..]),
         Some("serve") => serve(&args[1..]),
         Some("probe-startup") => probe_startup(),
         Some("hammer") => hammer(&args[1..]),

@@ -22,6 +22,9 @@ pub struct Paging {
     pub sort_by: Option<String>,
     /// Sort direction (default desc).
     pub sort_order: Option<SortOrder>,
+    /// The row's fields instead of the compact row (`id` always comes); the registry adds
+    /// each list's enum of names to its input schema (see `catalog::rows`).
+    pub fields: Option<Vec<String>>,
 }
 
 /// Sort direction.

@@ -70,7 +70,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_accounts_list",
                 title: "Listar contas de cobrança",
-                description: "Lists billing accounts (contas de cobrança), the billing_account_id that invoices, subscriptions and NF-e take. Filter by customer_id, CPF/CNPJ, search or status. Returns a page with next_page.",
+                description: "Lists billing accounts (contas de cobrança), the billing_account_id that invoices, subscriptions and NF-e take. Filter by customer_id, CPF/CNPJ, search or status.",
                 toolset: Toolset::BillingAccounts,
                 permission: read,
                 effect: Effect::Read,

@@ -81,6 +81,8 @@ pub struct ToolCtx {
     pub idempotency_key: Option<String>,
     /// Whether the write is sent, planned (dry run) or checked against a confirmation.
     pub gate: WriteGate,
+    /// How list answers are shaped (compact rows, byte budget).
+    pub rows: super::RowPolicy,
 }
 
 /// Checks that `value` is a UUID (Kobana's ids), naming the argument when it is not.
@@ -137,9 +139,28 @@ impl ToolCtx {
         Ok(wrap(key, envelope.data))
     }
 
-    /// `GET` a list page and return `{ <key>: [...], page, per_page, total, total_pages, next_page }`.
-    /// `paging.sort_by` is checked against the catalog's sortable fields of `schema` first.
+    /// `GET` a list page and return `{ <key>: [rows], page, per_page, total, total_pages,
+    /// next_page, returned }`: compact rows, or `paging.fields`, under the byte budget (see
+    /// `catalog::shaping`).
     pub async fn list(
+        &self,
+        segments: &[&str],
+        schema: &str,
+        key: &str,
+        paging: &Paging,
+        query: Vec<(String, String)>,
+    ) -> Result<Value, ToolError> {
+        let fields = paging.fields.as_deref();
+        super::shaping::check(schema, fields)?;
+        let result = self
+            .list_records(segments, schema, key, paging, query)
+            .await?;
+        Ok(super::shaping::shape(self, schema, key, fields, result).await)
+    }
+
+    /// [`ToolCtx::list`] with Kobana's whole records (enriched), for tools that embed a list
+    /// in a `_get` answer.
+    pub async fn list_records(
         &self,
         segments: &[&str],
         schema: &str,
@@ -296,7 +317,7 @@ macro_rules! destructive_description {
     ($text:literal) => {
         concat!(
             $text,
-            " Protocol 2026-07-28 clients with form elicitation: the server asks the person first; elsewhere the client's own confirmation applies."
+            " Protocol 2026-07-28 with form elicitation: the server asks the person first; else the client's own confirmation applies."
         )
     };
 }
@@ -472,10 +493,10 @@ pub struct PagingSchema {
     // Default 1.
     #[schemars(range(min = 1))]
     page: Option<u32>,
-    /// Default 20.
+    // Default 20.
     #[schemars(range(min = 1, max = 100))]
     per_page: Option<u32>,
-    /// A sortable field (billing_schemas_get); default created_at.
+    /// Sortable field (billing_schemas_get).
     sort_by: Option<String>,
     // Default desc.
     sort_order: Option<SortOrderSchema>,
@@ -509,6 +530,7 @@ mod tests {
             ),
             idempotency_key: None,
             gate,
+            rows: crate::catalog::RowPolicy::default(),
         }
     }
 

@@ -35,7 +35,7 @@ impl CustomerKind {
     }
 }
 
-/// Arguments of `billing_customers_list`.
+// Arguments of `billing_customers_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListArgs {
     /// Free text matched against name, CPF/CNPJ and e-mail.
@@ -48,7 +48,7 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-/// Arguments naming one customer.
+// Arguments naming one customer.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IdArgs {
@@ -56,26 +56,26 @@ pub struct IdArgs {
     pub id: String,
 }
 
-/// A postal address.
+// A postal address.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Address {
     /// billing, shipping, …
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
-    /// Street.
+    // Street.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub street: Option<String>,
-    /// Number.
+    // Number.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub number: Option<String>,
-    /// Complement.
+    // Complement.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub complement: Option<String>,
     /// Neighborhood (bairro).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub neighborhood: Option<String>,
-    /// City.
+    // City.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub city: Option<String>,
     /// State (UF), e.g. SP.
@@ -121,7 +121,7 @@ pub struct CustomerFields {
     pub addresses: Option<Vec<Address>>,
 }
 
-/// Arguments of `billing_customers_create`.
+// Arguments of `billing_customers_create`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CreateArgs {
     #[serde(flatten)]
@@ -140,7 +140,7 @@ pub struct CreateArgs {
     pub create_billing_account: Option<bool>,
 }
 
-/// Arguments of `billing_customers_update`.
+// Arguments of `billing_customers_update`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct UpdateArgs {
     /// Customer UUID, or your own external_id.
@@ -182,7 +182,7 @@ async fn accounts_of(ctx: &ToolCtx, result: &Value) -> Result<Map<String, Value>
     };
     let query = billing_accounts::list_query(&args)?;
     let list = ctx
-        .list(
+        .list_records(
             &["billing_accounts"],
             "billing_accounts",
             "billing_accounts",
@@ -211,7 +211,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_customers_list",
                 title: "Listar clientes",
-                description: "Lists customers (clientes), newest first, one page at a time. Filter with `search` (name, CPF/CNPJ or e-mail) and `kind`. Returns the customers plus page, total and next_page; call again with page=next_page for more. Use it to find a customer's id.",
+                description: "Lists customers (clientes), newest first. Filter with `search` (name, CPF/CNPJ or e-mail) and `kind`; more: page=next_page. Use it to find a customer's id.",
                 toolset: Toolset::Customers,
                 permission: Some(Permission::read(Resource::Customers)),
                 effect: Effect::Read,
@@ -327,7 +327,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_customers_delete",
                 title: "Remover cliente",
-                description: "Removes a customer (soft delete: history is kept, the customer disappears from lists). Cannot be undone through the API. Protocol 2026-07-28 clients with form elicitation: the server asks the person first; elsewhere the client's own confirmation applies.",
+                description: "Removes a customer (soft delete: history kept, gone from lists). Cannot be undone through the API. Protocol 2026-07-28 with form elicitation: the server asks the person first; else the client's own confirmation applies.",
                 toolset: Toolset::Customers,
                 permission: Some(Permission::write(Resource::Customers)),
                 effect: Effect::Destructive {

@@ -257,10 +257,12 @@ async fn list(ctx: super::ToolCtx, args: ListArgs) -> Result<Value, ToolError> {
         push_opt(&mut query, "document_number", args.document_number);
         &["invoices"]
     };
+    // Whole records keep `_derived`; a row says `days_overdue` itself (see `catalog::rows`).
+    let whole = ctx.rows.full_records && args.paging.fields.is_none();
     let result = ctx
         .list(segments, "invoices", "invoices", &args.paging, query)
         .await?;
-    Ok(with_derived(result))
+    Ok(if whole { with_derived(result) } else { result })
 }
 
 /// The request's subtotal in cents (Σ quantity × unit_amount_cents), `None` on overflow.
@@ -382,7 +384,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_list",
                 title: "Listar faturas",
-                description: "Lists invoices (faturas) with _derived.is_overdue. Filter by status, account, subscription, dates, search or CPF/CNPJ; overdue=true: open past due; without_nfe=true: paid lacking NF-e. Returns a page with next_page.",
+                description: "Lists invoices (faturas) with days_overdue. Filter by status, account, subscription, dates, search or CPF/CNPJ; overdue=true: open past due; without_nfe=true: paid lacking NF-e.",
                 toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,

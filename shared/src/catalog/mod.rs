@@ -8,10 +8,13 @@
 
 mod arg_check;
 mod args;
+mod budget;
 mod context;
 mod errors;
 mod registry;
+mod rows;
 pub mod schemas;
+mod shaping;
 
 mod billing_accounts;
 mod customers;
@@ -25,6 +28,7 @@ mod schema_tools;
 mod subscriptions;
 mod toolset;
 
+pub use crate::config::{DEFAULT_ANSWER_BUDGET_BYTES, MIN_ANSWER_BUDGET_BYTES, RowPolicy};
 pub use args::{NoArgs, Paging};
 pub use context::{PlannedWrite, ToolCtx, WriteGate, uuid_arg};
 pub use errors::ToolError;

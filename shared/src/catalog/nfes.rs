@@ -131,7 +131,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_nfes_list",
                 title: "Listar notas fiscais",
-                description: "Lists NF-e (notas fiscais); filter by status (error = rejected), invoice_id, billing_account_id or issue dates. Returns a page with next_page.",
+                description: "Lists NF-e (notas fiscais); filter by status (error = rejected), invoice_id, billing_account_id or issue dates.",
                 toolset: Toolset::Nfes,
                 permission: read,
                 effect: Effect::Read,

@@ -83,7 +83,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_payments_list",
                 title: "Listar pagamentos",
-                description: "Lists payments (Pix, boleto, card) behind invoices; filter by invoice_id or status (succeeded = paid). Returns a page with next_page.",
+                description: "Lists payments (Pix, boleto, card) behind invoices; filter by invoice_id or status (succeeded = paid).",
                 toolset: Toolset::Payments,
                 permission: read,
                 effect: Effect::Read,

@@ -50,7 +50,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_plans_list",
                 title: "Listar planos",
-                description: "Lists plans (planos), the plan_id billing_subscriptions_create takes. Filter by status, search, or billing_account_id (the plans that account can use). Returns a page with next_page; prices: billing_plans_get.",
+                description: "Lists plans (planos), the plan_id billing_subscriptions_create takes. Filter by status, search, or billing_account_id (the plans that account can use). Prices: billing_plans_get.",
                 toolset: Toolset::Plans,
                 permission: read,
                 effect: Effect::Read,

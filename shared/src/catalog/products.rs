@@ -69,7 +69,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_products_list",
                 title: "Listar produtos",
-                description: "Lists products (produtos), the product_id subscription items take; filter by status, product_type or search. Returns a page with next_page.",
+                description: "Lists products (produtos), the product_id subscription items take; filter by status, product_type or search.",
                 toolset: Toolset::Products,
                 permission: read,
                 effect: Effect::Read,

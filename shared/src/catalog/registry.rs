@@ -235,7 +235,15 @@ fn generate<A: JsonSchema + 'static>(meta: &ToolMeta) -> Tool {
     if !read_only {
         annotations = annotations.destructive(destructive).idempotent(idempotent);
     }
-    Tool::new(meta.name, meta.description, Arc::new(input_schema::<A>()))
+    let mut input = input_schema::<A>();
+    // Every list takes `fields`, its enum from the list's row shape (one place for all).
+    if let Output::List { schema, .. } = meta.output
+        && let Some(shape) = super::rows::shape(schema)
+        && let Some(Value::Object(properties)) = input.get_mut("properties")
+    {
+        properties.insert("fields".to_owned(), super::rows::fields_schema(shape));
+    }
+    Tool::new(meta.name, meta.description, Arc::new(input))
         .with_title(meta.title)
         .with_raw_output_schema(Arc::new(output_schema(meta.output)))
         .with_annotations(annotations)
@@ -339,7 +347,7 @@ fn output_schema(output: Output) -> JsonObject {
             "type": "object",
             "properties": { key: {
                 "type": "object",
-                "description": format!("Campos: kobana://billing/schemas/{schema} (+ *_brl, *_sao_paulo).")
+                "description": format!("kobana://billing/schemas/{schema}")
             }},
             "required": [key]
         }),
@@ -348,10 +356,10 @@ fn output_schema(output: Output) -> JsonObject {
             "properties": {
                 key: {
                     "type": "array",
-                    "items": {"type": "object"},
-                    "description": format!("Registros; campos em kobana://billing/schemas/{schema}.")
+                    "items": super::rows::shape(schema).map_or_else(|| json!({"type": "object"}), |s| s.item_schema())
                 },
                 "page": {"type": "integer"},
+                "returned": {"type": "integer"},
                 "total": {"type": "integer"},
                 "next_page": {"type": ["integer", "null"]},
                 "hint": {"type": "string"}

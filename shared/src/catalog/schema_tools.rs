@@ -62,7 +62,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_schemas_list",
                 title: "Listar esquemas",
-                description: "Lists the billing resources this server knows (customers, billing_accounts, plans, products, subscriptions, invoices, payments, nfes) with a one-line description each, plus how money and dates are expressed. Use it before filtering or sorting by a field you are unsure of.",
+                description: "Lists the billing resources (customers, billing_accounts, plans, products, subscriptions, invoices, payments, nfes), one line each, plus how money and dates are expressed. Use it before filtering or sorting by a field you are unsure of.",
                 toolset: Toolset::Schemas,
                 permission: None,
                 effect: Effect::Read,

@@ -221,7 +221,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_subscriptions_list",
                 title: "Listar assinaturas",
-                description: "Lists subscriptions; filter by status, billing_account_id, plan_id or search. Returns a page with next_page; then billing_subscriptions_get.",
+                description: "Lists subscriptions; filter by status, billing_account_id, plan_id or search. Then billing_subscriptions_get.",
                 toolset: Toolset::Subscriptions,
                 permission: read,
                 effect: Effect::Read,

@@ -141,6 +141,7 @@ impl App {
             kobana,
             store,
             clock,
+            rows: config.rows,
         });
         let mut mcp_config = StreamableHttpServerConfig::default();
         mcp_config.legacy_session_mode = false;

@@ -1,0 +1,508 @@
+//! List rows sized for a model's context (#19): per resource, the compact set of fields a
+//! person scans and a model needs to pick the next call, and the `fields` a caller may ask
+//! for instead.
+//!
+//! Rules every row follows:
+//! - `id` is always there; a field whose value is null (or meaningless, like what is still
+//!   owed on an invoice that is not open) is left out.
+//! - Money is one BRL text (`total_brl: "R$ 499,00"`), unless the caller asks for Kobana's
+//!   integer by its own name (`total_subcents`).
+//! - Dates are one São Paulo form: a date-time at midnight in America/Sao_Paulo (a due date)
+//!   is the calendar date `2026-08-25`; any other instant is ISO with offset
+//!   (`2026-07-24T14:32:10-03:00`).
+//! - `fields` adds to the compact row the named record fields (from the schema catalog),
+//!   each in the same one form.
+//!
+//! `_get` tools and resources keep the full record; only lists are shaped here.
+
+use jiff::civil::Date;
+use serde_json::{Map, Value, json};
+
+use crate::format::{sao_paulo, sao_paulo_time};
+
+/// The row shape of one list resource.
+#[derive(Debug, Clone, Copy)]
+pub struct RowShape {
+    /// The catalog resource (also the list's member name): `invoices`.
+    pub resource: &'static str,
+    /// The compact row's fields, in order (after `id`).
+    pub compact: &'static [&'static str],
+    /// The names `fields` accepts: record fields from the catalog (and their `*_brl`) that
+    /// the compact row leaves out.
+    pub extra: &'static [&'static str],
+}
+
+/// Every list resource's row shape. The compact sets are listed in the README.
+pub const SHAPES: [RowShape; 8] = [
+    RowShape {
+        resource: "customers",
+        compact: &["name", "document_number", "email", "external_id"],
+        extra: &[
+            "kind",
+            "legal_name",
+            "nickname",
+            "phones",
+            "emails",
+            "addresses",
+            "tags",
+            "notes",
+            "metadata",
+            "created_at",
+        ],
+    },
+    RowShape {
+        resource: "billing_accounts",
+        compact: &["customer", "customer_id", "status", "billing_email"],
+        extra: &[
+            "external_id",
+            "payment_terms_days",
+            "auto_collection",
+            "balance_brl",
+            "suspension_reason",
+            "tax_exempt",
+            "metadata",
+            "created_at",
+        ],
+    },
+    RowShape {
+        resource: "plans",
+        compact: &["name", "status", "default_billing_cycle"],
+        extra: &[
+            "external_id",
+            "slug",
+            "description",
+            "plan_type",
+            "trial_period_days",
+            "available_billing_cycles",
+            "features",
+            "metadata",
+            "created_at",
+        ],
+    },
+    RowShape {
+        resource: "products",
+        compact: &["name", "status", "product_type", "unit_label"],
+        extra: &[
+            "external_id",
+            "slug",
+            "description",
+            "visibility",
+            "metadata",
+            "created_at",
+        ],
+    },
+    RowShape {
+        resource: "subscriptions",
+        compact: &[
+            "status",
+            "customer",
+            "billing_account_id",
+            "plan_id",
+            "billing_cycle",
+            "recurring_amount_brl",
+            "current_period_end",
+            "cancel_at_period_end",
+        ],
+        extra: &[
+            "external_id",
+            "recurring_amount_cents",
+            "current_period_start",
+            "trial_end",
+            "canceled_at",
+            "cancellation_reason",
+            "paused_at",
+            "resumes_at",
+            "collection_method",
+            "nfe_issuance_policy",
+            "metadata",
+            "created_at",
+        ],
+    },
+    RowShape {
+        resource: "invoices",
+        compact: &[
+            "number",
+            "status",
+            "days_overdue",
+            "customer",
+            "total_brl",
+            "amount_remaining_brl",
+            "due_date",
+        ],
+        extra: &[
+            "external_id",
+            "billing_account_id",
+            "subscription_id",
+            "total_subcents",
+            "amount_paid_brl",
+            "amount_remaining_cents",
+            "paid_at",
+            "finalized_at",
+            "voided_at",
+            "period_start",
+            "period_end",
+            "description",
+            "hosted_invoice_url",
+            "line_items",
+            "metadata",
+            "created_at",
+        ],
+    },
+    RowShape {
+        resource: "payments",
+        compact: &[
+            "invoice_id",
+            "status",
+            "amount_brl",
+            "payment_method_type",
+            "paid_at",
+        ],
+        extra: &[
+            "external_id",
+            "billing_account_id",
+            "amount_cents",
+            "paid_amount_brl",
+            "failure_message",
+            "payment_gateway",
+            "metadata",
+            "created_at",
+        ],
+    },
+    RowShape {
+        resource: "nfes",
+        compact: &[
+            "invoice_id",
+            "status",
+            "nfe_number",
+            "customer",
+            "amount_brl",
+            "issue_date",
+            "error_message",
+        ],
+        extra: &[
+            "external_id",
+            "billing_account_id",
+            "nfe_key",
+            "verification_code",
+            "cancelled_at",
+            "service_description",
+            "customer_snapshot",
+            "taxes",
+            "next_retry_at",
+            "metadata",
+            "created_at",
+        ],
+    },
+];
+
+/// The row shape of `resource`, if it is a list resource.
+pub fn shape(resource: &str) -> Option<&'static RowShape> {
+    SHAPES.iter().find(|s| s.resource == resource)
+}
+
+impl RowShape {
+    /// Whether the row shows the customer's name, which invoices and subscriptions only
+    /// know through their billing account.
+    pub fn needs_customer_lookup(&self) -> bool {
+        self.compact.contains(&"customer") && matches!(self.resource, "invoices" | "subscriptions")
+    }
+
+    /// The `items` schema of the list's output: the compact row, and how `fields` changes it.
+    #[cfg(test)]
+    pub fn item_schema(&self) -> Value {
+        // Names only (no types): `tools/list` is held to 36 KB.
+        let properties: Map<String, Value> = std::iter::once("id")
+            .chain(self.compact.iter().copied())
+            .map(|name| (name.to_owned(), json!({})))
+            .collect();
+        json!({
+            "type": "object",
+            "description": "Sem nulos; mais os campos de fields.",
+            "properties": properties
+        })
+    }
+}
+
+/// What a row may show beyond its record: the customers' names by billing account id, and
+/// today's date in São Paulo (for `days_overdue`).
+#[derive(Debug, Clone, Default)]
+pub struct RowContext {
+    /// `billing_account_id` → the customer's name.
+    pub customer_names: std::collections::HashMap<String, String>,
+    /// Today in America/Sao_Paulo.
+    pub today: Option<Date>,
+}
+
+/// Turns each (enriched) record of `records` into its row: compact, plus `fields`.
+pub fn shape_rows(
+    shape: &RowShape,
+    records: Vec<Value>,
+    fields: Option<&[String]>,
+    context: &RowContext,
+) -> Vec<Value> {
+    records
+        .into_iter()
+        .map(|record| match record {
+            Value::Object(map) => Value::Object(row(shape, &map, fields, context)),
+            other => other,
+        })
+        .collect()
+}
+
+fn row(
+    shape: &RowShape,
+    record: &Map<String, Value>,
+    fields: Option<&[String]>,
+    context: &RowContext,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    if let Some(id) = record.get("id") {
+        out.insert("id".to_owned(), id.clone());
+    }
+    let mut put = |name: &str| {
+        if name != "id"
+            && let Some(value) = field(shape.resource, name, record, context)
+        {
+            out.insert(name.to_owned(), value);
+        }
+    };
+    shape.compact.iter().for_each(|f| put(f));
+    fields.unwrap_or_default().iter().for_each(|f| put(f));
+    out
+}
+
+/// The value of `name` in a row of `resource`, or `None` when there is nothing to show.
+fn field(
+    resource: &str,
+    name: &str,
+    record: &Map<String, Value>,
+    context: &RowContext,
+) -> Option<Value> {
+    let text = |key: &str| record.get(key).and_then(Value::as_str);
+    let value = match (resource, name) {
+        ("invoices" | "subscriptions", "customer") => text("billing_account_id")
+            .and_then(|id| context.customer_names.get(id))
+            .map(|n| json!(n)),
+        ("billing_accounts", "customer") => {
+            record.get("customer").and_then(|c| c.get("name")).cloned()
+        }
+        ("billing_accounts", "customer_id") => record
+            .get("customer")
+            .and_then(|c| c.get("id"))
+            .or_else(|| record.get("customer_id"))
+            .cloned(),
+        ("nfes", "customer") => record
+            .get("customer_snapshot")
+            .and_then(|c| c.get("name"))
+            .cloned(),
+        ("customers", "email") => record
+            .get("emails")
+            .and_then(Value::as_array)
+            .and_then(|e| e.first())
+            .and_then(|e| e.get("value"))
+            .cloned(),
+        ("invoices", "days_overdue") => context
+            .today
+            .and_then(|today| days_overdue(record, today))
+            .map(|d| json!(d)),
+        // What is still owed matters only while the invoice is open.
+        ("invoices", "amount_remaining_brl") if text("status") != Some("open") => None,
+        // Only the exception is worth a line.
+        ("subscriptions", "cancel_at_period_end") => {
+            (record.get(name) == Some(&Value::Bool(true))).then_some(json!(true))
+        }
+        _ => record.get(name).map(|v| match v.as_str() {
+            Some(s) if is_date_value(name, s) => json!(sao_paulo_day_or_time(s)),
+            _ => v.clone(),
+        }),
+    };
+    value.filter(|v| !v.is_null())
+}
+
+fn is_date_value(name: &str, text: &str) -> bool {
+    (name.ends_with("_at")
+        || name.ends_with("_date")
+        || name.ends_with("_start")
+        || name.ends_with("_end")
+        || name == "next_payment_attempt")
+        && text.contains('T')
+}
+
+/// A Kobana date-time in São Paulo: the calendar date when it is midnight there (due
+/// dates, periods), else ISO with offset. Unparseable text is kept as Kobana sent it.
+pub fn sao_paulo_day_or_time(text: &str) -> String {
+    match sao_paulo_time(text) {
+        Some(local) if local.get(10..19) == Some("T00:00:00") => local[..10].to_owned(),
+        Some(local) => local,
+        None => text.to_owned(),
+    }
+}
+
+/// Days an open invoice is past its due date (São Paulo calendar), when it is.
+pub fn days_overdue(record: &Map<String, Value>, today: Date) -> Option<i64> {
+    if record.get("status").and_then(Value::as_str) != Some("open") {
+        return None;
+    }
+    let due = record.get("due_date").and_then(Value::as_str)?;
+    let due: Date = if due.len() == 10 {
+        due.parse().ok()?
+    } else {
+        let ts: jiff::Timestamp = due.parse().ok()?;
+        ts.to_zoned_datetime(sao_paulo()).date()
+    };
+    let days = i64::from(due.until(today).ok()?.get_days());
+    (due < today && days > 0).then_some(days)
+}
+
+/// Checks `fields` against the shape (the input schema's enum says the same; this guards
+/// callers that bypass it, such as prompts), naming the valid values.
+pub fn check_fields(shape: &RowShape, fields: &[String]) -> Result<(), String> {
+    if let Some(bad) = fields.iter().find(|f| !shape.extra.contains(&f.as_str())) {
+        let compact = if shape.compact.contains(&bad.as_str()) {
+            " (já vem na linha compacta)"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "`fields`: campo {bad:?} não aceito{compact}; campos aceitos: {}",
+            shape.extra.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// The `fields` argument of a list's input schema: the shape's names as an enum.
+#[cfg(test)]
+pub fn fields_schema(shape: &RowShape) -> Value {
+    json!({
+        "type": "array",
+        "description": "More row fields.",
+        "items": {"enum": shape.extra}
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn invoice() -> Map<String, Value> {
+        let mut v = json!({
+            "id": "8e2f7c44-5b19-4d0a-9c3e-6f1a2b3c4d55", "number": "FAT-1", "status": "open",
+            "billing_account_id": "acc", "total_subcents": 4990000,
+            "amount_remaining_cents": 49900, "due_date": "2026-08-05T03:00:00Z",
+            "paid_at": null, "created_at": "2026-07-24T14:30:00-03:00",
+            "line_items": [{"description": "x", "amount_cents": 49900}]
+        });
+        crate::format::enrich(&mut v);
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    fn context() -> RowContext {
+        RowContext {
+            customer_names: [("acc".to_owned(), "Padaria Pão Dourado Ltda".to_owned())].into(),
+            today: Some("2026-08-20".parse().unwrap()),
+        }
+    }
+
+    #[test]
+    fn t3_the_compact_invoice_row_has_one_form_of_each_value_and_no_nulls() {
+        let shape = shape("invoices").unwrap();
+        let row = row(shape, &invoice(), None, &context());
+        assert_eq!(
+            Value::Object(row),
+            json!({"id": "8e2f7c44-5b19-4d0a-9c3e-6f1a2b3c4d55", "number": "FAT-1",
+                "status": "open", "days_overdue": 15, "customer": "Padaria Pão Dourado Ltda",
+                "total_brl": "R$ 499,00", "amount_remaining_brl": "R$ 499,00",
+                "due_date": "2026-08-05"})
+        );
+        let mut paid = invoice();
+        paid.insert("status".into(), json!("paid"));
+        let row = super::row(shape, &paid, None, &context());
+        assert!(!row.contains_key("days_overdue") && !row.contains_key("amount_remaining_brl"));
+    }
+
+    #[test]
+    fn fields_add_record_fields_to_the_compact_row() {
+        let shape = shape("invoices").unwrap();
+        let fields: Vec<String> = ["total_subcents", "created_at", "paid_at", "line_items"]
+            .map(str::to_owned)
+            .to_vec();
+        let row = row(shape, &invoice(), Some(&fields), &context());
+        let mut keys: Vec<&str> = row.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        // `paid_at` is null: left out.
+        assert_eq!(
+            keys,
+            [
+                "amount_remaining_brl",
+                "created_at",
+                "customer",
+                "days_overdue",
+                "due_date",
+                "id",
+                "line_items",
+                "number",
+                "status",
+                "total_brl",
+                "total_subcents"
+            ]
+        );
+        assert_eq!(row["created_at"], "2026-07-24T14:30:00-03:00");
+        assert_eq!(row["total_subcents"], 4990000);
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_with_the_valid_names() {
+        let shape = shape("payments").unwrap();
+        let err = check_fields(shape, &["amount".to_owned()]).unwrap_err();
+        assert!(
+            err.contains("\"amount\"")
+                && err.contains("amount_cents")
+                && err.contains("failure_message"),
+            "{err}"
+        );
+        let err = check_fields(shape, &["paid_at".to_owned()]).unwrap_err();
+        assert!(err.contains("linha compacta"), "{err}");
+        assert!(check_fields(shape, &["amount_cents".to_owned()]).is_ok());
+    }
+
+    #[test]
+    fn every_selectable_name_is_a_catalog_field_a_companion_or_a_compact_name() {
+        for shape in SHAPES {
+            let resource = crate::catalog::schemas::resource(shape.resource).expect("catalog");
+            let known = |name: &str| {
+                resource.fields.iter().any(|f| {
+                    f.name == name
+                        || name.strip_suffix("_brl").is_some_and(|b| {
+                            [format!("{b}_cents"), format!("{b}_subcents")].contains(&f.name)
+                        })
+                })
+            };
+            for name in shape.extra {
+                assert!(
+                    known(name),
+                    "{}: {name} is not in the catalog",
+                    shape.resource
+                );
+            }
+            let mut names: Vec<&str> = shape.compact.iter().chain(shape.extra).copied().collect();
+            let count = names.len();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), count, "{}: a name twice", shape.resource);
+        }
+    }
+
+    #[test]
+    fn t3_midnight_in_sao_paulo_is_a_date_and_other_instants_keep_their_time() {
+        assert_eq!(sao_paulo_day_or_time("2026-08-25T03:00:00Z"), "2026-08-25");
+        assert_eq!(
+            sao_paulo_day_or_time("2026-07-24T14:32:10-03:00"),
+            "2026-07-24T14:32:10-03:00"
+        );
+        assert_eq!(sao_paulo_day_or_time("não é data"), "não é data");
+    }
+}
