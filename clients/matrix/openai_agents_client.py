@@ -6,6 +6,7 @@ It declares no elicitation handler: destructive tools run without the server's q
 
 from __future__ import annotations
 
+import base64
 import sys
 from collections.abc import Callable
 from importlib.metadata import version
@@ -52,7 +53,7 @@ class OpenAIAgents:
         async with kobana_server(self.url, token) as server:
             result = await server.read_resource(uri)
         return [
-            {"bytes": harness_b64(c.blob)} if getattr(c, "blob", None) is not None else {"text": c.text}
+            {"bytes": base64.b64decode(c.blob)} if getattr(c, "blob", None) is not None else {"text": c.text}
             for c in result.contents
         ]
 
@@ -60,12 +61,6 @@ class OpenAIAgents:
         async with kobana_server(self.url, token) as server:
             result = await server.get_prompt(name, arguments)
         return [m.content.text for m in result.messages]
-
-
-def harness_b64(blob: str) -> bytes:
-    import base64
-
-    return base64.b64decode(blob)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from importlib.metadata import version
@@ -57,7 +58,7 @@ class PydanticAI:
                 value = await toolset.direct_call_tool(name, arguments)
             except ModelRetry as retry:
                 return {"isError": True, "text": str(retry)}
-        return {"isError": False, "text": value if isinstance(value, str) else harness.json.dumps(value, ensure_ascii=False)}
+        return {"isError": False, "text": value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}
 
     async def read(self, token: str, uri: str) -> list[dict[str, Any]]:
         async with kobana_toolset(self.url, token, never) as toolset:

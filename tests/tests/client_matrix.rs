@@ -181,6 +181,21 @@ async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
         report["elicitation"], confirmation,
         "{label}: whether the server's question reaches the library's handler (README table)"
     );
+    // The README's Compatibility table names this library at this version with what it gets.
+    let library = report["library"].as_str().unwrap();
+    let version = report["version"].as_str().unwrap();
+    let gets = if confirmation {
+        "server's confirmation"
+    } else {
+        "run directly"
+    };
+    assert!(
+        readme().lines().any(|row| row.starts_with('|')
+            && row.contains(library)
+            && row.contains(&format!("| {version} |"))
+            && row.contains(gets)),
+        "{label}: README's Compatibility table lacks a row for {library} {version} saying \"{gets}\""
+    );
     // Lists: exactly what the server shows each token (A-2: no write tool for read-only).
     for (key, token) in [
         ("tools_full", full_token()),
