@@ -6,6 +6,8 @@
 #   - chromium                Debian's package (apt-get, when missing) for the browser test
 #   - clients/browser/, clients/oauth/   their own npm dirs (puppeteer-core and esbuild; the
 #                             stand-in authorization server oauth2-mock-server)
+#   - .venv-matrix-mcp1/, .venv-matrix-mcp2/, clients/matrix/node_modules/
+#                             the client-library matrix (clients/matrix/), one env per `mcp` line
 #
 # Idempotent and fast when nothing changed: each step stores the hash of its inputs next to
 # what it installed and skips itself when the hash still matches.
@@ -138,6 +140,56 @@ setup_browser_and_oauth() {
   done
 }
 setup_browser_and_oauth
+# --- client-library matrix (tests/tests/client_matrix.rs) --------------------------------------
+# Each library in an environment of its own where their `mcp` versions clash: a venv for the
+# libraries on `mcp` 1.x, one for those on 2.x, and an npm dir apart from clients/node_modules.
+# Same hash-stamp idempotence as above.
+MATRIX="$CLIENTS/matrix"
+
+# setup_matrix_venv NAME MODULE...: .venv-matrix-NAME from clients/matrix/requirements-NAME.txt.
+setup_matrix_venv() {
+  local name="$1"
+  shift
+  local venv="$ROOT/.venv-matrix-$name" req="$MATRIX/requirements-$name.txt"
+  local stamp="$venv/.kobana-setup.sha256" hash modules
+  [[ -f "$req" ]] || die "missing $req"
+  hash="$(hash_of "$req")"
+  modules="import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in sys.argv[1:]) else 1)"
+  if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$hash" ]] &&
+    "$venv/bin/python" -c "$modules" "$@" >/dev/null 2>&1; then
+    echo "setup: matrix venv up to date (.venv-matrix-$name)"
+    return
+  fi
+  echo "setup: installing the matrix libraries into .venv-matrix-$name ($(basename "$req"))..."
+  if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
+    rm -rf "$venv"
+    run_quiet "creating .venv-matrix-$name" "$PYTHON" -m venv "$venv"
+  fi
+  rm -f "$stamp"
+  run_quiet "pip install (.venv-matrix-$name)" "$venv/bin/python" -m pip install --quiet \
+    --disable-pip-version-check --no-input -r "$req"
+  "$venv/bin/python" -c "$modules" "$@" || die ".venv-matrix-$name lacks one of: $*"
+  printf '%s\n' "$hash" >"$stamp"
+}
+
+# setup_matrix_npm: clients/matrix/node_modules from its package-lock.json (npm ci).
+setup_matrix_npm() {
+  local stamp="$MATRIX/node_modules/.kobana-setup.sha256" hash
+  [[ -f "$MATRIX/package-lock.json" ]] || die "missing $MATRIX/package-lock.json"
+  hash="$(hash_of "$MATRIX/package.json" "$MATRIX/package-lock.json")"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$hash" && -f "$MATRIX/node_modules/mcp-remote/package.json" ]]; then
+    echo "setup: matrix npm packages up to date (clients/matrix/node_modules)"
+    return
+  fi
+  echo "setup: installing the matrix npm packages (npm ci in clients/matrix/)..."
+  (cd "$MATRIX" && run_quiet "npm ci (clients/matrix)" "$NPM" ci --no-audit --no-fund --loglevel=error)
+  printf '%s\n' "$hash" >"$stamp"
+}
+
+setup_matrix_venv mcp1 langchain_mcp_adapters mcp_use
+setup_matrix_venv mcp2 fastmcp agents pydantic_ai
+setup_matrix_npm
+# --- end of client-library matrix -------------------------------------------------------------
 
 # --- Node 22 must actually run -----------------------------------------------------------------
 node_version="$("$NODE22" --version 2>&1)" ||

@@ -194,7 +194,7 @@ fn customer_id_arg(
     }
 }
 
-/// The customer record (with billing accounts), embedded as a resource; unknown → -32602.
+/// The customer record (with billing accounts) as a prompt message; unknown → -32602.
 async fn customer_resource(
     ctx: &ToolCtx,
     id: &str,
@@ -222,13 +222,21 @@ async fn customer_resource(
         .and_then(Value::as_str)
         .unwrap_or(id)
         .to_owned();
-    // The customer and its billing accounts (found by `billing_customers_get`), as one JSON.
-    let message = json!({"role": "user", "content": {"type": "resource", "resource": {
-        "uri": format!("kobana://billing/customers/{uid}"),
-        "mimeType": "application/json",
-        "text": serde_json::to_string_pretty(&structured).unwrap_or_default()
-    }}});
-    Ok((message, accounts))
+    Ok((customer_message(&uid, &structured), accounts))
+}
+
+/// The customer and its billing accounts (found by `billing_customers_get`) as one text block
+/// that names the resource URI and carries the JSON.
+///
+/// A text block, not an embedded `resource` block: every client library turns text prompt
+/// content into model messages, while some (langchain-mcp-adapters 0.3) reject a `resource`
+/// block outright, so the prompt could not be loaded there at all.
+fn customer_message(uid: &str, structured: &Value) -> Value {
+    let uri = format!("kobana://billing/customers/{uid}");
+    let body = serde_json::to_string_pretty(structured).unwrap_or_default();
+    user_text(format!(
+        "Cliente anexado: resource `{uri}` (application/json), lido agora com `billing_customers_get`.\n\n```json\n{body}\n```"
+    ))
 }
 
 /// The customer's account ids for a prompt's text; `None` = they could not be read.

@@ -232,37 +232,65 @@ async fn pr2_review_says_nothing_is_emitted() {
     assert_eq!(stack.kobana_calls("/v1/nfes").len(), 1);
 }
 
+/// PR-3: the customer reaches the model as text content that names its resource URI and
+/// carries the JSON: no `resource` block, which some client libraries (langchain-mcp-adapters)
+/// cannot load. Every message of every prompt is text.
 #[tokio::test]
-async fn pr3_customer_overview_embeds_the_customer() {
+async fn pr3_customer_overview_carries_the_customer_as_text_naming_its_uri() {
     let stack = Stack::start().await;
+    for modern in [false, true] {
+        let body = get(
+            &stack,
+            &full_token(),
+            "customer_overview",
+            json!({"customer_id": "crm-000202"}),
+            modern,
+        )
+        .await;
+        let messages = body["result"]["messages"].as_array().unwrap();
+        for message in messages {
+            assert_eq!(message["content"]["type"], "text", "{body}");
+            assert_eq!(message["role"], "user", "{body}");
+        }
+        let uri = format!("`kobana://billing/customers/{CUSTOMER}`");
+        let customer = messages
+            .iter()
+            .filter_map(|m| m["content"]["text"].as_str())
+            .find(|t| t.contains(&uri))
+            .unwrap_or_else(|| panic!("no message names {uri}: {body}"));
+        // The JSON the customer read returned, whole and parseable, inside a json fence.
+        let json_text = customer
+            .split_once("```json\n")
+            .and_then(|(_, rest)| rest.rsplit_once("\n```"))
+            .map(|(inner, _)| inner)
+            .unwrap_or_else(|| panic!("no ```json block: {customer}"));
+        let record: Value = serde_json::from_str(json_text).unwrap();
+        assert_eq!(record["customer"]["id"], CUSTOMER, "{record}");
+        assert_eq!(record["customer"]["name"], "Padaria Pão Dourado Ltda");
+        assert!(record["billing_accounts"].is_array(), "{record}");
+        let text = all_text(&body["result"]);
+        assert!(
+            text.contains("371ecd7b-27cd-4130-8722-9389571aa876"),
+            "billing account named: {text}"
+        );
+    }
+    // Scoped to one customer, the overdue collection carries it the same way.
     let body = get(
         &stack,
         &full_token(),
-        "customer_overview",
-        json!({"customer_id": "crm-000202"}),
+        "collect_overdue_invoices",
+        json!({"customer_id": CUSTOMER}),
         false,
     )
     .await;
-    let resource = body["result"]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["content"]["type"] == "resource")
-        .unwrap_or_else(|| panic!("{body}"));
-    assert_eq!(
-        resource["content"]["resource"]["uri"],
-        format!("kobana://billing/customers/{CUSTOMER}")
+    let messages = body["result"]["messages"].as_array().unwrap();
+    assert!(
+        messages.iter().all(|m| m["content"]["type"] == "text"),
+        "{body}"
     );
     assert!(
-        resource["content"]["resource"]["text"]
-            .as_str()
-            .unwrap()
-            .contains("Padaria Pão Dourado")
-    );
-    let text = all_text(&body["result"]);
-    assert!(
-        text.contains("371ecd7b-27cd-4130-8722-9389571aa876"),
-        "billing account named: {text}"
+        all_text(&body["result"]).contains(&format!("kobana://billing/customers/{CUSTOMER}")),
+        "{body}"
     );
 }
 
