@@ -183,6 +183,7 @@ impl KobanaMcp {
             idempotency_key: None,
             gate: WriteGate::Open,
             rows: self.state.rows,
+            output: None,
         }
     }
 

@@ -8,32 +8,38 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
-/// Page, size and order of a list.
+/// Page, size, order and fields of a list: the arguments every list tool takes, flattened
+/// into its own (`#[serde(flatten)] pub paging: Paging`), and their wire schema. Plain `//`
+/// comments where the model needs no text: a doc comment becomes a schema description.
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 pub struct Paging {
-    /// Page number, starting at 1 (default 1).
+    // Page number, starting at 1 (default 1).
     #[schemars(range(min = 1))]
+    #[allow(missing_docs)]
     pub page: Option<u32>,
-    /// Items per page, 1 to 100 (default 20).
+    // Items per page, 1 to 100 (default 20).
     #[schemars(range(min = 1, max = 100))]
+    #[allow(missing_docs)]
     pub per_page: Option<u32>,
-    /// Field to sort by; allowed values are the resource's sortable fields in
-    /// billing_schemas_get (default created_at).
+    /// Sortable field (billing_schemas_get).
     pub sort_by: Option<String>,
-    /// Sort direction (default desc).
+    // Sort direction (default desc).
+    #[allow(missing_docs)]
     pub sort_order: Option<SortOrder>,
-    /// The row's fields instead of the compact row (`id` always comes); the registry adds
-    /// each list's enum of names to its input schema (see `catalog::rows`).
+    // The row's fields besides the compact row (`id` always comes); not in this schema: the
+    // registry adds each list's own enum of names (see `catalog::rows`).
+    #[schemars(skip)]
+    #[allow(missing_docs)]
     pub fields: Option<Vec<String>>,
 }
 
-/// Sort direction.
+// Sort direction.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[schemars(inline)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
 pub enum SortOrder {
-    /// Ascending.
     Asc,
-    /// Descending.
     Desc,
 }
 

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::args::wire_enum;
-use super::context::{PagingSchema, push_opt, ref_arg, uuid_arg};
+use super::context::{push_opt, ref_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
@@ -33,7 +33,6 @@ pub struct ListArgs {
     // Status.
     pub status: Option<AccountStatus>,
     #[serde(flatten)]
-    #[schemars(with = "PagingSchema")]
     pub paging: Paging,
 }
 
@@ -81,14 +80,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: ListArgs| async move {
                 let query = list_query(&args)?;
-                ctx.list(
-                    &["billing_accounts"],
-                    "billing_accounts",
-                    "billing_accounts",
-                    &args.paging,
-                    query,
-                )
-                .await
+                ctx.list(&["billing_accounts"], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -106,8 +98,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.record(&["billing_accounts", id], &[], "billing_account")
-                    .await
+                ctx.record(&["billing_accounts", id], &[]).await
             },
         ),
     ]

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use reqwest::Method;
 use serde_json::{Map, Value, json};
 
-use super::{Paging, ToolError, schemas};
+use super::{Output, Paging, ToolError, schemas};
 use crate::access::Principal;
 use crate::format::enrich;
 use crate::kobana::{KobanaClient, segment_is_safe};
@@ -83,6 +83,10 @@ pub struct ToolCtx {
     pub gate: WriteGate,
     /// How list answers are shaped (compact rows, byte budget).
     pub rows: super::RowPolicy,
+    /// The running tool's declared result, set by the registry before the handler runs:
+    /// [`ToolCtx::record`], [`ToolCtx::list`] and [`ToolCtx::write`] put their data under its
+    /// key, so the key is written once, in the tool's [`ToolMeta`](super::ToolMeta).
+    pub output: Option<Output>,
 }
 
 /// Checks that `value` is a UUID (Kobana's ids), naming the argument when it is not.
@@ -125,18 +129,44 @@ pub fn push_opt(query: &mut Vec<(String, String)>, key: &str, value: Option<impl
 }
 
 impl ToolCtx {
-    /// `GET` one record and return `{ <key>: record }`, enriched.
+    /// The member and catalog schema of the running tool's declared result. Only a tool
+    /// declared with a custom output has neither; it builds its own result and never calls
+    /// the helpers that need them (tested over the whole catalog).
+    fn declared(&self) -> (&'static str, &'static str) {
+        match self.output {
+            Some(Output::Record { key, schema } | Output::List { key, schema }) => (key, schema),
+            Some(Output::Keyed { key, .. }) => (key, ""),
+            Some(Output::Custom(_)) | None => ("result", ""),
+        }
+    }
+
+    /// `GET` one record and return `{ <declared key>: record }`, enriched.
     pub async fn record(
         &self,
         segments: &[&str],
         query: &[(String, String)],
-        key: &str,
     ) -> Result<Value, ToolError> {
         let envelope = self
             .kobana
             .get(&self.principal.token, segments, query)
             .await?;
-        Ok(wrap(key, envelope.data))
+        Ok(wrap(self.declared().0, envelope.data))
+    }
+
+    /// `GET` Kobana's `data` at `segments`, enriched (`*_brl`, `*_sao_paulo`) but under no
+    /// key: a part of an answer.
+    pub async fn data(
+        &self,
+        segments: &[&str],
+        query: &[(String, String)],
+    ) -> Result<Value, ToolError> {
+        let mut data = self
+            .kobana
+            .get(&self.principal.token, segments, query)
+            .await?
+            .data;
+        enrich(&mut data);
+        Ok(data)
     }
 
     /// `GET` a list page and return `{ <key>: [rows], page, per_page, total, total_pages,
@@ -145,11 +175,10 @@ impl ToolCtx {
     pub async fn list(
         &self,
         segments: &[&str],
-        schema: &str,
-        key: &str,
         paging: &Paging,
         query: Vec<(String, String)>,
     ) -> Result<Value, ToolError> {
+        let (key, schema) = self.declared();
         let fields = paging.fields.as_deref();
         super::shaping::check(schema, fields)?;
         let result = self
@@ -211,8 +240,8 @@ impl ToolCtx {
         method: Method,
         segments: &[&str],
         body: Option<Value>,
-        key: &str,
     ) -> Result<Value, ToolError> {
+        let key = self.declared().0;
         match &self.gate {
             WriteGate::Open => {}
             WriteGate::Plan(slot) => {
@@ -484,33 +513,6 @@ fn tidy(node: &mut Value) {
     }
 }
 
-// The schema of [`Paging`] as list tools show it: the same fields, terser, with the sort
-// direction inline. Use as `#[schemars(with = "PagingSchema")]` on the flattened `paging`.
-// (Plain comments: a doc comment here would become the description of every list's input.)
-#[derive(schemars::JsonSchema)]
-#[allow(dead_code)]
-pub struct PagingSchema {
-    // Default 1.
-    #[schemars(range(min = 1))]
-    page: Option<u32>,
-    // Default 20.
-    #[schemars(range(min = 1, max = 100))]
-    per_page: Option<u32>,
-    /// Sortable field (billing_schemas_get).
-    sort_by: Option<String>,
-    // Default desc.
-    sort_order: Option<SortOrderSchema>,
-}
-
-#[derive(schemars::JsonSchema)]
-#[schemars(inline)]
-#[serde(rename_all = "lowercase")]
-#[allow(dead_code)]
-enum SortOrderSchema {
-    Asc,
-    Desc,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -531,6 +533,7 @@ mod tests {
             idempotency_key: None,
             gate,
             rows: crate::catalog::RowPolicy::default(),
+            output: None,
         }
     }
 
@@ -540,7 +543,7 @@ mod tests {
         let body = json!({"amount_cents": 1000, "reason": "Desconto"});
         let slot = Arc::new(Mutex::new(None));
         let planned = ctx(WriteGate::Plan(slot.clone()))
-            .write(Method::POST, &refund, Some(body.clone()), "payment")
+            .write(Method::POST, &refund, Some(body.clone()))
             .await;
         assert!(matches!(planned, Err(ToolError::ConfirmationRequired)));
         let planned = slot.lock().unwrap().take().expect("captured");
@@ -569,16 +572,14 @@ mod tests {
             ),
             (Method::DELETE, &refund[..], Some(body.clone())),
         ] {
-            let outcome = confirmed.write(method, segments, body, "payment").await;
+            let outcome = confirmed.write(method, segments, body).await;
             assert!(
                 matches!(outcome, Err(ToolError::ConfirmationMismatch)),
                 "{outcome:?}"
             );
         }
         // The same request goes out (and here finds no Kobana to connect to).
-        let outcome = confirmed
-            .write(Method::POST, &refund, Some(body), "payment")
-            .await;
+        let outcome = confirmed.write(Method::POST, &refund, Some(body)).await;
         assert!(matches!(outcome, Err(ToolError::Kobana(_))), "{outcome:?}");
     }
 

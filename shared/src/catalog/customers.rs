@@ -43,7 +43,6 @@ pub struct ListArgs {
     /// Only people (natural) or only companies (juridical).
     pub kind: Option<CustomerKind>,
     #[serde(flatten)]
-    #[schemars(with = "super::context::PagingSchema")]
     #[allow(missing_docs)]
     pub paging: Paging,
 }
@@ -224,14 +223,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 let mut query = Vec::new();
                 push_opt(&mut query, "search", args.search);
                 push_opt(&mut query, "kind", args.kind.map(CustomerKind::as_str));
-                ctx.list(
-                    &["customers"],
-                    "customers",
-                    "customers",
-                    &args.paging,
-                    query,
-                )
-                .await
+                ctx.list(&["customers"], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -246,7 +238,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = ref_arg("id", &args.id)?;
-                let mut result = ctx.record(&["customers", id], &[], "customer").await?;
+                let mut result = ctx.record(&["customers", id], &[]).await?;
                 let accounts = accounts_of(&ctx, &result).await?;
                 if let Some(map) = result.as_object_mut() {
                     map.extend(accounts);
@@ -296,8 +288,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                         body[key] = value;
                     }
                 }
-                ctx.write(Method::POST, &["customers"], Some(body), "created")
-                    .await
+                ctx.write(Method::POST, &["customers"], Some(body)).await
             },
         ),
         ToolSpec::new(
@@ -319,7 +310,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                             .to_owned(),
                     ));
                 }
-                ctx.write(Method::PATCH, &["customers", &id], Some(body), "customer")
+                ctx.write(Method::PATCH, &["customers", &id], Some(body))
                     .await
             },
         ),
@@ -341,8 +332,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = ref_arg("id", &args.id)?.to_owned();
-                ctx.write(Method::DELETE, &["customers", &id], None, "result")
-                    .await
+                ctx.write(Method::DELETE, &["customers", &id], None).await
             },
         ),
     ]

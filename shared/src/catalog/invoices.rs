@@ -13,8 +13,8 @@ use serde_json::{Map, Value, json};
 use super::Asks;
 use super::args::wire_enum;
 use super::context::{
-    PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
-    reason_arg, text_arg, uuid_arg,
+    date_arg, date_range, destructive_description, document_schema, push_opt, reason_arg, text_arg,
+    uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
@@ -70,7 +70,6 @@ pub struct ListArgs {
     /// true: paid, NF-e missing or failed. Only with billing_account_id and paging.
     pub without_nfe: Option<bool>,
     #[serde(flatten)]
-    #[schemars(with = "PagingSchema")]
     pub paging: Paging,
 }
 
@@ -259,9 +258,7 @@ async fn list(ctx: super::ToolCtx, args: ListArgs) -> Result<Value, ToolError> {
     };
     // Whole records keep `_derived`; a row says `days_overdue` itself (see `catalog::rows`).
     let whole = ctx.rows.full_records && args.paging.fields.is_none();
-    let result = ctx
-        .list(segments, "invoices", "invoices", &args.paging, query)
-        .await?;
+    let result = ctx.list(segments, &args.paging, query).await?;
     Ok(if whole { with_derived(result) } else { result })
 }
 
@@ -353,7 +350,6 @@ fn action(
     description: &'static str,
     effect: Effect,
     path: &'static str,
-    key: &'static str,
     output: Output,
 ) -> ToolSpec {
     ToolSpec::new(
@@ -369,7 +365,7 @@ fn action(
         move |ctx, args: IdArgs| async move {
             let id = uuid_arg("id", &args.id)?.to_owned();
             let result = ctx
-                .write(Method::POST, &["invoices", &id, path], None, key)
+                .write(Method::POST, &["invoices", &id, path], None)
                 .await?;
             Ok(with_derived(result))
         },
@@ -407,7 +403,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                let result = ctx.record(&["invoices", id], &[], "invoice").await?;
+                let result = ctx.record(&["invoices", id], &[]).await?;
                 Ok(with_derived(result))
             },
         ),
@@ -446,9 +442,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: CreateArgs| async move {
                 let body = create_body(&args)?;
-                let result = ctx
-                    .write(Method::POST, &["invoices"], Some(body), "invoice")
-                    .await?;
+                let result = ctx.write(Method::POST, &["invoices"], Some(body)).await?;
                 Ok(with_amounts(
                     with_derived(result),
                     requested_subtotal_cents(&args),
@@ -461,7 +455,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Finalizes a draft invoice: status open, numbered, payable. Returns it.",
             Effect::Write { idempotent: true },
             "finalize",
-            "invoice",
             RECORD,
         ),
         action(
@@ -470,7 +463,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "E-mails a payment reminder for an open invoice to the account's billing_email; each call sends one. Returns it.",
             Effect::Write { idempotent: false },
             "send-reminder",
-            "invoice",
             RECORD,
         ),
         action(
@@ -479,8 +471,10 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Asks Kobana to issue the NF-e (nota fiscal) of an invoice, asynchronously. Returns Kobana's issuance answer (not an NF-e record); follow with billing_nfes_list invoice_id=….",
             Effect::Write { idempotent: false },
             "issue-nfe",
-            "issuance",
-            Output::Custom(issuance_schema),
+            Output::Keyed {
+                key: "issuance",
+                schema: issuance_schema,
+            },
         ),
         ToolSpec::new(
             ToolMeta {
@@ -505,7 +499,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                         Method::POST,
                         &["invoices", &id, "void"],
                         Some(json!({"reason": reason})),
-                        "invoice",
                     )
                     .await?;
                 Ok(with_derived(result))
@@ -531,8 +524,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                ctx.write(Method::DELETE, &["invoices", &id], None, "result")
-                    .await
+                ctx.write(Method::DELETE, &["invoices", &id], None).await
             },
         ),
     ]

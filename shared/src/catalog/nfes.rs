@@ -8,8 +8,7 @@ use serde_json::{Value, json};
 use super::Asks;
 use super::args::wire_enum;
 use super::context::{
-    PagingSchema, date_arg, date_range, destructive_description, document_schema, push_opt,
-    reason_arg, uuid_arg,
+    date_arg, date_range, destructive_description, document_schema, push_opt, reason_arg, uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
@@ -58,7 +57,6 @@ pub struct ListArgs {
     /// Issued until, YYYY-MM-DD.
     pub issue_date_to: Option<String>,
     #[serde(flatten)]
-    #[schemars(with = "PagingSchema")]
     pub paging: Paging,
 }
 
@@ -158,8 +156,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 }
                 push_opt(&mut query, "issue_date_from", from);
                 push_opt(&mut query, "issue_date_to", to);
-                ctx.list(&["nfes"], "nfes", "nfes", &args.paging, query)
-                    .await
+                ctx.list(&["nfes"], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -174,7 +171,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.record(&["nfes", id], &[], "nfe").await
+                ctx.record(&["nfes", id], &[]).await
             },
         ),
         file_tool(
@@ -205,8 +202,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                ctx.write(Method::POST, &["nfes", &id, "issue"], None, "nfe")
-                    .await
+                ctx.write(Method::POST, &["nfes", &id, "issue"], None).await
             },
         ),
         ToolSpec::new(
@@ -237,7 +233,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     Method::POST,
                     &["nfes", &id, "cancel"],
                     Some(json!({"reason": reason})),
-                    "nfe",
                 )
                 .await
             },

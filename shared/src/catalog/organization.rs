@@ -17,6 +17,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 schema: "organization",
             },
         },
-        |ctx, _args: NoArgs| async move { ctx.record(&["organization"], &[], "organization").await },
+        |ctx, _args: NoArgs| async move { ctx.record(&["organization"], &[]).await },
     )]
 }

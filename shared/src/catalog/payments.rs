@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::Asks;
 use super::args::wire_enum;
-use super::context::{PagingSchema, destructive_description, push_opt, reason_arg, uuid_arg};
+use super::context::{destructive_description, push_opt, reason_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
@@ -46,7 +46,6 @@ pub struct ListArgs {
     // Status.
     pub status: Option<PaymentStatus>,
     #[serde(flatten)]
-    #[schemars(with = "PagingSchema")]
     pub paging: Paging,
 }
 
@@ -98,8 +97,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     push_opt(&mut query, "invoice_id", Some(uuid_arg("invoice_id", id)?));
                 }
                 push_opt(&mut query, "status", args.status.map(PaymentStatus::as_str));
-                ctx.list(&["payments"], "payments", "payments", &args.paging, query)
-                    .await
+                ctx.list(&["payments"], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -114,7 +112,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.record(&["payments", id], &[], "payment").await
+                ctx.record(&["payments", id], &[]).await
             },
         ),
         ToolSpec::new(
@@ -159,7 +157,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     Method::POST,
                     &["payments", &id, "refund"],
                     Some(Value::Object(body)),
-                    "payment",
                 )
                 .await
             },

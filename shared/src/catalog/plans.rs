@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::args::wire_enum;
-use super::context::{PagingSchema, push_opt, uuid_arg};
+use super::context::{push_opt, uuid_arg};
 use super::{Effect, Output, Paging, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
@@ -31,7 +31,6 @@ pub struct ListArgs {
     /// Free text (name, slug).
     pub search: Option<String>,
     #[serde(flatten)]
-    #[schemars(with = "PagingSchema")]
     pub paging: Paging,
 }
 
@@ -70,8 +69,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     );
                 }
                 push_opt(&mut query, "search", args.search);
-                ctx.list(&["plans"], "plans", "plans", &args.paging, query)
-                    .await
+                ctx.list(&["plans"], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -90,15 +88,10 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
                 let (plan_path, items_path) = (["plans", id], ["plans", id, "items"]);
-                let (mut plan, items) = tokio::try_join!(
-                    ctx.record(&plan_path, &[], "plan"),
-                    ctx.record(&items_path, &[], "items"),
-                )?;
-                if let (Some(record), Some(items)) = (
-                    plan.get_mut("plan").and_then(Value::as_object_mut),
-                    items.get("items"),
-                ) {
-                    record.insert("items".to_owned(), items.clone());
+                let (mut plan, items) =
+                    tokio::try_join!(ctx.record(&plan_path, &[]), ctx.data(&items_path, &[]),)?;
+                if let Some(record) = plan.get_mut("plan").and_then(Value::as_object_mut) {
+                    record.insert("items".to_owned(), items);
                 }
                 Ok(plan)
             },

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::args::wire_enum;
-use super::context::{PagingSchema, push_opt, uuid_arg};
+use super::context::{push_opt, uuid_arg};
 use super::{Effect, Output, Paging, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
@@ -50,7 +50,6 @@ pub struct ListArgs {
     /// Free text (name, slug).
     pub search: Option<String>,
     #[serde(flatten)]
-    #[schemars(with = "PagingSchema")]
     pub paging: Paging,
 }
 
@@ -87,8 +86,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     args.product_type.map(ProductType::as_str),
                 );
                 push_opt(&mut query, "search", args.search);
-                ctx.list(&["products"], "products", "products", &args.paging, query)
-                    .await
+                ctx.list(&["products"], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -106,7 +104,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.record(&["products", id], &[], "product").await
+                ctx.record(&["products", id], &[]).await
             },
         ),
     ]

@@ -75,7 +75,14 @@ pub enum Output {
         /// Catalog resource describing them.
         schema: &'static str,
     },
-    /// A schema of its own.
+    /// `{ <key>: … }` that is not a catalog record, described by a schema of its own.
+    Keyed {
+        /// Member holding the data (`issuance`).
+        key: &'static str,
+        /// Its output schema.
+        schema: fn() -> Value,
+    },
+    /// A result the handler builds whole, described by a schema of its own.
     Custom(fn() -> Value),
 }
 
@@ -204,7 +211,12 @@ impl ToolDef {
 
     /// Runs the tool: checks argument names, then each value against the input schema
     /// (naming the argument and what to send), deserializes, calls the handler.
-    pub async fn run(&self, ctx: ToolCtx, args: Option<JsonObject>) -> Result<Value, ToolError> {
+    pub async fn run(
+        &self,
+        mut ctx: ToolCtx,
+        args: Option<JsonObject>,
+    ) -> Result<Value, ToolError> {
+        ctx.output = Some(self.meta.output);
         let args = args.unwrap_or_default();
         if let Some(unknown) = args.keys().find(|k| !self.allowed_args.contains(k)) {
             let allowed = if self.allowed_args.is_empty() {
@@ -366,7 +378,7 @@ fn output_schema(output: Output) -> JsonObject {
             },
             "required": [key, "page", "total"]
         }),
-        Output::Custom(schema) => schema(),
+        Output::Keyed { schema, .. } | Output::Custom(schema) => schema(),
     };
     match value {
         Value::Object(map) => map,

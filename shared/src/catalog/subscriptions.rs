@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::Asks;
 use super::args::wire_enum;
-use super::context::{PagingSchema, destructive_description, push_opt, reason_arg, uuid_arg};
+use super::context::{destructive_description, push_opt, reason_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
 
@@ -75,7 +75,6 @@ pub struct ListArgs {
     /// Free text: customer name, CPF/CNPJ.
     pub search: Option<String>,
     #[serde(flatten)]
-    #[schemars(with = "PagingSchema")]
     pub paging: Paging,
 }
 
@@ -248,14 +247,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     push_opt(&mut query, "plan_id", Some(uuid_arg("plan_id", id)?));
                 }
                 push_opt(&mut query, "search", args.search);
-                ctx.list(
-                    &["subscriptions"],
-                    "subscriptions",
-                    "subscriptions",
-                    &args.paging,
-                    query,
-                )
-                .await
+                ctx.list(&["subscriptions"], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -270,8 +262,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.record(&["subscriptions", id], &[], "subscription")
-                    .await
+                ctx.record(&["subscriptions", id], &[]).await
             },
         ),
         ToolSpec::new(
@@ -286,7 +277,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: CreateArgs| async move {
                 let body = create_body(args)?;
-                ctx.write(Method::POST, &["subscriptions"], Some(body), "subscription")
+                ctx.write(Method::POST, &["subscriptions"], Some(body))
                     .await
             },
         ),
@@ -313,7 +304,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     Method::POST,
                     &["subscriptions", &id, "pause"],
                     Some(Value::Object(body)),
-                    "subscription",
                 )
                 .await
             },
@@ -330,13 +320,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                ctx.write(
-                    Method::POST,
-                    &["subscriptions", &id, "resume"],
-                    None,
-                    "subscription",
-                )
-                .await
+                ctx.write(Method::POST, &["subscriptions", &id, "resume"], None)
+                    .await
             },
         ),
         ToolSpec::new(
@@ -367,7 +352,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     Method::POST,
                     &["subscriptions", &id, "cancel"],
                     Some(Value::Object(body)),
-                    "subscription",
                 )
                 .await
             },
