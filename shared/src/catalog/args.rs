@@ -53,6 +53,21 @@ impl SortOrder {
     }
 }
 
+/// Declares a toolset's `IdArgs`: the arguments of a tool that names one record, `{ id }`,
+/// with `$doc` as the description of `id` (`"Invoice UUID."`).
+macro_rules! id_args {
+    ($doc:literal) => {
+        /// Arguments naming one record.
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct IdArgs {
+            #[doc = $doc]
+            pub id: String,
+        }
+    };
+}
+pub(crate) use id_args;
+
 /// Declares an argument enum whose values are Kobana's wire strings: the derives every
 /// toolset uses (inline in the input schema, no doc text, so plain `//` comments document
 /// it) and `as_str`, the value sent to Kobana — one list, so the schema and the query

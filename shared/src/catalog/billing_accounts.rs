@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::args::wire_enum;
+use super::args::{id_args, wire_enum};
 use super::context::{push_opt, ref_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
@@ -36,13 +36,7 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-// Arguments naming one billing account.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdArgs {
-    /// Billing account UUID.
-    pub id: String,
-}
+id_args!("Billing account UUID.");
 
 /// The query of `GET /v1/billing_accounts` for these arguments (also used by
 /// `billing_customers_get` to attach a customer's accounts).

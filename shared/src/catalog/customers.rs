@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::Asks;
+use super::args::id_args;
 use super::billing_accounts;
 use super::context::{MAX_PER_PAGE, push_opt, ref_arg};
 use super::{Effect, Output, Paging, ToolCtx, ToolError, ToolMeta, ToolSpec, Toolset};
@@ -47,13 +48,7 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-// Arguments naming one customer.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdArgs {
-    /// Customer UUID, or your own external_id.
-    pub id: String,
-}
+id_args!("Customer UUID, or your own external_id.");
 
 // A postal address.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

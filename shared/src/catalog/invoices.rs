@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::Asks;
-use super::args::wire_enum;
+use super::args::{id_args, wire_enum};
 use super::context::{
     date_arg, date_range, destructive_description, document_schema, push_opt, reason_arg, text_arg,
     uuid_arg,
@@ -73,13 +73,7 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-// Arguments naming one invoice.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdArgs {
-    /// Invoice UUID.
-    pub id: String,
-}
+id_args!("Invoice UUID.");
 
 // One line of a new invoice.
 #[derive(Debug, Deserialize, JsonSchema)]

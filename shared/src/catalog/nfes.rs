@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::Asks;
-use super::args::wire_enum;
+use super::args::{id_args, wire_enum};
 use super::context::{
     date_arg, date_range, destructive_description, document_schema, push_opt, reason_arg, uuid_arg,
 };
@@ -60,13 +60,7 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-// Arguments naming one NF-e.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdArgs {
-    /// NF-e UUID.
-    pub id: String,
-}
+id_args!("NF-e UUID.");
 
 // Arguments of `billing_nfes_cancel`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::Asks;
-use super::args::wire_enum;
+use super::args::{id_args, wire_enum};
 use super::context::{destructive_description, push_opt, reason_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
@@ -49,13 +49,7 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-// Arguments naming one payment.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdArgs {
-    /// Payment UUID.
-    pub id: String,
-}
+id_args!("Payment UUID.");
 
 // Arguments of `billing_payments_refund`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::args::wire_enum;
+use super::args::{id_args, wire_enum};
 use super::context::{push_opt, uuid_arg};
 use super::{Effect, Output, Paging, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
@@ -34,13 +34,7 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-// Arguments naming one plan.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdArgs {
-    /// Plan UUID.
-    pub id: String,
-}
+id_args!("Plan UUID.");
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Plans));

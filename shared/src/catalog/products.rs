@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::args::wire_enum;
+use super::args::{id_args, wire_enum};
 use super::context::{push_opt, uuid_arg};
 use super::{Effect, Output, Paging, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
@@ -53,13 +53,7 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-// Arguments naming one product.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdArgs {
-    /// Product UUID.
-    pub id: String,
-}
+id_args!("Product UUID.");
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Products));

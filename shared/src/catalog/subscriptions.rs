@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::Asks;
-use super::args::wire_enum;
+use super::args::{id_args, wire_enum};
 use super::context::{destructive_description, push_opt, reason_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
@@ -78,13 +78,7 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-// Arguments naming one subscription.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdArgs {
-    /// Subscription UUID.
-    pub id: String,
-}
+id_args!("Subscription UUID.");
 
 // One item of a subscription without a plan: a product at one of its prices.
 #[derive(Debug, Deserialize, JsonSchema)]
