@@ -56,6 +56,7 @@ pub struct App {
 
 struct Inner {
     config: Config,
+    telemetry: crate::telemetry::Telemetry,
     mcp: StreamableHttpService<KobanaMcp, NeverSessionManager>,
 }
 
@@ -156,7 +157,11 @@ impl App {
             mcp_config,
         );
         Ok(Self {
-            inner: Arc::new(Inner { config, mcp }),
+            inner: Arc::new(Inner {
+                telemetry: crate::telemetry::Telemetry::new(config.metrics),
+                config,
+                mcp,
+            }),
         })
     }
 
@@ -165,8 +170,20 @@ impl App {
         &self.inner.config
     }
 
-    /// Answers one HTTP request.
-    pub async fn handle<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    /// Answers one HTTP request, and writes its request line (and metrics) once the answer
+    /// has been sent.
+    pub async fn handle<B>(&self, mut request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: std::fmt::Display,
+    {
+        let record = crate::telemetry::layer::start(&mut request);
+        let response = self.answer(request).await;
+        crate::telemetry::layer::finish(&self.inner.telemetry, record, response)
+    }
+
+    async fn answer<B>(&self, request: Request<B>) -> Response<ResponseBody>
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -205,6 +222,7 @@ impl App {
             Ok(bytes) => bytes,
             Err(response) => return *response,
         };
+        crate::telemetry::layer::note_message(&parts, &bytes);
         if let Err(response) = jsonrpc::check(&bytes, &parts.headers) {
             return *response;
         }
