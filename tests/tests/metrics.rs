@@ -243,3 +243,64 @@ async fn no_emf_lines_when_metrics_are_off() {
     assert!(emf_documents(&logs).is_empty(), "{logs}");
     assert!(!logs.contains("\"_aws\""), "{logs}");
 }
+
+/// The Kobana alarm reads metrics this server writes: the namespace, the metric names and the
+/// `Function` dimension of the EMF documents; every alarm notifies the optional topic only.
+#[test]
+fn the_template_alarms_read_the_metrics_the_function_writes() {
+    use kobana_mcp::telemetry::emf;
+    use kobana_mcp::telemetry::record::{Fields, KobanaCall};
+    let root = lambda_support::function::workspace();
+    let template = std::fs::read_to_string(root.join("template.yaml")).expect("template.yaml");
+    let fields = Fields {
+        kobana: vec![KobanaCall {
+            status: Some(502),
+            millis: 1.0,
+        }],
+        ..Fields::default()
+    };
+    let lines = emf::lines(&fields, "f", "r", 1.0, 1_700_000_000_000);
+    let kobana: Value = serde_json::from_str(&lines[1]).unwrap();
+    let lines: Vec<&str> = template.lines().map(str::trim).collect();
+    let alarm = lines
+        .iter()
+        .position(|l| *l == "Kobana5xxRateAlarm:")
+        .expect("the Kobana alarm");
+    let body = &lines[alarm..];
+    let body = &body[..body
+        .iter()
+        .position(|l| l.starts_with("OKActions:"))
+        .unwrap()];
+    for metric in ["Kobana5xx", "KobanaCalls"] {
+        assert!(
+            body.contains(&format!("MetricName: {metric}").as_str()),
+            "{metric}"
+        );
+        assert_eq!(kobana[metric], 1, "the function writes {metric}");
+    }
+    assert!(body.contains(&format!("Namespace: {}", emf::NAMESPACE).as_str()));
+    assert!(body.contains(&"- Name: Function"));
+    assert_eq!(
+        kobana["_aws"]["CloudWatchMetrics"][0]["Dimensions"][1],
+        json!(["Function"])
+    );
+    for name in [
+        "FunctionErrorsAlarm:",
+        "FunctionThrottlesAlarm:",
+        "Kobana5xxRateAlarm:",
+    ] {
+        assert!(lines.contains(&name), "{name}");
+    }
+    let actions = lines
+        .iter()
+        .filter(|l| l.starts_with("AlarmActions:") || l.starts_with("OKActions:"))
+        .collect::<Vec<_>>();
+    assert_eq!(actions.len(), 6);
+    assert!(
+        actions
+            .iter()
+            .all(|l| l.ends_with("!If [HasAlarmTopic, [!Ref AlarmTopicArn], !Ref AWS::NoValue]")),
+        "{actions:?}"
+    );
+    assert!(lines.contains(&"Default: \"\""), "no topic by default");
+}
