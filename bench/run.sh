@@ -10,7 +10,9 @@
 #   --no-write              full run without rewriting BENCHMARKS.md
 #   --arm64                 also build the arm64 artifact as `sam build` does (cargo lambda,
 #                           zig; ~8 min) and report its size
-#   --sections a,b          only these sections: context,load,fanout,pdf,cold,inproc
+#   --sections a,b          only these sections: context,load,fanout,pdf,cold,inproc,memory
+#                           (memory: CPU capped per simulated Lambda size; needs root and a
+#                           cgroup v1 cpu controller, else skipped with the reason)
 #
 # Exit status: 0 when every step ran, 1 when a step failed (a server did not start, an answer
 # was wrong, a build failed...). A missed target is reported in the table, never as a failure.
@@ -37,7 +39,7 @@ while [[ $# -gt 0 ]]; do
     --arm64) ARM64=1 ;;
     --sections) SECTIONS="${2:?--sections needs a list}"; shift ;;
     --sections=*) SECTIONS="${1#--sections=}" ;;
-    -h | --help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

@@ -18,6 +18,7 @@ mod emulator;
 mod http1;
 mod inproc;
 mod loadgen;
+mod memory_size;
 mod procs;
 mod relay;
 mod report;
@@ -323,7 +324,7 @@ impl Opts {
                 .get("sections")
                 .map(|s| s.split(',').map(str::to_owned).collect())
                 .unwrap_or_else(|| {
-                    ["context", "load", "fanout", "pdf", "cold", "inproc"]
+                    ["context", "load", "fanout", "pdf", "cold", "inproc", "memory"]
                         .map(str::to_owned)
                         .to_vec()
                 }),
@@ -664,6 +665,9 @@ fn run(opts: Opts) -> ExitCode {
     }
     if bench.opts.wants("inproc") {
         section(&mut report, "3 in-process", || in_process(&bench));
+    }
+    if bench.opts.wants("memory") {
+        section(&mut report, "7 memory size", || memory_size::run(&bench));
     }
     finish(bench, report, machine, started)
 }
