@@ -19,8 +19,9 @@
 #
 # Environment:
 #   BENCH_TARGET_DIR   cargo target dir for the standalone bench crates (default: the
-#                      workspace's target/, so their dependencies are shared with the
-#                      workspace's release build; set it to bench/target to keep them apart)
+#                      workspace's, $CARGO_TARGET_DIR or target/, so their dependencies are
+#                      shared with the workspace's release build, which is also where the
+#                      measured binary is read from; set it to bench/target to keep them apart)
 #   BENCH_OUT          where results go (default bench/out; git-ignored)
 set -euo pipefail
 
@@ -62,13 +63,14 @@ fi
   die "the venv lacks the Python MCP SDK 2.x (mcp.server.mcpserver), uvicorn or httpx2"
 command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
 
-TARGET_DIR="${BENCH_TARGET_DIR:-$ROOT/target}"
+WORKSPACE_TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+TARGET_DIR="${BENCH_TARGET_DIR:-$WORKSPACE_TARGET}"
 OUT="${BENCH_OUT:-$BENCH/out}"
 mkdir -p "$OUT"
 
 stage "build: cargo build --release -p kobana-mcp (the measured binary)"
 cargo build --release -p kobana-mcp
-KOBANA_BIN="$ROOT/target/release/kobana-mcp"
+KOBANA_BIN="$WORKSPACE_TARGET/release/kobana-mcp"
 [[ -x "$KOBANA_BIN" ]] || die "no $KOBANA_BIN after the build"
 
 stage "build: bench crates (hello-lambda, harness) into $TARGET_DIR"
@@ -86,7 +88,7 @@ if [[ "$ARM64" == 1 ]]; then
   fi
   rustup target add aarch64-unknown-linux-gnu >/dev/null
   PATH="$ROOT/.venv/sam/bin:$PATH" cargo lambda build --release --arm64 --bin kobana-mcp
-  ARM64_BIN="$ROOT/target/lambda/kobana-mcp/bootstrap"
+  ARM64_BIN="$WORKSPACE_TARGET/lambda/kobana-mcp/bootstrap"
   [[ -x "$ARM64_BIN" ]] || die "no $ARM64_BIN after cargo lambda build"
 fi
 
