@@ -10,15 +10,18 @@
 #   --no-write              full run without rewriting BENCHMARKS.md
 #   --arm64                 also build the arm64 artifact as `sam build` does (cargo lambda,
 #                           zig; ~8 min) and report its size
-#   --sections a,b          only these sections: context,load,fanout,pdf,cold,inproc,answers
+#   --sections a,b          only these sections: context,load,fanout,pdf,cold,inproc,memory,answers
+#                           (memory: CPU capped per simulated Lambda size; needs root and a
+#                           cgroup v1 cpu controller, else skipped with the reason)
 #
 # Exit status: 0 when every step ran, 1 when a step failed (a server did not start, an answer
 # was wrong, a build failed...). A missed target is reported in the table, never as a failure.
 #
 # Environment:
 #   BENCH_TARGET_DIR   cargo target dir for the standalone bench crates (default: the
-#                      workspace's target/, so their dependencies are shared with the
-#                      workspace's release build; set it to bench/target to keep them apart)
+#                      workspace's, $CARGO_TARGET_DIR or target/, so their dependencies are
+#                      shared with the workspace's release build, which is also where the
+#                      measured binary is read from; set it to bench/target to keep them apart)
 #   BENCH_OUT          where results go (default bench/out; git-ignored)
 set -euo pipefail
 
@@ -37,7 +40,7 @@ while [[ $# -gt 0 ]]; do
     --arm64) ARM64=1 ;;
     --sections) SECTIONS="${2:?--sections needs a list}"; shift ;;
     --sections=*) SECTIONS="${1#--sections=}" ;;
-    -h | --help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -60,13 +63,14 @@ fi
   die "the venv lacks the Python MCP SDK 2.x (mcp.server.mcpserver), uvicorn or httpx2"
 command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
 
-TARGET_DIR="${BENCH_TARGET_DIR:-$ROOT/target}"
+WORKSPACE_TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+TARGET_DIR="${BENCH_TARGET_DIR:-$WORKSPACE_TARGET}"
 OUT="${BENCH_OUT:-$BENCH/out}"
 mkdir -p "$OUT"
 
 stage "build: cargo build --release -p kobana-mcp (the measured binary)"
 cargo build --release -p kobana-mcp
-KOBANA_BIN="$ROOT/target/release/kobana-mcp"
+KOBANA_BIN="$WORKSPACE_TARGET/release/kobana-mcp"
 [[ -x "$KOBANA_BIN" ]] || die "no $KOBANA_BIN after the build"
 
 stage "build: bench crates (hello-lambda, harness) into $TARGET_DIR"
@@ -84,7 +88,7 @@ if [[ "$ARM64" == 1 ]]; then
   fi
   rustup target add aarch64-unknown-linux-gnu >/dev/null
   PATH="$ROOT/.venv/sam/bin:$PATH" cargo lambda build --release --arm64 --bin kobana-mcp
-  ARM64_BIN="$ROOT/target/lambda/kobana-mcp/bootstrap"
+  ARM64_BIN="$WORKSPACE_TARGET/lambda/kobana-mcp/bootstrap"
   [[ -x "$ARM64_BIN" ]] || die "no $ARM64_BIN after cargo lambda build"
 fi
 

@@ -87,6 +87,9 @@ pub struct Config {
     /// (`MCP_ANSWER_BUDGET_BYTES`, default 24 KiB) and whether rows are whole records
     /// (`MCP_LIST_ROWS=full`) instead of compact rows (`compact`, the default).
     pub rows: RowPolicy,
+    /// Write CloudWatch EMF metric lines to stdout (`MCP_METRICS`: `on` / `off`); on under
+    /// Lambda, off anywhere else unless asked for.
+    pub metrics: bool,
 }
 
 impl Default for Config {
@@ -104,6 +107,7 @@ impl Default for Config {
             user_agent_contact: "suporte@kobana.com.br".to_owned(),
             anonymous_token: None,
             rows: RowPolicy::default(),
+            metrics: false,
         }
     }
 }
@@ -157,6 +161,20 @@ impl Config {
         // (CDK, Terraform, the console) would otherwise refuse every request. Still settable.
         if get("AWS_LAMBDA_RUNTIME_API").is_some() {
             config.allowed_hosts = Vec::new();
+            config.metrics = true;
+        }
+        if let Some(metrics) = get("MCP_METRICS") {
+            config.metrics = match metrics.trim().to_ascii_lowercase().as_str() {
+                "on" | "true" | "1" | "emf" => true,
+                "off" | "false" | "0" => false,
+                _ => {
+                    return Err(ConfigError::Invalid {
+                        name: "MCP_METRICS",
+                        value: metrics,
+                        reason: "must be on or off",
+                    });
+                }
+            };
         }
         if let Some(hosts) = get("MCP_ALLOWED_HOSTS") {
             config.allowed_hosts = if hosts.trim() == "*" {
@@ -306,6 +324,17 @@ mod tests {
             let err = config(&[(name, value)]).unwrap_err().to_string();
             assert!(err.contains(name), "{err}");
         }
+    }
+
+    #[test]
+    fn metrics_are_on_under_lambda_and_off_elsewhere_unless_asked_for() {
+        let lambda = ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001");
+        assert!(config(&[lambda]).unwrap().metrics);
+        assert!(!config(&[]).unwrap().metrics);
+        assert!(config(&[("MCP_METRICS", "on")]).unwrap().metrics);
+        assert!(!config(&[lambda, ("MCP_METRICS", "off")]).unwrap().metrics);
+        let err = config(&[("MCP_METRICS", "loud")]).unwrap_err().to_string();
+        assert!(err.contains("MCP_METRICS"), "{err}");
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod net;
 pub mod prompts;
 pub mod resources;
 pub mod server;
+pub mod telemetry;
 
 pub use config::Config;
 pub use http::{App, serve};

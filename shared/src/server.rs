@@ -25,6 +25,7 @@ use crate::confirm::{Clock, Decision, NonceStore, decide, form_elicitation_decla
 use crate::deferred::{self, DeferredSlot};
 use crate::kobana::KobanaClient;
 use crate::resources::{self, Kind, MAX_DOCUMENT_BYTES, ReadError};
+use crate::telemetry::{ConfirmationStep, RequestRecord};
 
 /// How long clients may cache token-filtered lists in era 2026 (P-4: private).
 pub const LIST_TTL_MS: u64 = 300_000;
@@ -114,6 +115,31 @@ pub fn principal(ctx: &RequestContext<RoleServer>) -> Result<Arc<Principal>, Mcp
         .ok_or_else(|| McpError::internal_error("request has no principal", None))
 }
 
+/// The request line's record, put there by the front.
+fn request_record(ctx: &RequestContext<RoleServer>) -> Option<Arc<RequestRecord>> {
+    parts(ctx)
+        .ok()
+        .and_then(|parts| crate::telemetry::record_of(&parts.extensions))
+}
+
+/// Notes how a tool call ended in the request line: its error code, or that it asks for input.
+fn note_call(record: Option<&RequestRecord>, response: &CallToolResponse) {
+    let Some(record) = record else { return };
+    match response {
+        CallToolResponse::Complete(result) if result.is_error == Some(true) => {
+            let code = result
+                .structured_content
+                .as_ref()
+                .and_then(|s| s.get("error"))
+                .and_then(Value::as_str)
+                .unwrap_or("UNKNOWN");
+            record.tool_error(code);
+        }
+        CallToolResponse::InputRequired(_) => record.input_required(),
+        _ => {}
+    }
+}
+
 /// What this request may see: the token's permissions, narrowed as the front read from
 /// `X-MCP-Toolsets` and `X-MCP-Readonly` (an unknown toolset is refused here, -32600).
 pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpError> {
@@ -176,9 +202,9 @@ impl KobanaMcp {
         Self { state }
     }
 
-    fn tool_ctx(&self, principal: Arc<Principal>) -> ToolCtx {
+    fn tool_ctx(&self, principal: Arc<Principal>, context: &RequestContext<RoleServer>) -> ToolCtx {
         ToolCtx {
-            kobana: self.state.kobana.clone(),
+            kobana: self.state.kobana.observed(request_record(context)),
             principal,
             idempotency_key: None,
             gate: WriteGate::Open,
@@ -351,7 +377,7 @@ impl ServerHandler for KobanaMcp {
         if !resources::readable(&visibility, entry) {
             return Err(not_found());
         }
-        let ctx = self.tool_ctx(principal);
+        let ctx = self.tool_ctx(principal, &context);
         let contents = match target.kind {
             Kind::InvoicePdf | Kind::NfePdf => {
                 resources::read_pdf(&ctx, &target, deferred_slot(&context)?).await
@@ -398,15 +424,20 @@ impl ServerHandler for KobanaMcp {
             .unwrap_or_default()
             .into_iter()
             .collect();
-        crate::prompts::get(self.tool_ctx(principal), &visibility, &request.name, &args)
-            .await
-            .map(GetPromptResponse::from)
-            .map_err(|e| {
-                McpError::invalid_params(
-                    e.to_string(),
-                    Some(serde_json::json!({"prompt": request.name})),
-                )
-            })
+        crate::prompts::get(
+            self.tool_ctx(principal, &context),
+            &visibility,
+            &request.name,
+            &args,
+        )
+        .await
+        .map(GetPromptResponse::from)
+        .map_err(|e| {
+            McpError::invalid_params(
+                e.to_string(),
+                Some(serde_json::json!({"prompt": request.name})),
+            )
+        })
     }
 
     async fn complete(
@@ -417,7 +448,7 @@ impl ServerHandler for KobanaMcp {
         let visibility = visibility(&context)?;
         let principal = principal(&context)?;
         let completion = crate::completions::complete(
-            self.tool_ctx(principal),
+            self.tool_ctx(principal, &context),
             &visibility,
             &request.r#ref,
             &request.argument.name,
@@ -432,6 +463,22 @@ impl ServerHandler for KobanaMcp {
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let record = request_record(&context);
+        let response = self.call(request, context, record.as_deref()).await;
+        if let Ok(response) = &response {
+            note_call(record.as_deref(), response);
+        }
+        response
+    }
+}
+
+impl KobanaMcp {
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        record: Option<&RequestRecord>,
     ) -> Result<CallToolResponse, McpError> {
         let principal = principal(&context)?;
         let visibility = visibility(&context)?;
@@ -456,7 +503,7 @@ impl ServerHandler for KobanaMcp {
                 .unwrap_or_default();
             return Ok(render_error(&ToolError::PermissionDenied(permission)).into());
         }
-        let mut ctx = self.tool_ctx(principal);
+        let mut ctx = self.tool_ctx(principal, &context);
         if tool.meta.effect != Effect::Read {
             // Every write carries an idempotency key, so a retry can never apply it twice.
             ctx.idempotency_key = Some(crate::confirm::idempotency_key(
@@ -495,6 +542,15 @@ impl ServerHandler for KobanaMcp {
                 request.input_responses.as_ref(),
             )
             .await?;
+            let step = match &decision {
+                Decision::Execute { .. } => Some(ConfirmationStep::Confirmed),
+                Decision::Ask(_) => Some(ConfirmationStep::Asked),
+                Decision::Refuse(ToolError::UserDeclined) => Some(ConfirmationStep::Declined),
+                Decision::Refuse(_) => None,
+            };
+            if let (Some(record), Some(step)) = (record, step) {
+                record.confirmation(step);
+            }
             match decision {
                 Decision::Execute { idempotency_key } => {
                     tracing::info!(tool = tool.meta.name, "confirmed by the person");

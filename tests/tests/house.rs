@@ -2,8 +2,8 @@
 //!
 //! - data flows one way: no module below the HTTP front imports it, and the layers under the
 //!   handler — the features (`catalog`, `confirm`, `resources`, `prompts`, `completions`), then
-//!   `deferred`, `kobana`, and the base (`access`, `format`, `config`, `net`,
-//!   `telemetry`) — never import the ones above;
+//!   `deferred`, `kobana`, `telemetry` (the request record the client fills in), and the base
+//!   (`access`, `format`, `config`, `net`) — never import the ones above;
 //! - no Rust source file over 800 lines, except data-like corpora that say so in their first
 //!   line; the function binary's `main.rs` at most 150 lines.
 
@@ -90,13 +90,14 @@ fn crate_modules_used(text: &str) -> Vec<String> {
 /// How high a module sits: a module may only use modules of a lower rank (or its own).
 fn rank(module: &str) -> Option<u8> {
     Some(match module {
-        "lib" => 7,
-        "http" => 6,
-        "server" => 5,
-        "catalog" | "confirm" | "resources" | "prompts" | "completions" => 4,
-        "deferred" => 3,
-        "kobana" => 2,
-        "access" | "format" | "config" | "net" | "telemetry" => 1,
+        "lib" => 8,
+        "http" => 7,
+        "server" => 6,
+        "catalog" | "confirm" | "resources" | "prompts" | "completions" => 5,
+        "deferred" => 4,
+        "kobana" => 3,
+        "telemetry" => 2,
+        "access" | "format" | "config" | "net" => 1,
         _ => return None,
     })
 }
@@ -128,7 +129,7 @@ fn modules_depend_one_way_front_server_features_base() {
                 None => {}
                 Some(theirs) if theirs < own => {}
                 // Features may use each other (confirm uses catalog), never upwards.
-                Some(theirs) if theirs == own && own == 4 => {}
+                Some(theirs) if theirs == own && own == 5 => {}
                 Some(_) => wrong.push(format!(
                     "{} (`{module}`) uses `crate::{used}`",
                     relative.display()

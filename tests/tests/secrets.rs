@@ -514,6 +514,12 @@ async fn a3_no_token_or_token_digest_in_any_log_line_or_answer_of_a_full_run() {
             .any(|l| l.contains("tool failed") && l.contains("billing_payments_list")),
         "tool failures are logged with the tool name"
     );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("INFO kobana_mcp::request") && l.contains(" person=")),
+        "the request lines (#18) are among the scanned lines"
+    );
     let verbose = lines
         .iter()
         .filter(|l| l.starts_with("TRACE") || l.starts_with("DEBUG"))

@@ -27,6 +27,7 @@ mod in_process;
 mod inproc;
 mod load;
 mod loadgen;
+mod memory_size;
 mod pdf;
 mod procs;
 mod relay;
@@ -380,6 +381,9 @@ fn run(opts: Opts) -> ExitCode {
     }
     if bench.opts.wants("inproc") {
         section(&mut report, "3 in-process", || in_process(&bench));
+    }
+    if bench.opts.wants("memory") {
+        section(&mut report, "7 memory size", || memory_size::run(&bench));
     }
     finish(bench, report, machine, started)
 }

@@ -8,49 +8,12 @@
 use std::process::ExitCode;
 
 use kobana_mcp::{App, Config};
-use tracing::Level;
-use tracing_subscriber::filter::Targets;
-use tracing_subscriber::layer::SubscriberExt as _;
-use tracing_subscriber::util::SubscriberInitExt as _;
 
 const USAGE: &str = "usage: kobana-mcp [--demo]\n\
   --demo   serve a built-in fake Kobana with sample data (no account or network needed)\n\
 environment: MCP_BIND, KOBANA_API_URL, CONFIRMATIONS_TABLE, MCP_ALLOWED_HOSTS,\n\
-  MCP_ALLOWED_ORIGINS, MCP_PUBLIC_URL, MCP_AUTHORIZATION_SERVERS, KOBANA_TIMEOUT_MS, RUST_LOG";
-
-/// The log filter: `RUST_LOG` in the `target=level,...` form (default `info,rmcp=warn`), with
-/// the Lambda crates capped at info whatever it says: they log whole events (Authorization
-/// header included) at trace level, so the token can never reach a log line.
-fn log_filter(rust_log: Option<&str>) -> Targets {
-    let default = || "info,rmcp=warn".parse::<Targets>().expect("valid default");
-    let filter = match rust_log {
-        None => default(),
-        Some(spec) => spec.parse().unwrap_or_else(|error| {
-            eprintln!("kobana-mcp: RUST_LOG ignored ({error}); using info,rmcp=warn");
-            default()
-        }),
-    };
-    filter
-        .with_target("lambda_runtime", Level::INFO)
-        .with_target("lambda_http", Level::INFO)
-}
-
-fn init_tracing(json: bool) {
-    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
-    let builder = tracing_subscriber::fmt().with_writer(std::io::stderr);
-    if json {
-        builder
-            .json()
-            .with_ansi(false)
-            .with_current_span(true)
-            .without_time()
-            .finish()
-            .with(filter)
-            .init();
-    } else {
-        builder.compact().finish().with(filter).init();
-    }
-}
+  MCP_ALLOWED_ORIGINS, MCP_PUBLIC_URL, MCP_AUTHORIZATION_SERVERS, KOBANA_TIMEOUT_MS, MCP_METRICS,\n\
+  RUST_LOG";
 
 fn main() -> ExitCode {
     let under_lambda = std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some();
@@ -66,10 +29,7 @@ fn main() -> ExitCode {
     .build();
     match runtime {
         Ok(runtime) => runtime.block_on(run(under_lambda)),
-        Err(error) => {
-            eprintln!("kobana-mcp: cannot start the async runtime: {error}");
-            ExitCode::FAILURE
-        }
+        Err(error) => fail(1, format!("cannot start the async runtime: {error}")),
     }
 }
 
@@ -92,17 +52,14 @@ async fn run(under_lambda: bool) -> ExitCode {
     std::thread::spawn(|| {
         kobana_mcp::catalog::registry();
     });
-    init_tracing(under_lambda);
+    kobana_mcp::telemetry::logging::init(under_lambda);
     #[cfg_attr(
         not(feature = "demo"),
         expect(unused_mut, reason = "only the demo changes it")
     )]
     let mut config = match Config::from_env() {
         Ok(config) => config,
-        Err(error) => {
-            eprintln!("kobana-mcp: {error}");
-            return ExitCode::from(2);
-        }
+        Err(error) => return fail(2, error),
     };
     #[cfg(feature = "demo")]
     let _fake = if demo {
@@ -123,10 +80,7 @@ async fn run(under_lambda: bool) -> ExitCode {
     }
     let app = match App::new(config.clone()) {
         Ok(app) => app,
-        Err(error) => {
-            eprintln!("kobana-mcp: {error}");
-            return ExitCode::FAILURE;
-        }
+        Err(error) => return fail(1, error),
     };
     if under_lambda {
         return match lambda::run(app).await {
@@ -139,10 +93,7 @@ async fn run(under_lambda: bool) -> ExitCode {
     }
     let listener = match tokio::net::TcpListener::bind(config.bind).await {
         Ok(listener) => listener,
-        Err(error) => {
-            eprintln!("kobana-mcp: cannot listen on {}: {error}", config.bind);
-            return ExitCode::FAILURE;
-        }
+        Err(error) => return fail(1, format!("cannot listen on {}: {error}", config.bind)),
     };
     let url = format!(
         "http://{}/mcp",
@@ -161,11 +112,14 @@ async fn run(under_lambda: bool) -> ExitCode {
     }
     match kobana_mcp::serve(app, listener).await {
         Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("kobana-mcp: {error}");
-            ExitCode::FAILURE
-        }
+        Err(error) => fail(1, error),
     }
+}
+
+/// Says what went wrong on stderr and exits with `code`.
+fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("kobana-mcp: {message}");
+    ExitCode::from(code)
 }
 
 mod lambda {
@@ -173,66 +127,23 @@ mod lambda {
     //! with a streamed response (so bodies over Lambda's 6 MB buffered limit work).
 
     use kobana_mcp::App;
+    use kobana_mcp::telemetry::RequestId;
     use lambda_http::{Error, Request, RequestExt, service_fn};
     use tracing::Instrument;
 
     /// Runs the Lambda runtime loop until the environment shuts the function down. Every log
-    /// line of an invocation carries its Lambda request id.
+    /// line of an invocation, and its request line, carries its Lambda request id.
     pub async fn run(app: App) -> Result<(), Error> {
-        lambda_http::run_with_streaming_response(service_fn(move |request: Request| {
+        lambda_http::run_with_streaming_response(service_fn(move |mut request: Request| {
             let app = app.clone();
             let request_id = request
                 .lambda_context_ref()
                 .map(|context| context.request_id.clone())
                 .unwrap_or_default();
             let span = tracing::info_span!("invocation", request_id = %request_id);
+            request.extensions_mut().insert(RequestId(request_id));
             async move { Ok::<_, Error>(app.handle(request).await) }.instrument(span)
         }))
         .await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tracing::level_filters::LevelFilter;
-
-    #[test]
-    fn the_lambda_crates_stay_at_info_whatever_rust_log_says() {
-        for spec in [
-            None,
-            Some("trace"),
-            Some("lambda_runtime=trace,lambda_http=trace"),
-            Some("kobana_mcp=loud"),
-        ] {
-            let filter = log_filter(spec);
-            for target in [
-                "lambda_runtime",
-                "lambda_runtime::layers::trace",
-                "lambda_http",
-            ] {
-                assert!(
-                    filter.would_enable(target, &Level::INFO),
-                    "{spec:?} {target}"
-                );
-                assert!(
-                    !filter.would_enable(target, &Level::DEBUG),
-                    "{spec:?} {target}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn rust_log_sets_the_other_levels_and_a_bad_one_falls_back_to_the_default() {
-        let filter = log_filter(Some("warn,kobana_mcp=debug"));
-        assert!(filter.would_enable("kobana_mcp::http", &Level::DEBUG));
-        assert!(!filter.would_enable("hyper", &Level::INFO));
-        let default = log_filter(None);
-        assert!(default.would_enable("kobana_mcp", &Level::INFO));
-        assert!(!default.would_enable("rmcp", &Level::INFO));
-        let fallback = log_filter(Some("kobana_mcp=loud"));
-        assert_eq!(fallback.default_level(), Some(LevelFilter::INFO));
-        assert!(!fallback.would_enable("rmcp", &Level::INFO));
     }
 }

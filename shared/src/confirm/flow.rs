@@ -102,6 +102,9 @@ pub async fn decide(
                     });
                 }
                 Ok(false) => {
+                    if let Some(record) = ctx.kobana.record() {
+                        record.confirmation(crate::telemetry::ConfirmationStep::Mismatched);
+                    }
                     tracing::info!(
                         tool = tool.meta.name,
                         "confirmation unknown, used, expired or mismatched: asking again"

@@ -11,6 +11,7 @@ mod cors;
 mod guard;
 mod jsonrpc;
 mod local;
+mod request_line;
 mod unknown_method;
 
 use std::convert::Infallible;
@@ -51,6 +52,7 @@ pub struct App {
 
 struct Inner {
     config: Config,
+    telemetry: request_line::Telemetry,
     mcp: StreamableHttpService<KobanaMcp, NeverSessionManager>,
 }
 
@@ -163,7 +165,11 @@ impl App {
             mcp_config,
         );
         Ok(Self {
-            inner: Arc::new(Inner { config, mcp }),
+            inner: Arc::new(Inner {
+                telemetry: request_line::Telemetry::new(config.metrics),
+                config,
+                mcp,
+            }),
         })
     }
 
@@ -172,8 +178,21 @@ impl App {
         &self.inner.config
     }
 
-    /// Answers one HTTP request: CORS around [`App::route`].
-    pub async fn handle<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    /// Answers one HTTP request, and writes its request line (and metrics) once the answer
+    /// has been sent.
+    pub async fn handle<B>(&self, mut request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: std::fmt::Display,
+    {
+        let record = request_line::start(&mut request);
+        let response = self.answer(request).await;
+        request_line::finish(&self.inner.telemetry, record, response)
+    }
+
+    /// CORS around [`App::route`].
+    async fn answer<B>(&self, request: Request<B>) -> Response<ResponseBody>
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -235,6 +254,7 @@ impl App {
             Ok(bytes) => bytes,
             Err(response) => return *response,
         };
+        request_line::note_message(&parts, &bytes);
         if let Err(response) = jsonrpc::check(&bytes, &parts.headers) {
             return *response;
         }

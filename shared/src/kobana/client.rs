@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use super::KobanaError;
 use crate::access::BearerToken;
 use crate::config::Config;
+use crate::telemetry::RequestRecord;
 
 /// Attempts for a retryable call (the first one included).
 const MAX_ATTEMPTS: u32 = 3;
@@ -61,6 +62,8 @@ struct Outgoing<'a> {
 #[derive(Clone)]
 pub struct KobanaClient {
     inner: Arc<Inner>,
+    /// The request this clone works for: each call is noted in its record.
+    record: Option<Arc<RequestRecord>>,
 }
 
 struct Inner {
@@ -102,7 +105,21 @@ impl KobanaClient {
                 user_agent: config.user_agent(),
                 deadline: config.kobana_timeout,
             }),
+            record: None,
         })
+    }
+
+    /// A clone whose calls are noted in `record` (the request line's Kobana fields).
+    pub fn observed(&self, record: Option<Arc<RequestRecord>>) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            record,
+        }
+    }
+
+    /// The record of the request this clone works for, if any.
+    pub fn record(&self) -> Option<&RequestRecord> {
+        self.record.as_deref()
     }
 
     fn http(&self) -> Result<&reqwest::Client, KobanaError> {
@@ -200,13 +217,18 @@ impl KobanaClient {
             if let Some(body) = request.body {
                 builder = builder.json(body);
             }
-            let outcome = match builder.send().await {
-                Ok(response) => read(response).await,
-                Err(e) if e.is_timeout() => {
-                    Err(KobanaError::Timeout(self.inner.deadline.as_millis()))
-                }
-                Err(e) => Err(KobanaError::Unreachable(describe(&e))),
+            let sent = Instant::now();
+            let (status, outcome) = match builder.send().await {
+                Ok(response) => (Some(response.status().as_u16()), read(response).await),
+                Err(e) if e.is_timeout() => (
+                    None,
+                    Err(KobanaError::Timeout(self.inner.deadline.as_millis())),
+                ),
+                Err(e) => (None, Err(KobanaError::Unreachable(describe(&e)))),
             };
+            if let Some(record) = &self.record {
+                record.kobana_call(status, sent.elapsed());
+            }
             let error = match outcome {
                 Ok(value) => return Ok(value),
                 Err(error) => error,

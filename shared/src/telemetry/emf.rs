@@ -1,0 +1,211 @@
+//! CloudWatch metrics through the Embedded Metric Format: one JSON document per line on
+//! stdout, which Lambda ships to CloudWatch Logs and CloudWatch turns into metrics — no API
+//! call, no client, no added latency.
+//!
+//! Per request: `Requests`, `Errors`, `Duration` by `Method` and by `Method` + `Tool`, with
+//! `ConfirmationsAsked` / `Confirmed` / `Declined` on destructive calls; per Kobana status
+//! seen: `KobanaCalls`, `KobanaErrors`, `Kobana5xx` and `KobanaLatency` by `KobanaStatus` and
+//! for the function as a whole (the alarm's input). Every dimension set starts with
+//! `Function`, so two stacks in one account never mix.
+//!
+//! No crate on crates.io fitted (the few EMF crates are unmaintained or pull in a metrics
+//! facade and a background flusher); the format is small enough to write here.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use super::record::{ConfirmationStep, Fields};
+
+/// The CloudWatch namespace of every metric.
+pub const NAMESPACE: &str = "KobanaMcp";
+
+/// The `KobanaStatus` of a call that got no answer (timeout, connection failure).
+pub const NO_ANSWER: &str = "none";
+
+fn document(
+    timestamp_ms: u64,
+    dimensions: Vec<Vec<&str>>,
+    metrics: &[(&str, &str, Value)],
+    properties: &[(&str, Value)],
+) -> String {
+    let mut doc = Map::new();
+    let definitions: Vec<Value> = metrics
+        .iter()
+        .map(|(name, unit, _)| json!({"Name": name, "Unit": unit}))
+        .collect();
+    doc.insert(
+        "_aws".into(),
+        json!({
+            "Timestamp": timestamp_ms,
+            "CloudWatchMetrics": [{
+                "Namespace": NAMESPACE,
+                "Dimensions": dimensions,
+                "Metrics": definitions,
+            }],
+        }),
+    );
+    for (key, value) in properties {
+        doc.insert((*key).to_owned(), value.clone());
+    }
+    for (name, _, value) in metrics {
+        doc.insert((*name).to_owned(), value.clone());
+    }
+    Value::Object(doc).to_string()
+}
+
+/// The EMF lines for one finished request.
+pub fn lines(
+    fields: &Fields,
+    function: &str,
+    request_id: &str,
+    duration_ms: f64,
+    timestamp_ms: u64,
+) -> Vec<String> {
+    let method = fields.mcp_method.as_deref().unwrap_or("http");
+    let tool = fields.target.as_deref().filter(|_| method == "tools/call");
+    let mut dimensions = vec![vec!["Function", "Method"]];
+    let mut properties = vec![
+        ("Function", json!(function)),
+        ("Method", json!(method)),
+        ("RequestId", json!(request_id)),
+    ];
+    if let Some(tool) = tool {
+        dimensions.push(vec!["Function", "Method", "Tool"]);
+        properties.push(("Tool", json!(tool)));
+    }
+    let mut metrics = vec![
+        ("Requests", "Count", json!(1)),
+        ("Errors", "Count", json!(u8::from(fields.is_error()))),
+        ("Duration", "Milliseconds", json!(duration_ms)),
+    ];
+    if let Some(step) = fields.confirmation {
+        let asked = matches!(step, ConfirmationStep::Asked | ConfirmationStep::Mismatched);
+        metrics.push(("ConfirmationsAsked", "Count", json!(u8::from(asked))));
+        metrics.push((
+            "ConfirmationsConfirmed",
+            "Count",
+            json!(u8::from(step == ConfirmationStep::Confirmed)),
+        ));
+        metrics.push((
+            "ConfirmationsDeclined",
+            "Count",
+            json!(u8::from(step == ConfirmationStep::Declined)),
+        ));
+    }
+    let mut out = vec![document(timestamp_ms, dimensions, &metrics, &properties)];
+
+    let mut by_status: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for call in &fields.kobana {
+        let status = call
+            .status
+            .map_or_else(|| NO_ANSWER.to_owned(), |s| s.to_string());
+        by_status.entry(status).or_default().push(call.millis);
+    }
+    for (status, latencies) in by_status {
+        let code: u16 = status.parse().unwrap_or(0);
+        let count = latencies.len();
+        let error = code == 0 || code >= 400;
+        let server_side = code == 0 || code >= 500;
+        let metrics = [
+            ("KobanaCalls", "Count", json!(count)),
+            (
+                "KobanaErrors",
+                "Count",
+                json!(if error { count } else { 0 }),
+            ),
+            (
+                "Kobana5xx",
+                "Count",
+                json!(if server_side { count } else { 0 }),
+            ),
+            ("KobanaLatency", "Milliseconds", json!(latencies)),
+        ];
+        let properties = [
+            ("Function", json!(function)),
+            ("KobanaStatus", json!(status)),
+            ("RequestId", json!(request_id)),
+        ];
+        out.push(document(
+            timestamp_ms,
+            vec![vec!["Function", "KobanaStatus"], vec!["Function"]],
+            &metrics,
+            &properties,
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::record::KobanaCall;
+
+    #[test]
+    fn a_request_gives_one_document_plus_one_per_kobana_status() {
+        let fields = Fields {
+            mcp_method: Some("tools/call".into()),
+            target: Some("billing_invoices_void".into()),
+            tool_error: Some("USER_DECLINED".into()),
+            confirmation: Some(ConfirmationStep::Declined),
+            kobana: vec![
+                KobanaCall {
+                    status: Some(503),
+                    millis: 4.0,
+                },
+                KobanaCall {
+                    status: Some(200),
+                    millis: 2.0,
+                },
+                KobanaCall {
+                    status: None,
+                    millis: 9.0,
+                },
+                KobanaCall {
+                    status: Some(503),
+                    millis: 5.0,
+                },
+            ],
+            ..Fields::default()
+        };
+        let lines = lines(&fields, "fn", "req-1", 12.5, 1_700_000_000_000);
+        assert_eq!(lines.len(), 4, "{lines:#?}");
+        let docs: Vec<Value> = lines
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let request = &docs[0];
+        let directive = &request["_aws"]["CloudWatchMetrics"][0];
+        assert_eq!(directive["Namespace"], NAMESPACE);
+        assert_eq!(
+            directive["Dimensions"][1],
+            json!(["Function", "Method", "Tool"])
+        );
+        assert_eq!(request["Tool"], "billing_invoices_void");
+        assert_eq!(request["Errors"], 1);
+        assert_eq!(request["ConfirmationsDeclined"], 1);
+        assert_eq!(request["ConfirmationsAsked"], 0);
+        // Every metric a directive names is a member of the document (EMF's own rule).
+        for doc in &docs {
+            for metric in doc["_aws"]["CloudWatchMetrics"][0]["Metrics"]
+                .as_array()
+                .unwrap()
+            {
+                assert!(doc.get(metric["Name"].as_str().unwrap()).is_some(), "{doc}");
+            }
+        }
+        let s503 = docs.iter().find(|d| d["KobanaStatus"] == "503").unwrap();
+        assert_eq!(
+            (s503["KobanaCalls"].clone(), s503["Kobana5xx"].clone()),
+            (json!(2), json!(2))
+        );
+        assert_eq!(s503["KobanaLatency"], json!([4.0, 5.0]));
+        let none = docs
+            .iter()
+            .find(|d| d["KobanaStatus"] == NO_ANSWER)
+            .unwrap();
+        assert_eq!(none["KobanaErrors"], 1);
+        let ok = docs.iter().find(|d| d["KobanaStatus"] == "200").unwrap();
+        assert_eq!(ok["KobanaErrors"], 0);
+    }
+}

@@ -1,0 +1,291 @@
+//! The per-request record: what one HTTP request was and how it went, filled in by the front
+//! (method, status, bytes), the handler (tool outcome, confirmation step) and the Kobana
+//! client (one entry per call), then written once as the request line and the metrics.
+//!
+//! It holds names and numbers only: never the token, an argument value or record contents.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use crate::access::Principal;
+
+/// The request id Lambda gave this invocation; the front makes one when absent.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+/// Where a destructive call's confirmation went in this request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfirmationStep {
+    /// The person was asked (first call, or an unusable answer).
+    Asked,
+    /// The person confirmed this exact request: it ran.
+    Confirmed,
+    /// The person declined: nothing ran.
+    Declined,
+    /// The answer named a confirmation that was unknown, used, expired or bound to another
+    /// request: the person was asked again.
+    Mismatched,
+}
+
+impl ConfirmationStep {
+    /// The word in the request line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfirmationStep::Asked => "asked",
+            ConfirmationStep::Confirmed => "confirmed",
+            ConfirmationStep::Declined => "declined",
+            ConfirmationStep::Mismatched => "mismatched",
+        }
+    }
+}
+
+/// One call to Kobana (retries are separate calls).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KobanaCall {
+    /// HTTP status, or `None` when no answer came (timeout, connection failure).
+    pub status: Option<u16>,
+    /// Time to the answer's headers (the whole body for JSON answers), in milliseconds.
+    pub millis: f64,
+}
+
+/// What the handler knows about one request.
+#[derive(Debug, Default, Clone)]
+pub struct Fields {
+    /// HTTP method.
+    pub http_method: String,
+    /// HTTP status of the answer.
+    pub http_status: u16,
+    /// JSON-RPC method (`tools/call`, …), or `notification` / `response` markers.
+    pub mcp_method: Option<String>,
+    /// The tool, resource template or prompt the request is about (known names only).
+    pub target: Option<String>,
+    /// `2025` or `2026`.
+    pub era: Option<&'static str>,
+    /// The protocol version the client named.
+    pub protocol_version: Option<String>,
+    /// Client name, when the client says it.
+    pub client_name: Option<String>,
+    /// Client version, when the client says it.
+    pub client_version: Option<String>,
+    /// A short digest of the person and organization (never the token).
+    pub person: Option<String>,
+    /// The tool error code of an `isError` result.
+    pub tool_error: Option<String>,
+    /// The JSON-RPC error code of an error answer.
+    pub jsonrpc_error: Option<i64>,
+    /// Whether the answer asked the client for input (`input_required`).
+    pub input_required: bool,
+    /// Kobana calls made.
+    pub kobana: Vec<KobanaCall>,
+    /// The confirmation step, for destructive calls.
+    pub confirmation: Option<ConfirmationStep>,
+    /// Bytes of the answer body.
+    pub bytes_out: u64,
+}
+
+impl Fields {
+    /// `ok`, `input_required`, `tool_error`, `jsonrpc_error` or `http_error` (a 4xx/5xx
+    /// without a JSON-RPC error, such as the 401 challenge).
+    pub fn outcome(&self) -> &'static str {
+        if self.jsonrpc_error.is_some() {
+            "jsonrpc_error"
+        } else if self.tool_error.is_some() {
+            "tool_error"
+        } else if self.http_status >= 400 {
+            "http_error"
+        } else if self.input_required {
+            "input_required"
+        } else {
+            "ok"
+        }
+    }
+
+    /// Whether the request counts as an error in the metrics.
+    pub fn is_error(&self) -> bool {
+        !matches!(self.outcome(), "ok" | "input_required")
+    }
+
+    /// Total time spent waiting on Kobana, in milliseconds.
+    pub fn kobana_millis(&self) -> f64 {
+        self.kobana.iter().fold(0.0, |sum, c| sum + c.millis)
+    }
+
+    /// The Kobana statuses in call order, `-` for a call without an answer (`200,503,200`).
+    pub fn kobana_statuses(&self) -> String {
+        let words: Vec<String> = self
+            .kobana
+            .iter()
+            .map(|c| c.status.map_or_else(|| "-".to_owned(), |s| s.to_string()))
+            .collect();
+        words.join(",")
+    }
+}
+
+/// The record of one request, shared by the front, the handler and the Kobana client.
+#[derive(Debug)]
+pub struct RequestRecord {
+    /// The request id (Lambda's, or one made here).
+    pub request_id: String,
+    started: Instant,
+    fields: Mutex<Fields>,
+}
+
+impl RequestRecord {
+    /// A new record, started now.
+    pub fn new(request_id: String, http_method: &str) -> Self {
+        Self {
+            request_id,
+            started: Instant::now(),
+            fields: Mutex::new(Fields {
+                http_method: http_method.to_owned(),
+                ..Fields::default()
+            }),
+        }
+    }
+
+    /// Time since the request arrived.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    fn with<T>(&self, change: impl FnOnce(&mut Fields) -> T) -> T {
+        change(&mut self.fields.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// A copy of what is known so far.
+    pub fn snapshot(&self) -> Fields {
+        self.with(|f| f.clone())
+    }
+
+    /// Notes one Kobana call.
+    pub fn kobana_call(&self, status: Option<u16>, elapsed: Duration) {
+        self.with(|f| {
+            f.kobana.push(KobanaCall {
+                status,
+                millis: elapsed.as_secs_f64() * 1000.0,
+            })
+        });
+    }
+
+    /// Notes a confirmation step; a mismatch stays a mismatch when the person is asked again.
+    pub fn confirmation(&self, step: ConfirmationStep) {
+        self.with(|f| {
+            if !(step == ConfirmationStep::Asked
+                && f.confirmation == Some(ConfirmationStep::Mismatched))
+            {
+                f.confirmation = Some(step);
+            }
+        });
+    }
+
+    /// Notes the tool error code of an `isError` result.
+    pub fn tool_error(&self, code: &str) {
+        self.with(|f| f.tool_error = Some(code.to_owned()));
+    }
+
+    /// Notes that the answer asks the client for input.
+    pub fn input_required(&self) {
+        self.with(|f| f.input_required = true);
+    }
+
+    /// Notes who is calling, as a short digest.
+    pub fn principal(&self, principal: &Principal) {
+        let digest = person_digest(&principal.organization, &principal.person);
+        self.with(|f| f.person = Some(digest));
+    }
+
+    /// Notes the HTTP status and the JSON-RPC error code of the answer.
+    pub fn answer(&self, status: u16, jsonrpc_error: Option<i64>, bytes_out: u64) {
+        self.with(|f| {
+            f.http_status = status;
+            f.jsonrpc_error = jsonrpc_error;
+            f.bytes_out = bytes_out;
+        });
+    }
+
+    /// Notes what the JSON-RPC message is about (see the front's `request_line::describe`).
+    pub fn described(&self, described: Described) {
+        self.with(|f| {
+            f.mcp_method = described.method;
+            f.target = described.target;
+            f.era = described.era;
+            f.protocol_version = described.protocol_version;
+            f.client_name = described.client_name;
+            f.client_version = described.client_version;
+        });
+    }
+}
+
+/// The record of the request these extensions belong to.
+pub fn record_of(extensions: &http::Extensions) -> Option<std::sync::Arc<RequestRecord>> {
+    extensions.get::<std::sync::Arc<RequestRecord>>().cloned()
+}
+
+/// A short digest of (organization, person) for the request line: the same person reads the
+/// same in every line and every instance, and neither the subject nor the token can be read
+/// back from it. It differs from the token digest used elsewhere, even when the person is
+/// itself a digest of the token.
+pub fn person_digest(organization: &str, person: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"kobana-mcp request-log person v1\0");
+    hasher.update((organization.len() as u64).to_be_bytes());
+    hasher.update(organization.as_bytes());
+    hasher.update(person.as_bytes());
+    hasher.finalize()[..6]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What a JSON-RPC message is about, as the front reads it: names and versions only.
+#[derive(Debug, Default)]
+pub struct Described {
+    /// The MCP method (a served one, else `other`; `response` for a response).
+    pub method: Option<String>,
+    /// The known tool, prompt or resource template it names (`unknown` for any other).
+    pub target: Option<String>,
+    /// `2025` or `2026`.
+    pub era: Option<&'static str>,
+    /// The protocol version, when version-shaped.
+    pub protocol_version: Option<String>,
+    /// The client's name, cut short.
+    pub client_name: Option<String>,
+    /// The client's version, cut short.
+    pub client_version: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_and_confirmation_steps() {
+        let record = RequestRecord::new("r".into(), "POST");
+        record.confirmation(ConfirmationStep::Mismatched);
+        record.confirmation(ConfirmationStep::Asked);
+        record.input_required();
+        record.answer(200, None, 10);
+        let f = record.snapshot();
+        assert_eq!(f.confirmation, Some(ConfirmationStep::Mismatched));
+        assert_eq!(f.outcome(), "input_required");
+        assert!(!f.is_error());
+        record.tool_error("KOBANA_NOT_FOUND");
+        assert_eq!(record.snapshot().outcome(), "tool_error");
+        record.answer(200, Some(-32602), 10);
+        assert_eq!(record.snapshot().outcome(), "jsonrpc_error");
+        record.kobana_call(Some(503), Duration::from_millis(3));
+        record.kobana_call(None, Duration::from_millis(2));
+        assert_eq!(record.snapshot().kobana_statuses(), "503,-");
+    }
+
+    #[test]
+    fn the_person_digest_is_short_stable_and_not_the_token_digest() {
+        let a = person_digest("org", "ana");
+        assert_eq!(a.len(), 12);
+        assert_eq!(a, person_digest("org", "ana"));
+        assert_ne!(a, person_digest("org", "bia"));
+        assert_ne!(person_digest("or", "gana"), person_digest("org", "ana"));
+    }
+}
