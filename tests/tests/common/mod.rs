@@ -192,6 +192,38 @@ pub async fn read(response: reqwest::Response) -> (u16, Value) {
     (status, body)
 }
 
+/// One refusal a tool must give: the tool, its arguments, and the words its text must all hold.
+pub type Refusal = (&'static str, Value, &'static [&'static str]);
+
+/// Calls every case with `token` and asserts each answer is an `isError` result whose text
+/// holds all of the case's words.
+pub async fn assert_refusals(stack: &Stack, token: &str, cases: Vec<Refusal>) {
+    for (tool, args, words) in cases {
+        let result = stack.call(token, tool, args.clone()).await;
+        assert_eq!(
+            result["isError"],
+            json!(true),
+            "{tool} {args}: expected a tool error: {result}"
+        );
+        let text = text_of(&result);
+        assert!(
+            words.iter().all(|word| text.contains(word)),
+            "{tool} {args}: {text}"
+        );
+    }
+}
+
+/// [`assert_refusals`] for argument errors: they are caught before any Kobana call.
+pub async fn assert_refused_before_kobana(stack: &Stack, token: &str, cases: Vec<Refusal>) {
+    let before = stack.kobana_calls("/v1/").len();
+    assert_refusals(stack, token, cases).await;
+    assert_eq!(
+        stack.kobana_calls("/v1/").len(),
+        before,
+        "argument errors never reach Kobana"
+    );
+}
+
 /// The text of a tool result's first content block.
 pub fn text_of(result: &Value) -> String {
     result["content"][0]["text"]
