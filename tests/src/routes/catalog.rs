@@ -2,11 +2,11 @@
 
 use axum::Extension;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::filters::{self, By, PERSON, Table};
-use crate::api::{ApiError, ApiResult, Errors, Page, Params, Record, data, list_response, s};
+use super::filters::{By, PERSON, Table};
+use super::{as_stored, filtered_list};
+use crate::api::{ApiError, ApiResult, Params, Record, data, s};
 use crate::auth::AuthCtx;
 use crate::store::{App, OrgData};
 
@@ -76,28 +76,6 @@ fn root_only(_: &OrgData, product: &Record, v: &str) -> bool {
     v != "true" || s(product, "parent_product_id").is_none()
 }
 
-/// A paginated list of `records` that pass `tables`.
-fn catalog_list(
-    records: impl Fn(&OrgData) -> &[Record],
-    app: &App,
-    ctx: &AuthCtx,
-    p: &Params,
-    sortable: &[&str],
-    tables: &[&Table],
-) -> ApiResult {
-    let mut errors = Errors::default();
-    let page = Page::from_params(p, sortable, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = records(org)
-        .iter()
-        .filter(|r| filters::keeps(org, p, tables, r))
-        .map(|r| Value::Object(r.clone()))
-        .collect();
-    Ok(list_response(items, &page))
-}
-
 /// `GET /v1/plans`.
 pub async fn list_plans(
     State(app): State<App>,
@@ -105,13 +83,14 @@ pub async fn list_plans(
     Query(q): Q,
 ) -> ApiResult {
     let p = Params::new(q);
-    catalog_list(
-        |o| &o.plans,
+    filtered_list(
         &app,
         &ctx,
         &p,
         PLAN_SORT,
         &[&PERSON, PLAN_FILTERS],
+        |o| &o.plans,
+        as_stored,
     )
 }
 
@@ -154,13 +133,14 @@ pub async fn list_products(
         q.push(("status".into(), "active".into()));
     }
     let p = Params::new(q);
-    catalog_list(
-        |o| &o.products,
+    filtered_list(
         &app,
         &ctx,
         &p,
         PRODUCT_SORT,
         &[PRODUCT_FILTERS],
+        |o| &o.products,
+        as_stored,
     )
 }
 

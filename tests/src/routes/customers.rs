@@ -6,11 +6,11 @@ use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use super::filters::{self, By, CENTS, PERSON, Table};
-use super::{opt_str, req_str, valid_document};
+use super::filters::{By, CENTS, PERSON, Table};
+use super::{filtered_list, opt_str, req_str, valid_document};
 use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, deleted,
-    digits_of, i, list_response, parse_body, s,
+    ApiError, ApiResult, Errors, Params, Record, contains_ci, created, data, deleted, digits_of, i,
+    parse_body, s,
 };
 use crate::auth::AuthCtx;
 use crate::clock;
@@ -187,22 +187,20 @@ pub async fn list(
     Query(q): Q,
 ) -> ApiResult {
     let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .customers
-        .iter()
-        .filter(|c| {
-            !org.deleted_customers
-                .contains(s(c, "id").unwrap_or_default())
-        })
-        .filter(|c| filters::keeps(org, &p, &[CUSTOMER_FILTERS], c))
-        .map(|c| Value::Object(c.clone()))
-        .collect();
-    Ok(list_response(items, &page))
+    filtered_list(
+        &app,
+        &ctx,
+        &p,
+        SORT,
+        &[CUSTOMER_FILTERS],
+        |o| &o.customers,
+        |org, c| {
+            let deleted = org
+                .deleted_customers
+                .contains(s(c, "id").unwrap_or_default());
+            (!deleted).then(|| Value::Object(c.clone()))
+        },
+    )
 }
 
 /// `GET /v1/customers/{id}` (UUID or `external_id`; never embeds billing accounts: they
@@ -499,18 +497,15 @@ pub async fn list_accounts(
     Query(q): Q,
 ) -> ApiResult {
     let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, ACCOUNT_SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .billing_accounts
-        .iter()
-        .filter(|ba| filters::keeps(org, &p, &[&PERSON, ACCOUNT_FILTERS], ba))
-        .map(|ba| render_account(org, ba, false))
-        .collect();
-    Ok(list_response(items, &page))
+    filtered_list(
+        &app,
+        &ctx,
+        &p,
+        ACCOUNT_SORT,
+        &[&PERSON, ACCOUNT_FILTERS],
+        |o| &o.billing_accounts,
+        |org, ba| Some(render_account(org, ba, false)),
+    )
 }
 
 /// `GET /v1/billing_accounts/{id}` (embeds the customer).

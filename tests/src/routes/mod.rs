@@ -14,8 +14,12 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 
-use crate::api::{ApiError, Errors};
-use crate::store::App;
+use serde_json::Value;
+
+use crate::api::{ApiError, ApiResult, Errors, Page, Params, Record, data, list_response};
+use crate::auth::AuthCtx;
+use crate::store::{App, OrgData};
+use filters::Table;
 
 /// Every `/v1` route (the gate middleware is applied by the caller).
 pub fn router() -> Router<App> {
@@ -156,6 +160,47 @@ pub fn req_str<'a>(
             None
         }
     }
+}
+
+/// The records of one list in the caller's organization.
+type Records = fn(&OrgData) -> &[Record];
+
+/// A page of `records` that the query's `tables` let through (`sortable` are the `sort_by`
+/// values it takes), each as `show` renders it; `show` leaves a record out with `None`.
+fn filtered_list(
+    app: &App,
+    ctx: &AuthCtx,
+    p: &Params,
+    sortable: &[&str],
+    tables: &[&Table],
+    records: Records,
+    show: impl Fn(&OrgData, &Record) -> Option<Value>,
+) -> ApiResult {
+    let mut errors = Errors::default();
+    let page = Page::from_params(p, sortable, &mut errors);
+    errors.finish(StatusCode::BAD_REQUEST)?;
+    let mut inner = app.lock();
+    let org = inner.org(ctx.org());
+    let items = records(org)
+        .iter()
+        .filter(|r| filters::keeps(org, p, tables, r))
+        .filter_map(|r| show(org, r))
+        .collect();
+    Ok(list_response(items, &page))
+}
+
+/// A record shown as it is stored.
+fn as_stored(_: &OrgData, r: &Record) -> Option<Value> {
+    Some(Value::Object(r.clone()))
+}
+
+/// The record of `records` with `id`, as it is stored, or 404.
+fn get_stored(app: &App, ctx: &AuthCtx, id: &str, records: Records) -> ApiResult {
+    let mut inner = app.lock();
+    let org = inner.org(ctx.org());
+    let list = records(org);
+    let idx = OrgData::idx(list, id).ok_or_else(ApiError::not_found)?;
+    Ok(data(Value::Object(list[idx].clone())))
 }
 
 #[cfg(test)]

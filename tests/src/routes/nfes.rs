@@ -6,12 +6,10 @@ use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
-use super::filters::{self, By, PERSON, REAIS, Table};
-use super::req_str;
+use super::filters::{By, PERSON, REAIS, Table};
+use super::{as_stored, filtered_list, get_stored, req_str};
 use crate::DocKind;
-use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, Record, data, list_response, parse_body, s,
-};
+use crate::api::{ApiError, ApiResult, Errors, Params, Record, data, parse_body, s};
 use crate::auth::AuthCtx;
 use crate::clock;
 use crate::documents;
@@ -80,18 +78,15 @@ pub async fn list(
     Query(q): Q,
 ) -> ApiResult {
     let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .nfes
-        .iter()
-        .filter(|r| filters::keeps(org, &p, &[&PERSON, FILTERS], r))
-        .map(|r| Value::Object(r.clone()))
-        .collect();
-    Ok(list_response(items, &page))
+    filtered_list(
+        &app,
+        &ctx,
+        &p,
+        SORT,
+        &[&PERSON, FILTERS],
+        |o| &o.nfes,
+        as_stored,
+    )
 }
 
 /// `GET /v1/nfes/{id}`.
@@ -100,10 +95,7 @@ pub async fn get(
     Extension(ctx): Extension<AuthCtx>,
     Path(id): Path<String>,
 ) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let idx = OrgData::idx(&org.nfes, &id).ok_or_else(ApiError::not_found)?;
-    Ok(data(Value::Object(org.nfes[idx].clone())))
+    get_stored(&app, &ctx, &id, |o| &o.nfes)
 }
 
 /// Applies a transition to an NF-e and answers with it.

@@ -6,11 +6,9 @@ use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use super::filters::{self, By, PERSON, REAIS, Table};
-use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, data, i, list_response,
-    parse_body, s,
-};
+use super::filters::{By, PERSON, REAIS, Table};
+use super::{as_stored, filtered_list, get_stored};
+use crate::api::{ApiError, ApiResult, Params, Record, contains_ci, data, i, parse_body, s};
 use crate::auth::AuthCtx;
 use crate::clock;
 use crate::store::{App, OrgData};
@@ -75,18 +73,15 @@ pub async fn list(
     Query(q): Q,
 ) -> ApiResult {
     let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .payments
-        .iter()
-        .filter(|r| filters::keeps(org, &p, &[&PERSON, FILTERS], r))
-        .map(|r| Value::Object(r.clone()))
-        .collect();
-    Ok(list_response(items, &page))
+    filtered_list(
+        &app,
+        &ctx,
+        &p,
+        SORT,
+        &[&PERSON, FILTERS],
+        |o| &o.payments,
+        as_stored,
+    )
 }
 
 /// `GET /v1/payments/{id}`.
@@ -95,10 +90,7 @@ pub async fn get(
     Extension(ctx): Extension<AuthCtx>,
     Path(id): Path<String>,
 ) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let idx = OrgData::idx(&org.payments, &id).ok_or_else(ApiError::not_found)?;
-    Ok(data(Value::Object(org.payments[idx].clone())))
+    get_stored(&app, &ctx, &id, |o| &o.payments)
 }
 
 fn brl(cents: i64) -> String {

@@ -6,11 +6,11 @@ use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use super::filters::{self, By, PERSON, REAIS, Table};
-use super::{opt_str, req_str};
+use super::filters::{By, PERSON, REAIS, Table};
+use super::{as_stored, filtered_list, get_stored, opt_str, req_str};
 use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, digits_of,
-    list_response, parse_body, s,
+    ApiError, ApiResult, Errors, Params, Record, contains_ci, created, data, digits_of, parse_body,
+    s,
 };
 use crate::auth::AuthCtx;
 use crate::clock;
@@ -104,18 +104,15 @@ pub async fn list(
     Query(q): Q,
 ) -> ApiResult {
     let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .subscriptions
-        .iter()
-        .filter(|r| filters::keeps(org, &p, &[&PERSON, FILTERS], r))
-        .map(|r| Value::Object(r.clone()))
-        .collect();
-    Ok(list_response(items, &page))
+    filtered_list(
+        &app,
+        &ctx,
+        &p,
+        SORT,
+        &[&PERSON, FILTERS],
+        |o| &o.subscriptions,
+        as_stored,
+    )
 }
 
 /// `GET /v1/subscriptions/{id}`.
@@ -124,10 +121,7 @@ pub async fn get(
     Extension(ctx): Extension<AuthCtx>,
     Path(id): Path<String>,
 ) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let i = OrgData::idx(&org.subscriptions, &id).ok_or_else(ApiError::not_found)?;
-    Ok(data(Value::Object(org.subscriptions[i].clone())))
+    get_stored(&app, &ctx, &id, |o| &o.subscriptions)
 }
 
 /// The recurring amount (centavos) of the plan: its included items at their prices.
