@@ -264,7 +264,7 @@ async fn t1_readonly_token_lists_no_write_tool_and_runs_none() {
     let writes = [
         (
             "billing_subscriptions_create",
-            json!({"billing_account_id": ACCOUNT_MARIANA, "plan_id": PLAN_PRO}),
+            json!({"billing_account_id": BA_MARIANA, "plan_id": PLAN_PRO}),
             "subscriptions:write",
         ),
         (
@@ -284,7 +284,7 @@ async fn t1_readonly_token_lists_no_write_tool_and_runs_none() {
         ),
         (
             "billing_invoices_create",
-            json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": 100}]}),
+            json!({"billing_account_id": BA_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": 100}]}),
             "invoices:write",
         ),
         (

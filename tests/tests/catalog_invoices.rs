@@ -65,7 +65,7 @@ async fn t1_invoice_reads_run_end_to_end() {
         .call(
             &token,
             "billing_invoices_list",
-            json!({"overdue": true, "billing_account_id": ACCOUNT_PAO}),
+            json!({"overdue": true, "billing_account_id": BA_PADARIA}),
         )
         .await);
     assert_eq!(overdue["total"], 0);
@@ -92,7 +92,7 @@ async fn t1_invoice_reads_run_end_to_end() {
         .await);
     assert_eq!(
         ids(&paid["invoices"]),
-        [INV_PAID_WITH_NFE, INV_PAID_NFE_ERROR]
+        [INV_PAID_NFE_ISSUED, INV_PAID_NFE_ERROR]
     );
     let by_doc = ok(&stack
         .call(&token, "billing_invoices_list", json!({"document_number": "45.321.287/0001-90", "due_date_from": "2026-08-01", "due_date_to": "2026-08-31"}))
@@ -101,7 +101,7 @@ async fn t1_invoice_reads_run_end_to_end() {
     let by_sub = ok(&stack
         .call(&token, "billing_invoices_list", json!({"subscription_id": SUB_ACTIVE, "date_from": "2026-07-01", "date_to": "2026-07-31"}))
         .await);
-    assert_eq!(ids(&by_sub["invoices"]), [INV_PAID_WITH_NFE]);
+    assert_eq!(ids(&by_sub["invoices"]), [INV_PAID_NFE_ISSUED]);
     let by_text = ok(&stack
         .call(
             &token,
@@ -166,7 +166,7 @@ async fn t1_invoice_writes_run_end_to_end() {
         .call(
             &token,
             "billing_invoices_create",
-            json!({"billing_account_id": ACCOUNT_MARIANA, "due_date": "2026-12-10",
+            json!({"billing_account_id": BA_MARIANA, "due_date": "2026-12-10",
                 "description": "Consultoria dezembro",
                 "line_items": [{"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 15000},
                                {"description": "Deslocamento", "unit_amount_cents": 4990}]}),
@@ -247,7 +247,7 @@ async fn t1_invoice_writes_run_end_to_end() {
         .call(
             &token,
             "billing_invoices_create",
-            json!({"billing_account_id": ACCOUNT_PAO, "line_items": [{"description": "Ajuste", "unit_amount_cents": 100}]}),
+            json!({"billing_account_id": BA_PADARIA, "line_items": [{"description": "Ajuste", "unit_amount_cents": 100}]}),
         )
         .await);
     let draft_id = draft["invoice"]["id"].as_str().unwrap().to_owned();
@@ -276,7 +276,7 @@ async fn t4_invoice_refusals_say_what_to_change() {
         vec![
             (
                 "billing_invoices_void",
-                json!({"id": INV_PAID_WITH_NFE, "reason": "Cliente pediu"}),
+                json!({"id": INV_PAID_NFE_ISSUED, "reason": "Cliente pediu"}),
                 &["Fatura paga não pode ser anulada"],
             ),
             (
@@ -291,7 +291,7 @@ async fn t4_invoice_refusals_say_what_to_change() {
             ),
             (
                 "billing_invoices_issue_nfe",
-                json!({"id": INV_PAID_WITH_NFE}),
+                json!({"id": INV_PAID_NFE_ISSUED}),
                 &["já possui NF-e"],
             ),
             (
@@ -355,17 +355,17 @@ async fn t4_invoice_refusals_say_what_to_change() {
         ("billing_invoices_void", json!({"id": INV_OPEN}), &["reason"]),
         (
             "billing_invoices_create",
-            json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": []}),
+            json!({"billing_account_id": BA_MARIANA, "line_items": []}),
             &["line_items"],
         ),
         (
             "billing_invoices_create",
-            json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": many}),
+            json!({"billing_account_id": BA_MARIANA, "line_items": many}),
             &["200"],
         ),
         (
             "billing_invoices_create",
-            json!({"billing_account_id": ACCOUNT_MARIANA, "due_date": "2026-02-30", "line_items": one_item}),
+            json!({"billing_account_id": BA_MARIANA, "due_date": "2026-02-30", "line_items": one_item}),
             &["due_date"],
         ),
     ]);
@@ -379,7 +379,7 @@ async fn t4_invoice_refusals_say_what_to_change() {
     assert_refused_before_kobana(&stack, &token, cases).await;
     // A negative amount may be named by the field or by the value.
     let text = fail(&stack
-        .call(&token, "billing_invoices_create", json!({"billing_account_id": ACCOUNT_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": -5}]}))
+        .call(&token, "billing_invoices_create", json!({"billing_account_id": BA_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": -5}]}))
         .await);
     assert!(
         text.contains("unit_amount_cents") || text.contains("-5"),
@@ -419,7 +419,7 @@ async fn t1_overdue_list_narrows_to_one_account() {
         .call(
             &full_token(),
             "billing_invoices_list",
-            json!({"overdue": true, "billing_account_id": ACCOUNT_HORIZONTE}),
+            json!({"overdue": true, "billing_account_id": BA_HORIZONTE}),
         )
         .await);
     assert_eq!(ids(&overdue["invoices"]), [INV_OVERDUE]);
@@ -428,7 +428,7 @@ async fn t1_overdue_list_narrows_to_one_account() {
         .clone()
         .unwrap();
     assert!(
-        query.contains(&format!("billing_account_id={ACCOUNT_HORIZONTE}")),
+        query.contains(&format!("billing_account_id={BA_HORIZONTE}")),
         "{query}"
     );
 }

@@ -36,7 +36,7 @@ async fn t1_nfes_tools_run_end_to_end() {
         .call(
             &token,
             "billing_nfes_list",
-            json!({"invoice_id": INV_PAID_WITH_NFE, "billing_account_id": ACCOUNT_PAO}),
+            json!({"invoice_id": INV_PAID_NFE_ISSUED, "billing_account_id": BA_PADARIA}),
         )
         .await);
     assert_eq!(ids(&by_invoice["nfes"]), [NFE_ISSUED]);

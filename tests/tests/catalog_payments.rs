@@ -20,7 +20,7 @@ async fn t1_payments_tools_run_end_to_end() {
         .call(
             &token,
             "billing_payments_list",
-            json!({"invoice_id": INV_PAID_WITH_NFE}),
+            json!({"invoice_id": INV_PAID_NFE_ISSUED}),
         )
         .await);
     assert_eq!(ids(&list["payments"]), [PAY_CARD]);

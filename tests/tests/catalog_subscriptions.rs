@@ -35,7 +35,7 @@ async fn t1_subscriptions_tools_run_end_to_end() {
         .call(
             &token,
             "billing_subscriptions_list",
-            json!({"billing_account_id": ACCOUNT_HORIZONTE, "sort_by": "recurring_amount_cents", "sort_order": "asc"}),
+            json!({"billing_account_id": BA_HORIZONTE, "sort_by": "recurring_amount_cents", "sort_order": "asc"}),
         )
         .await);
     assert_eq!(ids(&list["subscriptions"]), [SUB_PAST_DUE]);
@@ -73,12 +73,12 @@ async fn t1_subscriptions_tools_run_end_to_end() {
         .call(
             &token,
             "billing_subscriptions_create",
-            json!({"billing_account_id": ACCOUNT_MARIANA, "plan_id": PLAN_PRO}),
+            json!({"billing_account_id": BA_MARIANA, "plan_id": PLAN_PRO}),
         )
         .await);
     let sub = &created["subscription"];
     assert_eq!(sub["status"], "active");
-    assert_eq!(sub["billing_account_id"], ACCOUNT_MARIANA);
+    assert_eq!(sub["billing_account_id"], BA_MARIANA);
     assert_eq!(sub["recurring_amount_cents"], 49900);
     let id = sub["id"].as_str().unwrap().to_owned();
 
@@ -88,8 +88,8 @@ async fn t1_subscriptions_tools_run_end_to_end() {
         .call(
             &token,
             "billing_subscriptions_create",
-            json!({"billing_account_id": ACCOUNT_MARIANA, "billing_cycle": "quarterly",
-                "items": [{"product_id": PRODUCT_EXTRA_USER, "price_id": PRICE_EXTRA_USER,
+            json!({"billing_account_id": BA_MARIANA, "billing_cycle": "quarterly",
+                "items": [{"product_id": PROD_EXTRA_USER, "price_id": PRICE_EXTRA_USER,
                            "quantity": 2, "unit_amount_cents": 15000}]}),
         )
         .await);
@@ -179,12 +179,12 @@ async fn t4_subscription_refusals_say_what_to_change() {
         vec![
             (
                 "billing_subscriptions_create",
-                json!({"billing_account_id": ACCOUNT_MARIANA}),
+                json!({"billing_account_id": BA_MARIANA}),
                 &["plan_id", "items"],
             ),
             (
                 "billing_subscriptions_create",
-                json!({"billing_account_id": ACCOUNT_MARIANA, "items": []}),
+                json!({"billing_account_id": BA_MARIANA, "items": []}),
                 &["items"],
             ),
             (
