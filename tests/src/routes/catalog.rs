@@ -5,8 +5,8 @@ use axum::extract::{Path, Query, State};
 use serde_json::{Value, json};
 
 use super::filters::{By, PERSON, Table};
-use super::{as_stored, filtered_list};
-use crate::api::{ApiError, ApiResult, Params, Record, data, s};
+use super::{Listing, filtered_list};
+use crate::api::{ApiError, ApiResult, Record, data, s};
 use crate::auth::AuthCtx;
 use crate::store::{App, OrgData};
 
@@ -57,8 +57,6 @@ pub const PRODUCT_FILTERS: &Table = &[
     ("updated_before", By::Until("updated_at")),
 ];
 
-type Q = Query<Vec<(String, String)>>;
-
 /// Standard (and promotional) plans plus the account's own custom plans.
 fn usable_by(_: &OrgData, plan: &Record, account: &str) -> bool {
     s(plan, "billing_account_id").is_none_or(|owner| owner == account)
@@ -72,26 +70,22 @@ fn product_status(_: &OrgData, product: &Record, v: &str) -> bool {
     v == "all" || s(product, "status") == Some(v)
 }
 
+/// `GET /v1/plans`.
+pub const PLANS: Listing = Listing {
+    records: |o| &o.plans,
+    sortable: PLAN_SORT,
+    tables: &[&PERSON, PLAN_FILTERS],
+};
+
+/// What `GET /v1/products` lists.
+pub const PRODUCTS: Listing = Listing {
+    records: |o| &o.products,
+    sortable: PRODUCT_SORT,
+    tables: &[PRODUCT_FILTERS],
+};
+
 fn root_only(_: &OrgData, product: &Record, v: &str) -> bool {
     v != "true" || s(product, "parent_product_id").is_none()
-}
-
-/// `GET /v1/plans`.
-pub async fn list_plans(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Query(q): Q,
-) -> ApiResult {
-    let p = Params::new(q);
-    filtered_list(
-        &app,
-        &ctx,
-        &p,
-        PLAN_SORT,
-        &[&PERSON, PLAN_FILTERS],
-        |o| &o.plans,
-        as_stored,
-    )
 }
 
 /// `GET /v1/plans/{id}` (items are `GET /v1/plans/{id}/items`, not embedded).
@@ -122,26 +116,18 @@ pub async fn plan_items(
     Ok(data(json!(items)))
 }
 
-/// `GET /v1/products`.
+/// `GET /v1/products` (active products unless the query names a `status`).
 pub async fn list_products(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
-    Query(q): Q,
+    Query(mut q): Query<Vec<(String, String)>>,
 ) -> ApiResult {
-    let mut q = q;
     if !q.iter().any(|(k, v)| k == "status" && !v.trim().is_empty()) {
         q.push(("status".into(), "active".into()));
     }
-    let p = Params::new(q);
-    filtered_list(
-        &app,
-        &ctx,
-        &p,
-        PRODUCT_SORT,
-        &[PRODUCT_FILTERS],
-        |o| &o.products,
-        as_stored,
-    )
+    filtered_list(&app, &ctx, q, &PRODUCTS, |_, r| {
+        Some(Value::Object(r.clone()))
+    })
 }
 
 /// `GET /v1/products/{id}`.

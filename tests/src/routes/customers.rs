@@ -7,9 +7,9 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::filters::{By, CENTS, PERSON, Table};
-use super::{filtered_list, opt_str, req_str, valid_document};
+use super::{Listing, filtered_list, opt_str, req_str, valid_document};
 use crate::api::{
-    ApiError, ApiResult, Errors, Params, Record, contains_ci, created, data, deleted, digits_of, i,
+    ApiError, ApiResult, Errors, Record, contains_ci, created, data, deleted, digits_of, i,
     parse_body, s,
 };
 use crate::auth::AuthCtx;
@@ -186,21 +186,17 @@ pub async fn list(
     Extension(ctx): Extension<AuthCtx>,
     Query(q): Q,
 ) -> ApiResult {
-    let p = Params::new(q);
-    filtered_list(
-        &app,
-        &ctx,
-        &p,
-        SORT,
-        &[CUSTOMER_FILTERS],
-        |o| &o.customers,
-        |org, c| {
-            let deleted = org
-                .deleted_customers
-                .contains(s(c, "id").unwrap_or_default());
-            (!deleted).then(|| Value::Object(c.clone()))
-        },
-    )
+    let listing = Listing {
+        records: |o| &o.customers,
+        sortable: SORT,
+        tables: &[CUSTOMER_FILTERS],
+    };
+    filtered_list(&app, &ctx, q, &listing, |org, c| {
+        let deleted = org
+            .deleted_customers
+            .contains(s(c, "id").unwrap_or_default());
+        (!deleted).then(|| Value::Object(c.clone()))
+    })
 }
 
 /// `GET /v1/customers/{id}` (UUID or `external_id`; never embeds billing accounts: they
@@ -496,16 +492,14 @@ pub async fn list_accounts(
     Extension(ctx): Extension<AuthCtx>,
     Query(q): Q,
 ) -> ApiResult {
-    let p = Params::new(q);
-    filtered_list(
-        &app,
-        &ctx,
-        &p,
-        ACCOUNT_SORT,
-        &[&PERSON, ACCOUNT_FILTERS],
-        |o| &o.billing_accounts,
-        |org, ba| Some(render_account(org, ba, false)),
-    )
+    let listing = Listing {
+        records: |o| &o.billing_accounts,
+        sortable: ACCOUNT_SORT,
+        tables: &[&PERSON, ACCOUNT_FILTERS],
+    };
+    filtered_list(&app, &ctx, q, &listing, |org, ba| {
+        Some(render_account(org, ba, false))
+    })
 }
 
 /// `GET /v1/billing_accounts/{id}` (embeds the customer).

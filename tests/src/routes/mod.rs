@@ -9,10 +9,12 @@ pub mod organization;
 pub mod payments;
 pub mod subscriptions;
 
+use axum::Extension;
 use axum::Router;
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, post};
 
 use serde_json::Value;
 
@@ -39,9 +41,12 @@ pub fn router() -> Router<App> {
         .route("/v1/billing_accounts/{id}", get(customers::get_account))
         .route(
             "/v1/subscriptions",
-            get(subscriptions::list).post(subscriptions::create),
+            stored_list(&subscriptions::LIST).post(subscriptions::create),
         )
-        .route("/v1/subscriptions/{id}", get(subscriptions::get))
+        .route(
+            "/v1/subscriptions/{id}",
+            stored_get(subscriptions::LIST.records),
+        )
         .route("/v1/subscriptions/{id}/cancel", post(subscriptions::cancel))
         .route("/v1/subscriptions/{id}/pause", post(subscriptions::pause))
         .route("/v1/subscriptions/{id}/resume", post(subscriptions::resume))
@@ -63,16 +68,16 @@ pub fn router() -> Router<App> {
         )
         .route("/v1/invoices/{id}/issue-nfe", post(invoices::issue_nfe))
         .route("/v1/invoices/{id}/pdf", get(invoices::pdf))
-        .route("/v1/payments", get(payments::list))
-        .route("/v1/payments/{id}", get(payments::get))
+        .route("/v1/payments", stored_list(&payments::LIST))
+        .route("/v1/payments/{id}", stored_get(payments::LIST.records))
         .route("/v1/payments/{id}/refund", post(payments::refund))
-        .route("/v1/nfes", get(nfes::list))
-        .route("/v1/nfes/{id}", get(nfes::get))
+        .route("/v1/nfes", stored_list(&nfes::LIST))
+        .route("/v1/nfes/{id}", stored_get(nfes::LIST.records))
         .route("/v1/nfes/{id}/issue", post(nfes::issue))
         .route("/v1/nfes/{id}/cancel", post(nfes::cancel))
         .route("/v1/nfes/{id}/pdf", get(nfes::pdf))
         .route("/v1/nfes/{id}/xml", get(nfes::xml))
-        .route("/v1/plans", get(catalog::list_plans))
+        .route("/v1/plans", stored_list(&catalog::PLANS))
         .route("/v1/plans/{id}", get(catalog::get_plan))
         .route("/v1/plans/{id}/items", get(catalog::plan_items))
         .route("/v1/products", get(catalog::list_products))
@@ -165,42 +170,62 @@ pub fn req_str<'a>(
 /// The records of one list in the caller's organization.
 type Records = fn(&OrgData) -> &[Record];
 
-/// A page of `records` that the query's `tables` let through (`sortable` are the `sort_by`
-/// values it takes), each as `show` renders it; `show` leaves a record out with `None`.
+/// One list of the API: its records, the `sort_by` values it takes and its filter tables.
+pub struct Listing {
+    pub records: Records,
+    pub sortable: &'static [&'static str],
+    pub tables: &'static [&'static Table],
+}
+
+/// A page of the `listing`'s records that the query's filters let through, each as `show`
+/// renders it; `show` leaves a record out with `None`.
 fn filtered_list(
     app: &App,
     ctx: &AuthCtx,
-    p: &Params,
-    sortable: &[&str],
-    tables: &[&Table],
-    records: Records,
+    q: Vec<(String, String)>,
+    listing: &Listing,
     show: impl Fn(&OrgData, &Record) -> Option<Value>,
 ) -> ApiResult {
+    let p = Params::new(q);
     let mut errors = Errors::default();
-    let page = Page::from_params(p, sortable, &mut errors);
+    let page = Page::from_params(&p, listing.sortable, &mut errors);
     errors.finish(StatusCode::BAD_REQUEST)?;
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
-    let items = records(org)
+    let items = (listing.records)(org)
         .iter()
-        .filter(|r| filters::keeps(org, p, tables, r))
+        .filter(|r| filters::keeps(org, &p, listing.tables, r))
         .filter_map(|r| show(org, r))
         .collect();
     Ok(list_response(items, &page))
 }
 
-/// A record shown as it is stored.
-fn as_stored(_: &OrgData, r: &Record) -> Option<Value> {
-    Some(Value::Object(r.clone()))
+/// `GET` of a list whose records are answered as they are stored.
+fn stored_list(listing: &'static Listing) -> MethodRouter<App> {
+    get(
+        move |State(app): State<App>,
+              Extension(ctx): Extension<AuthCtx>,
+              Query(q): Query<Vec<(String, String)>>| async move {
+            filtered_list(&app, &ctx, q, listing, |_, r| {
+                Some(Value::Object(r.clone()))
+            })
+        },
+    )
 }
 
-/// The record of `records` with `id`, as it is stored, or 404.
-fn get_stored(app: &App, ctx: &AuthCtx, id: &str, records: Records) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let list = records(org);
-    let idx = OrgData::idx(list, id).ok_or_else(ApiError::not_found)?;
-    Ok(data(Value::Object(list[idx].clone())))
+/// `GET` of one record of `records` by id, as it is stored, or 404.
+fn stored_get(records: Records) -> MethodRouter<App> {
+    get(
+        move |State(app): State<App>,
+              Extension(ctx): Extension<AuthCtx>,
+              Path(id): Path<String>| async move {
+            let mut inner = app.lock();
+            let org = inner.org(ctx.org());
+            let list = records(org);
+            let idx = OrgData::idx(list, &id).ok_or_else(ApiError::not_found)?;
+            Ok::<_, ApiError>(data(Value::Object(list[idx].clone())))
+        },
+    )
 }
 
 #[cfg(test)]

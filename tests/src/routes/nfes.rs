@@ -1,15 +1,15 @@
 //! NF-e / NFS-e (`/v1/nfes`): lists, issue / cancel, DANFSe PDF and XML.
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{as_stored, filtered_list, get_stored, req_str};
+use super::{Listing, req_str};
 use crate::DocKind;
-use crate::api::{ApiError, ApiResult, Errors, Params, Record, data, parse_body, s};
+use crate::api::{ApiError, ApiResult, Errors, Record, data, parse_body, s};
 use crate::auth::AuthCtx;
 use crate::clock;
 use crate::documents;
@@ -52,7 +52,12 @@ pub const FILTERS: &Table = &[
     ("cancelled_before", By::Until("cancelled_at")),
 ];
 
-type Q = Query<Vec<(String, String)>>;
+/// `GET /v1/nfes`: stored records, sorted and filtered.
+pub const LIST: Listing = Listing {
+    records: |o| &o.nfes,
+    sortable: SORT,
+    tables: &[&PERSON, FILTERS],
+};
 
 /// The NF-e of the invoice a payment paid.
 fn paid_by(org: &OrgData, r: &Record, payment_id: &str) -> bool {
@@ -69,33 +74,6 @@ fn invoice_filter(_: &OrgData, r: &Record, v: &str) -> bool {
         "without" => s(r, "invoice_id").is_none(),
         _ => true,
     }
-}
-
-/// `GET /v1/nfes`.
-pub async fn list(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Query(q): Q,
-) -> ApiResult {
-    let p = Params::new(q);
-    filtered_list(
-        &app,
-        &ctx,
-        &p,
-        SORT,
-        &[&PERSON, FILTERS],
-        |o| &o.nfes,
-        as_stored,
-    )
-}
-
-/// `GET /v1/nfes/{id}`.
-pub async fn get(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
-    get_stored(&app, &ctx, &id, |o| &o.nfes)
 }
 
 /// Applies a transition to an NF-e and answers with it.

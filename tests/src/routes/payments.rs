@@ -1,14 +1,14 @@
 //! Payments (`/v1/payments`, a [P] `PaymentV1` shape) and refunds.
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+use super::Listing;
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{as_stored, filtered_list, get_stored};
-use crate::api::{ApiError, ApiResult, Params, Record, contains_ci, data, i, parse_body, s};
+use crate::api::{ApiError, ApiResult, Record, contains_ci, data, i, parse_body, s};
 use crate::auth::AuthCtx;
 use crate::clock;
 use crate::store::{App, OrgData};
@@ -44,7 +44,12 @@ pub const FILTERS: &Table = &[
     ("paid_before", By::Until("paid_at")),
 ];
 
-type Q = Query<Vec<(String, String)>>;
+/// `GET /v1/payments`: stored records, sorted and filtered.
+pub const LIST: Listing = Listing {
+    records: |o| &o.payments,
+    sortable: SORT,
+    tables: &[&PERSON, FILTERS],
+};
 
 fn invoice_filter(_: &OrgData, r: &Record, v: &str) -> bool {
     match v {
@@ -64,33 +69,6 @@ fn matches_search(org: &OrgData, r: &Record, needle: &str) -> bool {
             .customer_of(r)
             .and_then(|c| s(c, "name"))
             .is_some_and(|n| contains_ci(n, &lower))
-}
-
-/// `GET /v1/payments`.
-pub async fn list(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Query(q): Q,
-) -> ApiResult {
-    let p = Params::new(q);
-    filtered_list(
-        &app,
-        &ctx,
-        &p,
-        SORT,
-        &[&PERSON, FILTERS],
-        |o| &o.payments,
-        as_stored,
-    )
-}
-
-/// `GET /v1/payments/{id}`.
-pub async fn get(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
-    get_stored(&app, &ctx, &id, |o| &o.payments)
 }
 
 fn brl(cents: i64) -> String {

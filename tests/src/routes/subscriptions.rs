@@ -1,16 +1,15 @@
 //! Subscriptions (`/v1/subscriptions`) and their cancel / pause / resume transitions.
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{as_stored, filtered_list, get_stored, opt_str, req_str};
+use super::{Listing, opt_str, req_str};
 use crate::api::{
-    ApiError, ApiResult, Errors, Params, Record, contains_ci, created, data, digits_of, parse_body,
-    s,
+    ApiError, ApiResult, Errors, Record, contains_ci, created, data, digits_of, parse_body, s,
 };
 use crate::auth::AuthCtx;
 use crate::clock;
@@ -67,7 +66,12 @@ pub const FILTERS: &Table = &[
     ("activated_before", By::Until("activated_at")),
 ];
 
-type Q = Query<Vec<(String, String)>>;
+/// `GET /v1/subscriptions`: stored records, sorted and filtered.
+pub const LIST: Listing = Listing {
+    records: |o| &o.subscriptions,
+    sortable: SORT,
+    tables: &[&PERSON, FILTERS],
+};
 
 fn cycle_months(cycle: &str) -> u32 {
     match cycle {
@@ -95,33 +99,6 @@ fn matches_search(org: &OrgData, sub: &Record, needle: &str) -> bool {
         || (!doc_digits.is_empty()
             && doc_digits.len() == needle.chars().filter(char::is_ascii_alphanumeric).count()
             && s(c, "document_number").is_some_and(|d| digits_of(d).contains(&doc_digits)))
-}
-
-/// `GET /v1/subscriptions`.
-pub async fn list(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Query(q): Q,
-) -> ApiResult {
-    let p = Params::new(q);
-    filtered_list(
-        &app,
-        &ctx,
-        &p,
-        SORT,
-        &[&PERSON, FILTERS],
-        |o| &o.subscriptions,
-        as_stored,
-    )
-}
-
-/// `GET /v1/subscriptions/{id}`.
-pub async fn get(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
-    get_stored(&app, &ctx, &id, |o| &o.subscriptions)
 }
 
 /// The recurring amount (centavos) of the plan: its included items at their prices.
