@@ -16,7 +16,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::{MethodRouter, get, post};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::api::{ApiError, ApiResult, Errors, Page, Params, Record, data, list_response};
 use crate::auth::AuthCtx;
@@ -226,6 +226,25 @@ fn stored_get(records: Records) -> MethodRouter<App> {
             Ok::<_, ApiError>(data(Value::Object(list[idx].clone())))
         },
     )
+}
+
+/// Applies `f` to the record of `records` with `id` (404 when there is none), stamps its
+/// `updated_at` and answers with it.
+fn transition(
+    app: &App,
+    ctx: &AuthCtx,
+    id: &str,
+    records: fn(&mut OrgData) -> &mut Vec<Record>,
+    f: impl FnOnce(&mut OrgData, &mut Record) -> Result<(), ApiError>,
+) -> ApiResult {
+    let mut inner = app.lock();
+    let org = inner.org(ctx.org());
+    let idx = OrgData::idx(records(org), id).ok_or_else(ApiError::not_found)?;
+    let mut rec = records(org)[idx].clone();
+    f(org, &mut rec)?;
+    rec.insert("updated_at".into(), json!(crate::clock::now_string()));
+    records(org)[idx] = rec.clone();
+    Ok(data(Value::Object(rec)))
 }
 
 #[cfg(test)]

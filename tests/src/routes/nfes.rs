@@ -7,11 +7,10 @@ use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{Listing, req_str};
+use super::{Listing, req_str, transition};
 use crate::DocKind;
-use crate::api::{ApiError, ApiResult, Errors, Record, data, parse_body, s};
+use crate::api::{ApiError, ApiResult, Errors, Record, parse_body, s};
 use crate::auth::AuthCtx;
-use crate::clock;
 use crate::documents;
 use crate::store::{App, OrgData};
 
@@ -76,44 +75,33 @@ fn invoice_filter(_: &OrgData, r: &Record, v: &str) -> bool {
     }
 }
 
-/// Applies a transition to an NF-e and answers with it.
-fn transition(
-    app: &App,
-    ctx: &AuthCtx,
-    id: &str,
-    f: impl FnOnce(&mut Record) -> Result<(), ApiError>,
-) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let idx = OrgData::idx(&org.nfes, id).ok_or_else(ApiError::not_found)?;
-    let mut rec = org.nfes[idx].clone();
-    f(&mut rec)?;
-    rec.insert("updated_at".into(), json!(clock::now_string()));
-    org.nfes[idx] = rec.clone();
-    Ok(data(Value::Object(rec)))
-}
-
 /// `POST /v1/nfes/{id}/issue`: `draft`, `pending` or `error` → `pending` (queued).
 pub async fn issue(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
     Path(id): Path<String>,
 ) -> ApiResult {
-    transition(&app, &ctx, &id, |rec| {
-        match s(rec, "status").unwrap_or_default() {
-            "draft" | "pending" | "error" => {}
-            "issued" => return Err(ApiError::invalid_state("NF-e já emitida.")),
-            other => {
-                return Err(ApiError::invalid_state(format!(
-                    "NF-e no status {other} não pode ser emitida."
-                )));
+    transition(
+        &app,
+        &ctx,
+        &id,
+        |o| &mut o.nfes,
+        |_, rec| {
+            match s(rec, "status").unwrap_or_default() {
+                "draft" | "pending" | "error" => {}
+                "issued" => return Err(ApiError::invalid_state("NF-e já emitida.")),
+                other => {
+                    return Err(ApiError::invalid_state(format!(
+                        "NF-e no status {other} não pode ser emitida."
+                    )));
+                }
             }
-        }
-        rec.insert("status".into(), json!("pending"));
-        rec.insert("error_message".into(), Value::Null);
-        rec.insert("next_retry_at".into(), Value::Null);
-        Ok(())
-    })
+            rec.insert("status".into(), json!("pending"));
+            rec.insert("error_message".into(), Value::Null);
+            rec.insert("next_retry_at".into(), Value::Null);
+            Ok(())
+        },
+    )
 }
 
 /// `POST /v1/nfes/{id}/cancel` (`{reason}` ≥ 15 characters): `issued → pending_cancel`.
@@ -133,27 +121,33 @@ pub async fn cancel(
         errors.add("reason", "deve ter no mínimo 15 caracteres");
     }
     errors.finish(StatusCode::BAD_REQUEST)?;
-    transition(&app, &ctx, &id, |rec| {
-        let status = s(rec, "status").unwrap_or_default().to_string();
-        if status != "issued" {
-            return Err(ApiError::invalid_state(format!(
-                "Somente NF-e emitidas podem ser canceladas (status atual: {status})."
-            )));
-        }
-        rec.insert("status".into(), json!("pending_cancel"));
-        let attempts = rec
-            .get("cancel_attempts")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        rec.insert("cancel_attempts".into(), json!(attempts + 1));
-        let meta = rec
-            .entry("metadata")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(m) = meta {
-            m.insert("cancel_reason".into(), json!(reason));
-        }
-        Ok(())
-    })
+    transition(
+        &app,
+        &ctx,
+        &id,
+        |o| &mut o.nfes,
+        |_, rec| {
+            let status = s(rec, "status").unwrap_or_default().to_string();
+            if status != "issued" {
+                return Err(ApiError::invalid_state(format!(
+                    "Somente NF-e emitidas podem ser canceladas (status atual: {status})."
+                )));
+            }
+            rec.insert("status".into(), json!("pending_cancel"));
+            let attempts = rec
+                .get("cancel_attempts")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            rec.insert("cancel_attempts".into(), json!(attempts + 1));
+            let meta = rec
+                .entry("metadata")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(m) = meta {
+                m.insert("cancel_reason".into(), json!(reason));
+            }
+            Ok(())
+        },
+    )
 }
 
 /// The NF-e if it has been authorized (PDF and XML exist), else 404.

@@ -7,9 +7,9 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{Listing, opt_str, req_str};
+use super::{Listing, opt_str, req_str, transition};
 use crate::api::{
-    ApiError, ApiResult, Errors, Record, contains_ci, created, data, digits_of, parse_body, s,
+    ApiError, ApiResult, Errors, Record, contains_ci, created, digits_of, parse_body, s,
 };
 use crate::auth::AuthCtx;
 use crate::clock;
@@ -330,23 +330,6 @@ pub async fn create(
     Ok(created(Value::Object(rec)))
 }
 
-/// Applies a transition to a subscription and answers with it.
-fn transition(
-    app: &App,
-    ctx: &AuthCtx,
-    id: &str,
-    f: impl FnOnce(&mut Record) -> Result<(), ApiError>,
-) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let i = OrgData::idx(&org.subscriptions, id).ok_or_else(ApiError::not_found)?;
-    let mut rec = org.subscriptions[i].clone();
-    f(&mut rec)?;
-    rec.insert("updated_at".into(), json!(clock::now_string()));
-    org.subscriptions[i] = rec.clone();
-    Ok(data(Value::Object(rec)))
-}
-
 /// `POST /v1/subscriptions/{id}/cancel` (`{cancel_at_period_end?, reason?}`).
 pub async fn cancel(
     State(app): State<App>,
@@ -366,23 +349,29 @@ pub async fn cancel(
     };
     let reason = opt_str(&body, "reason", &mut errors).map(str::to_string);
     errors.finish(StatusCode::BAD_REQUEST)?;
-    transition(&app, &ctx, &id, |rec| {
-        if s(rec, "status") == Some("canceled") {
-            return Err(ApiError::invalid_state("Assinatura já está cancelada."));
-        }
-        if reason.is_some() {
-            rec.insert("cancellation_reason".into(), json!(reason));
-        }
-        if at_end {
-            rec.insert("cancel_at_period_end".into(), json!(true));
-        } else {
-            rec.insert("status".into(), json!("canceled"));
-            rec.insert("cancel_at_period_end".into(), json!(false));
-            rec.insert("canceled_at".into(), json!(clock::now_string()));
-            rec.insert("pause_collection".into(), Value::Null);
-        }
-        Ok(())
-    })
+    transition(
+        &app,
+        &ctx,
+        &id,
+        |o| &mut o.subscriptions,
+        |_, rec| {
+            if s(rec, "status") == Some("canceled") {
+                return Err(ApiError::invalid_state("Assinatura já está cancelada."));
+            }
+            if reason.is_some() {
+                rec.insert("cancellation_reason".into(), json!(reason));
+            }
+            if at_end {
+                rec.insert("cancel_at_period_end".into(), json!(true));
+            } else {
+                rec.insert("status".into(), json!("canceled"));
+                rec.insert("cancel_at_period_end".into(), json!(false));
+                rec.insert("canceled_at".into(), json!(clock::now_string()));
+                rec.insert("pause_collection".into(), Value::Null);
+            }
+            Ok(())
+        },
+    )
 }
 
 /// `POST /v1/subscriptions/{id}/pause` (`{behavior?, resumes_at?}`, `resumes_at` a date-time;
@@ -413,22 +402,28 @@ pub async fn pause(
         None => None,
     };
     errors.finish(StatusCode::BAD_REQUEST)?;
-    transition(&app, &ctx, &id, |rec| {
-        let status = s(rec, "status").unwrap_or_default().to_string();
-        if !matches!(status.as_str(), "active" | "past_due" | "trialing") {
-            return Err(ApiError::invalid_state(format!(
-                "Somente assinaturas ativas, em atraso ou em período de teste podem ser pausadas (status atual: {status})."
-            )));
-        }
-        rec.insert("status".into(), json!("paused"));
-        rec.insert(
-            "pause_collection".into(),
-            json!({"behavior": behavior, "resumes_at": resumes_at}),
-        );
-        rec.insert("paused_at".into(), json!(clock::now_string()));
-        rec.insert("resumes_at".into(), json!(resumes_at));
-        Ok(())
-    })
+    transition(
+        &app,
+        &ctx,
+        &id,
+        |o| &mut o.subscriptions,
+        |_, rec| {
+            let status = s(rec, "status").unwrap_or_default().to_string();
+            if !matches!(status.as_str(), "active" | "past_due" | "trialing") {
+                return Err(ApiError::invalid_state(format!(
+                    "Somente assinaturas ativas, em atraso ou em período de teste podem ser pausadas (status atual: {status})."
+                )));
+            }
+            rec.insert("status".into(), json!("paused"));
+            rec.insert(
+                "pause_collection".into(),
+                json!({"behavior": behavior, "resumes_at": resumes_at}),
+            );
+            rec.insert("paused_at".into(), json!(clock::now_string()));
+            rec.insert("resumes_at".into(), json!(resumes_at));
+            Ok(())
+        },
+    )
 }
 
 /// `POST /v1/subscriptions/{id}/resume` (paused only).
@@ -437,17 +432,23 @@ pub async fn resume(
     Extension(ctx): Extension<AuthCtx>,
     Path(id): Path<String>,
 ) -> ApiResult {
-    transition(&app, &ctx, &id, |rec| {
-        let status = s(rec, "status").unwrap_or_default().to_string();
-        if status != "paused" {
-            return Err(ApiError::invalid_state(format!(
-                "Somente assinaturas pausadas podem ser retomadas (status atual: {status})."
-            )));
-        }
-        rec.insert("status".into(), json!("active"));
-        rec.insert("pause_collection".into(), Value::Null);
-        rec.insert("resumes_at".into(), Value::Null);
-        rec.insert("resumed_at".into(), json!(clock::now_string()));
-        Ok(())
-    })
+    transition(
+        &app,
+        &ctx,
+        &id,
+        |o| &mut o.subscriptions,
+        |_, rec| {
+            let status = s(rec, "status").unwrap_or_default().to_string();
+            if status != "paused" {
+                return Err(ApiError::invalid_state(format!(
+                    "Somente assinaturas pausadas podem ser retomadas (status atual: {status})."
+                )));
+            }
+            rec.insert("status".into(), json!("active"));
+            rec.insert("pause_collection".into(), Value::Null);
+            rec.insert("resumes_at".into(), Value::Null);
+            rec.insert("resumed_at".into(), json!(clock::now_string()));
+            Ok(())
+        },
+    )
 }
