@@ -71,7 +71,10 @@ fn matches_search(org: &OrgData, r: &Record, needle: &str) -> bool {
             .is_some_and(|n| contains_ci(n, &lower))
 }
 
-fn brl(cents: i64) -> String {
+/// Centavos as Brazilian reais: `R$ 11.988,00` (`-R$ 5,00` below zero).
+pub fn brl(cents: i64) -> String {
+    let negative = cents < 0;
+    let cents = cents.unsigned_abs();
     let reais = (cents / 100).to_string();
     let mut grouped = String::new();
     for (n, ch) in reais.chars().enumerate() {
@@ -80,7 +83,11 @@ fn brl(cents: i64) -> String {
         }
         grouped.push(ch);
     }
-    format!("R$ {grouped},{:02}", cents % 100)
+    format!(
+        "{}R$ {grouped},{:02}",
+        if negative { "-" } else { "" },
+        cents % 100
+    )
 }
 
 /// `POST /v1/payments/{id}/refund` (`{amount_cents?, reason?}`): `succeeded` payments only.

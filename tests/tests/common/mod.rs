@@ -13,6 +13,9 @@ use kobana_mcp::confirm::{Clock, NonceStore};
 use kobana_mcp::{App, Config};
 use serde_json::{Value, json};
 
+/// The client capabilities of a client that can show elicitation forms.
+pub const FORM: &str = r#"{"elicitation":{"form":{}}}"#;
+
 /// A running fake Kobana and MCP server.
 pub struct Stack {
     /// The fake Kobana (inspect `calls()`, inject faults).
@@ -150,6 +153,29 @@ impl Stack {
         body.get("result")
             .cloned()
             .unwrap_or_else(|| panic!("no result: {body}"))
+    }
+
+    /// Calls a tool in era 2026 from a client that can show elicitation forms, with `extra`'s
+    /// members added to the call's params; answers the JSON-RPC body.
+    pub async fn call_with_forms(
+        &self,
+        token: &str,
+        tool: &str,
+        args: &Value,
+        extra: Value,
+    ) -> Value {
+        let mut params = json!({"name": tool, "arguments": args});
+        if let Value::Object(extra) = extra {
+            for (k, v) in extra {
+                params[k] = v;
+            }
+        }
+        let caps: Value = serde_json::from_str(FORM).unwrap();
+        let (status, body) = self
+            .modern_with_caps(token, "tools/call", params, caps)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body
     }
 
     /// Names of the tools `tools/list` shows to `token` in era 2025.
