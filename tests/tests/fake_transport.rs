@@ -4,7 +4,7 @@ mod fake_common;
 
 use std::time::{Duration, Instant};
 
-use fake_common::{Api, UA, assert_error, ids};
+use fake_common::{Api, UA, assert_error, ids, json_body};
 use fake_kobana::{Claims, DocKind, FIXTURE_ORG_ID, FakeKobana, Fault, FaultKind};
 use futures_util::StreamExt;
 use reqwest::Method;
@@ -383,14 +383,7 @@ async fn http_controls_mirror_the_rust_api() {
     }
 
     // Calls over HTTP (the control requests themselves are not recorded).
-    let calls: Value = http
-        .get(format!("{base}/__fake/calls"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let calls: Value = json_body(http.get(format!("{base}/__fake/calls"))).await;
     let calls = calls.as_array().unwrap();
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[0]["path"], "/v1/invoices");
@@ -422,15 +415,7 @@ async fn http_controls_mirror_the_rust_api() {
         name: Some("Bia".into()),
         exp: None,
     };
-    let token: Value = http
-        .post(format!("{base}/__fake/token"))
-        .json(&claims)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let token: Value = json_body(http.post(format!("{base}/__fake/token")).json(&claims)).await;
     let token = token["token"].as_str().unwrap().to_string();
     assert_eq!(token, fake_kobana::mint_token(&claims));
     assert_eq!(

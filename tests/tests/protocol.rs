@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Stack, read};
+use common::{Stack, json_body, read};
 use fake_kobana::{full_token, readonly_token};
 use serde_json::{Value, json};
 
@@ -208,15 +208,7 @@ async fn a3_missing_token_is_401_naming_the_resource_metadata() {
         "nothing reaches Kobana without a token"
     );
 
-    let metadata: Value = stack
-        .http
-        .get(&metadata_url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let metadata: Value = json_body(stack.http.get(&metadata_url)).await;
     assert_eq!(metadata["resource"], stack.url);
     assert!(
         metadata["authorization_servers"]
@@ -227,15 +219,7 @@ async fn a3_missing_token_is_401_naming_the_resource_metadata() {
     let root = stack
         .url
         .replace("/mcp", "/.well-known/oauth-protected-resource");
-    let root: Value = stack
-        .http
-        .get(&root)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let root: Value = json_body(stack.http.get(&root)).await;
     assert_eq!(root["resource"], stack.url);
 }
 

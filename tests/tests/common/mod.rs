@@ -250,6 +250,11 @@ pub async fn assert_refused_before_kobana(stack: &Stack, token: &str, cases: Vec
     );
 }
 
+/// Sends `request` and answers its JSON body.
+pub async fn json_body(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 /// The text of a tool result's first content block.
 pub fn text_of(result: &Value) -> String {
     result["content"][0]["text"]

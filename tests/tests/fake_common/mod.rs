@@ -12,6 +12,11 @@ pub const UA: &str = "Kobana MCP Tests/0.1 <ops@example.com.br>";
 /// Fixture ids used across the tests.
 pub mod ids;
 
+/// Sends `request` and answers its JSON body.
+pub async fn json_body(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 /// A running fake plus a client that sends the `User-Agent` and a full token by default.
 pub struct Api {
     pub fake: FakeKobana,
