@@ -144,6 +144,35 @@ pub fn ids_of(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// What a list must hold.
+pub enum Listed<'a> {
+    /// Exactly these ids, in this order.
+    Exactly(&'a [&'a str]),
+    /// These ids, in any order.
+    AnyOrder(&'a [&'a str]),
+    /// This many rows.
+    Count(usize),
+}
+
+impl Api {
+    /// Asserts what each path lists.
+    pub async fn assert_lists(&self, cases: Vec<(String, Listed<'_>)>) {
+        for (path, want) in cases {
+            let mut got = self.list_ids(&path).await;
+            match want {
+                Listed::Exactly(ids) => assert_eq!(got, ids, "{path}"),
+                Listed::AnyOrder(ids) => {
+                    let mut ids = ids.to_vec();
+                    ids.sort_unstable();
+                    got.sort_unstable();
+                    assert_eq!(got, ids, "{path}");
+                }
+                Listed::Count(n) => assert_eq!(got.len(), n, "{path}"),
+            }
+        }
+    }
+}
+
 /// Asserts a `400 contract_violation` whose violations include `want`; returns them.
 pub fn assert_violation(status: u16, body: &Value, want: &str) -> Vec<String> {
     let details = assert_error(status, body, 400, "contract_violation");
