@@ -66,6 +66,20 @@ impl Stack {
         }
     }
 
+    /// POSTs a raw body as a full token with the usual MCP headers plus `extra`; answers the
+    /// status and the JSON body.
+    pub async fn post_full(
+        &self,
+        body: impl Into<reqwest::Body>,
+        extra: &[(&str, &str)],
+    ) -> (u16, Value) {
+        read(
+            self.post_raw(body, Some(&fake_kobana::full_token()), extra)
+                .await,
+        )
+        .await
+    }
+
     /// POSTs a raw body with the usual MCP headers plus `extra`.
     pub async fn post_raw(
         &self,
