@@ -139,15 +139,13 @@ async fn p1_modern_method_header_mismatch_is_32020() {
 async fn p2_get_and_delete_are_405_and_notifications_202() {
     let stack = Stack::start().await;
     for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
-        let response = stack
-            .http
-            .request(method.clone(), &stack.url)
-            .bearer_auth(full_token())
-            .header("accept", "text/event-stream")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status().as_u16(), 405, "{method}");
+        assert_eq!(
+            stack
+                .bodiless_status(method.clone(), ("accept", "text/event-stream"))
+                .await,
+            405,
+            "{method}"
+        );
     }
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
     let response = stack

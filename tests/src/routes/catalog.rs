@@ -1,11 +1,11 @@
 //! Plans (`/v1/plans`, `/v1/plans/{id}/items`) and products (`/v1/products`), read-only.
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use serde_json::{Value, json};
 
 use super::filters::{By, PERSON, Table};
-use super::{Listing, filtered_list};
+use super::{ById, Listing, filtered_list};
 use crate::api::{ApiError, ApiResult, Record, data, s};
 use crate::auth::AuthCtx;
 use crate::store::{App, OrgData};
@@ -89,11 +89,7 @@ fn root_only(_: &OrgData, product: &Record, v: &str) -> bool {
 }
 
 /// `GET /v1/plans/{id}` (items are `GET /v1/plans/{id}/items`, not embedded).
-pub async fn get_plan(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn get_plan(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let plan = org.plan(&id).ok_or_else(ApiError::not_found)?;
@@ -101,11 +97,7 @@ pub async fn get_plan(
 }
 
 /// `GET /v1/plans/{id}/items` → `{"data": [PlanItemV1…]}` (no `meta`).
-pub async fn plan_items(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn plan_items(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     org.plan(&id).ok_or_else(ApiError::not_found)?;
@@ -131,11 +123,7 @@ pub async fn list_products(
 }
 
 /// `GET /v1/products/{id}`.
-pub async fn get_product(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn get_product(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let product = org.product(&id).ok_or_else(ApiError::not_found)?;

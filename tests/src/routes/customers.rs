@@ -1,13 +1,13 @@
 //! Customers (`/v1/customers`) and billing accounts (`/v1/billing_accounts`).
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::filters::{By, CENTS, PERSON, Table};
-use super::{Listing, filtered_list, opt_str, req_str, valid_document};
+use super::{ById, Listing, filtered_list, opt_str, req_str, valid_document};
 use crate::api::{
     ApiError, ApiResult, Errors, Record, contains_ci, created, data, deleted, digits_of, i,
     parse_body, s,
@@ -201,11 +201,7 @@ pub async fn list(
 
 /// `GET /v1/customers/{id}` (UUID or `external_id`; never embeds billing accounts: they
 /// are `GET /v1/billing_accounts?person_id=<customer id>`).
-pub async fn get(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn get(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let idx = org.customer_idx(&id).ok_or_else(ApiError::not_found)?;
@@ -409,12 +405,7 @@ pub async fn create(
 }
 
 /// `PATCH /v1/customers/{id}` (`custom_metadata_mode`: `replace` (default) or `merge`).
-pub async fn update(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn update(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
@@ -472,11 +463,7 @@ pub async fn update(
 }
 
 /// `DELETE /v1/customers/{id}`: soft delete (later GETs answer 404, lists skip it).
-pub async fn delete(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn delete(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let idx = org.customer_idx(&id).ok_or_else(ApiError::not_found)?;
@@ -503,11 +490,7 @@ pub async fn list_accounts(
 }
 
 /// `GET /v1/billing_accounts/{id}` (embeds the customer).
-pub async fn get_account(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn get_account(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let ba = org.billing_account(&id).ok_or_else(ApiError::not_found)?;

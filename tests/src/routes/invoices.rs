@@ -5,13 +5,13 @@
 //! ambiguities).
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::filters::{self, By, Table};
-use super::{opt_str, req_str, transition};
+use super::{ById, opt_str, req_str, transition};
 use crate::DocKind;
 use crate::api::{
     ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, day_of, deleted,
@@ -171,11 +171,7 @@ pub async fn pending_nfe(
 }
 
 /// `GET /v1/invoices/{id}` (embeds `line_items`).
-pub async fn get(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn get(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let idx = OrgData::idx(&org.invoices, &id).ok_or_else(ApiError::not_found)?;
@@ -417,11 +413,7 @@ pub async fn create(
 }
 
 /// `DELETE /v1/invoices/{id}`: drafts only.
-pub async fn delete(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn delete(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let idx = OrgData::idx(&org.invoices, &id).ok_or_else(ApiError::not_found)?;
@@ -446,11 +438,7 @@ fn status_pt(status: &str) -> &'static str {
 }
 
 /// `POST /v1/invoices/{id}/finalize`: `draft → open`, assigns the number.
-pub async fn finalize(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn finalize(ById { app, ctx, id }: ById) -> ApiResult {
     transition(
         &app,
         &ctx,
@@ -485,12 +473,7 @@ pub async fn finalize(
 }
 
 /// `POST /v1/invoices/{id}/void` (`{reason?}`, kept in `metadata.void_reason`): `open → void`.
-pub async fn void(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn void(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let reason = body.get("reason").cloned().unwrap_or(Value::Null);
     transition(
@@ -532,11 +515,7 @@ pub async fn void(
 }
 
 /// `POST /v1/invoices/{id}/send-reminder`: open invoices only; counted in `metadata`.
-pub async fn send_reminder(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn send_reminder(ById { app, ctx, id }: ById) -> ApiResult {
     transition(
         &app,
         &ctx,
@@ -647,11 +626,7 @@ fn issuance(invoice_id: &str, nfe: &Record, requeued: bool) -> Value {
 /// `POST /v1/invoices/{id}/issue-nfe`: paid invoices (or open ones whose policy issues on
 /// finalization) get an NF-e queued in `pending`; a failed one is re-queued. Answers
 /// `{"data": {"invoice_id", "nfe_id", "status": "pending", "requeued", "queued_at"}}`.
-pub async fn issue_nfe(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn issue_nfe(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let new_id = inner.new_id("nfe");
     let new_public = inner.new_id("nfe-public");
@@ -727,11 +702,7 @@ pub async fn issue_nfe(
 }
 
 /// `GET /v1/invoices/{id}/pdf` (not for drafts).
-pub async fn pdf(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn pdf(ById { app, ctx, id }: ById) -> ApiResult {
     let name = {
         let mut inner = app.lock();
         let org = inner.org(ctx.org());

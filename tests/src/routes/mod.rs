@@ -11,9 +11,11 @@ pub mod subscriptions;
 
 use axum::Extension;
 use axum::Router;
+use axum::extract::FromRequestParts;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
 
 use serde_json::{Value, json};
@@ -164,6 +166,31 @@ pub fn req_str<'a>(
             errors.add(key, "deve ser um texto");
             None
         }
+    }
+}
+
+/// What every `/v1/{collection}/{id}` handler takes: the store, the caller and the id.
+pub struct ById {
+    pub app: App,
+    pub ctx: AuthCtx,
+    pub id: String,
+}
+
+impl FromRequestParts<App> for ById {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, app: &App) -> Result<Self, Response> {
+        let Extension(ctx) = Extension::<AuthCtx>::from_request_parts(parts, app)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let Path(id) = Path::<String>::from_request_parts(parts, app)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        Ok(ById {
+            app: app.clone(),
+            ctx,
+            id,
+        })
     }
 }
 

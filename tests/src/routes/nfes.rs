@@ -1,13 +1,11 @@
 //! NF-e / NFS-e (`/v1/nfes`): lists, issue / cancel, DANFSe PDF and XML.
 
-use axum::Extension;
-use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{Listing, req_str, transition};
+use super::{ById, Listing, req_str, transition};
 use crate::DocKind;
 use crate::api::{ApiError, ApiResult, Errors, Record, parse_body, s};
 use crate::auth::AuthCtx;
@@ -76,11 +74,7 @@ fn invoice_filter(_: &OrgData, r: &Record, v: &str) -> bool {
 }
 
 /// `POST /v1/nfes/{id}/issue`: `draft`, `pending` or `error` → `pending` (queued).
-pub async fn issue(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn issue(ById { app, ctx, id }: ById) -> ApiResult {
     transition(
         &app,
         &ctx,
@@ -105,12 +99,7 @@ pub async fn issue(
 }
 
 /// `POST /v1/nfes/{id}/cancel` (`{reason}` ≥ 15 characters): `issued → pending_cancel`.
-pub async fn cancel(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn cancel(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let mut errors = Errors::default();
     let reason = req_str(&body, "reason", &mut errors).map(str::to_string);
@@ -163,11 +152,7 @@ fn issued(app: &App, ctx: &AuthCtx, id: &str) -> Result<(Record, Record), ApiErr
 }
 
 /// `GET /v1/nfes/{id}/pdf` (DANFSe, `application/pdf`).
-pub async fn pdf(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn pdf(ById { app, ctx, id }: ById) -> ApiResult {
     let (nfe, _) = issued(&app, &ctx, &id)?;
     let number = nfe["nfe_number"].to_string();
     Ok(documents::pdf_response(
@@ -179,11 +164,7 @@ pub async fn pdf(
 }
 
 /// `GET /v1/nfes/{id}/xml` (`application/xml`).
-pub async fn xml(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn xml(ById { app, ctx, id }: ById) -> ApiResult {
     let (nfe, organization) = issued(&app, &ctx, &id)?;
     let number = nfe["nfe_number"].to_string();
     Ok(documents::xml_response(

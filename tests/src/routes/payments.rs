@@ -1,17 +1,15 @@
 //! Payments (`/v1/payments`, a [P] `PaymentV1` shape) and refunds.
 
-use axum::Extension;
-use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+use super::ById;
 use super::Listing;
 use super::filters::{By, PERSON, REAIS, Table};
 use crate::api::{ApiError, ApiResult, Record, contains_ci, data, i, parse_body, s};
-use crate::auth::AuthCtx;
 use crate::clock;
-use crate::store::{App, OrgData};
+use crate::store::OrgData;
 
 const SORT: &[&str] = &[
     "created_at",
@@ -94,12 +92,7 @@ pub fn brl(cents: i64) -> String {
 /// No amount, or the whole paid amount, refunds fully (`refunded`); less refunds partially
 /// (`partially_refunded`). The refunded total is kept outside the record, so nothing beyond
 /// what was paid is ever refunded.
-pub async fn refund(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn refund(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let requested = body.get("amount_cents").and_then(Value::as_i64);
     let mut inner = app.lock();

@@ -1,13 +1,13 @@
 //! Subscriptions (`/v1/subscriptions`) and their cancel / pause / resume transitions.
 
 use axum::Extension;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{Listing, opt_str, req_str, transition};
+use super::{ById, Listing, opt_str, req_str, transition};
 use crate::api::{
     ApiError, ApiResult, Errors, Record, contains_ci, created, digits_of, parse_body, s,
 };
@@ -331,12 +331,7 @@ pub async fn create(
 }
 
 /// `POST /v1/subscriptions/{id}/cancel` (`{cancel_at_period_end?, reason?}`).
-pub async fn cancel(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn cancel(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let mut errors = Errors::default();
     let at_end = match body.get("cancel_at_period_end") {
@@ -376,12 +371,7 @@ pub async fn cancel(
 
 /// `POST /v1/subscriptions/{id}/pause` (`{behavior?, resumes_at?}`, `resumes_at` a date-time;
 /// active, past_due or trialing).
-pub async fn pause(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn pause(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let mut errors = Errors::default();
     let behavior = opt_str(&body, "behavior", &mut errors)
@@ -427,11 +417,7 @@ pub async fn pause(
 }
 
 /// `POST /v1/subscriptions/{id}/resume` (paused only).
-pub async fn resume(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn resume(ById { app, ctx, id }: ById) -> ApiResult {
     transition(
         &app,
         &ctx,

@@ -66,6 +66,20 @@ impl Stack {
         }
     }
 
+    /// Sends a bodiless `method` request to the endpoint as a full token with one extra
+    /// header; answers the status.
+    pub async fn bodiless_status(&self, method: reqwest::Method, header: (&str, &str)) -> u16 {
+        let response = self
+            .http
+            .request(method, &self.url)
+            .bearer_auth(fake_kobana::full_token())
+            .header(header.0, header.1)
+            .send()
+            .await
+            .unwrap();
+        response.status().as_u16()
+    }
+
     /// POSTs a raw body as a full token with the usual MCP headers plus `extra`; answers the
     /// status and the JSON body.
     pub async fn post_full(
