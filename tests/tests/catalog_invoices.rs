@@ -14,10 +14,9 @@ use serde_json::{Value, json};
 #[tokio::test]
 async fn t1_invoice_reads_run_end_to_end() {
     let stack = Stack::start().await;
-    let token = full_token();
     let today = sao_paulo_today();
 
-    let all = ok(&stack.call(&token, "billing_invoices_list", json!({})).await);
+    let all = stack.ok("billing_invoices_list", json!({})).await;
     assert_eq!(all["total"], 7);
     let open = all["invoices"]
         .as_array()
@@ -38,13 +37,12 @@ async fn t1_invoice_reads_run_end_to_end() {
     }
 
     // overdue = Kobana's pending-payment list.
-    let overdue = ok(&stack
-        .call(
-            &token,
+    let overdue = stack
+        .ok(
             "billing_invoices_list",
             json!({"overdue": true, "sort_by": "due_date", "sort_order": "asc"}),
         )
-        .await);
+        .await;
     assert_eq!(ids(&overdue["invoices"]), [INV_OVERDUE]);
     let inv = &overdue["invoices"][0];
     assert_eq!(inv["number"], "FAT-2026-000790");
@@ -61,60 +59,46 @@ async fn t1_invoice_reads_run_end_to_end() {
             .unwrap()
             .contains("sort_by=due_date")
     );
-    let overdue = ok(&stack
-        .call(
-            &token,
+    let overdue = stack
+        .ok(
             "billing_invoices_list",
             json!({"overdue": true, "billing_account_id": BA_PADARIA}),
         )
-        .await);
+        .await;
     assert_eq!(overdue["total"], 0);
 
     // without_nfe = Kobana's pending-nfe list.
-    let pending = ok(&stack
-        .call(
-            &token,
-            "billing_invoices_list",
-            json!({"without_nfe": true}),
-        )
-        .await);
+    let pending = stack
+        .ok("billing_invoices_list", json!({"without_nfe": true}))
+        .await;
     assert_eq!(ids(&pending["invoices"]), [INV_PAID_NFE_ERROR]);
     assert_eq!(pending["invoices"][0]["number"], "FAT-2026-000655");
     assert_eq!(stack.kobana_calls("/v1/invoices/pending-nfe").len(), 1);
 
     // Filters of the general list.
-    let paid = ok(&stack
-        .call(
-            &token,
+    let paid = stack
+        .ok(
             "billing_invoices_list",
             json!({"status": "paid", "sort_by": "due_date", "sort_order": "asc"}),
         )
-        .await);
+        .await;
     assert_eq!(
         ids(&paid["invoices"]),
         [INV_PAID_NFE_ISSUED, INV_PAID_NFE_ERROR]
     );
-    let by_doc = ok(&stack
-        .call(&token, "billing_invoices_list", json!({"document_number": "45.321.287/0001-90", "due_date_from": "2026-08-01", "due_date_to": "2026-08-31"}))
-        .await);
+    let by_doc = stack.ok("billing_invoices_list", json!({"document_number": "45.321.287/0001-90", "due_date_from": "2026-08-01", "due_date_to": "2026-08-31"})).await;
     assert_eq!(ids(&by_doc["invoices"]), [INV_OPEN]);
-    let by_sub = ok(&stack
-        .call(&token, "billing_invoices_list", json!({"subscription_id": SUB_ACTIVE, "date_from": "2026-07-01", "date_to": "2026-07-31"}))
-        .await);
+    let by_sub = stack.ok("billing_invoices_list", json!({"subscription_id": SUB_ACTIVE, "date_from": "2026-07-01", "date_to": "2026-07-31"})).await;
     assert_eq!(ids(&by_sub["invoices"]), [INV_PAID_NFE_ISSUED]);
-    let by_text = ok(&stack
-        .call(
-            &token,
-            "billing_invoices_list",
-            json!({"search": "Planejamento"}),
-        )
-        .await);
+    let by_text = stack
+        .ok("billing_invoices_list", json!({"search": "Planejamento"}))
+        .await;
     assert_eq!(ids(&by_text["invoices"]), [INV_PAID_NFE_ERROR]);
 
     // One invoice, with its line items.
-    let got = ok(&stack
-        .call(&token, "billing_invoices_get", json!({"id": INV_DRAFT}))
-        .await);
+    let got = stack
+        .ok("billing_invoices_get", json!({"id": INV_DRAFT}))
+        .await;
     let invoice = &got["invoice"];
     assert_eq!(invoice["status"], "draft");
     assert_eq!(invoice["total_brl"], "R$ 1.500,00");
@@ -131,9 +115,9 @@ async fn t1_invoice_reads_run_end_to_end() {
     );
 
     // The PDF is described, never sent.
-    let pdf = ok(&stack
-        .call(&token, "billing_invoices_pdf", json!({"id": INV_OPEN}))
-        .await);
+    let pdf = stack
+        .ok("billing_invoices_pdf", json!({"id": INV_OPEN}))
+        .await;
     let size = stack
         .fake
         .pdf_bytes(DocKind::Invoice, INV_OPEN)
@@ -145,33 +129,25 @@ async fn t1_invoice_reads_run_end_to_end() {
             "resource_uri": format!("kobana://billing/invoices/{INV_OPEN}/pdf")}})
     );
     stack.fake.set_pdf_content_length(false);
-    let pdf = ok(&stack
-        .call(&token, "billing_invoices_pdf", json!({"id": INV_OPEN}))
-        .await);
+    let pdf = stack
+        .ok("billing_invoices_pdf", json!({"id": INV_OPEN}))
+        .await;
     assert_eq!(pdf["pdf"]["size_bytes"], Value::Null);
-    let text = fail(
-        &stack
-            .call(&token, "billing_invoices_pdf", json!({"id": INV_DRAFT}))
-            .await,
-    );
+    let text = stack
+        .refused("billing_invoices_pdf", json!({"id": INV_DRAFT}))
+        .await;
     assert!(text.contains("Não encontrado"), "{text}");
 }
 
 #[tokio::test]
 async fn t1_invoice_writes_run_end_to_end() {
     let stack = Stack::start().await;
-    let token = full_token();
 
-    let created = ok(&stack
-        .call(
-            &token,
-            "billing_invoices_create",
+    let created = stack.ok("billing_invoices_create",
             json!({"billing_account_id": BA_MARIANA, "due_date": "2026-12-10",
                 "description": "Consultoria dezembro",
                 "line_items": [{"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 15000},
-                               {"description": "Deslocamento", "unit_amount_cents": 4990}]}),
-        )
-        .await);
+                               {"description": "Deslocamento", "unit_amount_cents": 4990}]})).await;
     let invoice = &created["invoice"];
     assert_eq!(invoice["status"], "draft");
     assert_eq!(invoice["total_brl"], "R$ 349,90");
@@ -186,9 +162,9 @@ async fn t1_invoice_writes_run_end_to_end() {
     );
     assert_eq!(body["line_items"][1]["quantity"], 1);
 
-    let finalized = ok(&stack
-        .call(&token, "billing_invoices_finalize", json!({"id": id}))
-        .await);
+    let finalized = stack
+        .ok("billing_invoices_finalize", json!({"id": id}))
+        .await;
     assert_eq!(finalized["invoice"]["status"], "open");
     assert!(
         finalized["invoice"]["number"]
@@ -197,23 +173,18 @@ async fn t1_invoice_writes_run_end_to_end() {
             .starts_with("FAT-")
     );
 
-    let reminded = ok(&stack
-        .call(
-            &token,
-            "billing_invoices_send_reminder",
-            json!({"id": INV_OVERDUE}),
-        )
-        .await);
+    let reminded = stack
+        .ok("billing_invoices_send_reminder", json!({"id": INV_OVERDUE}))
+        .await;
     assert_eq!(reminded["invoice"]["metadata"]["reminders_sent"], 1);
     assert_eq!(reminded["invoice"]["_derived"]["is_overdue"], true);
 
-    let voided = ok(&stack
-        .call(
-            &token,
+    let voided = stack
+        .ok(
             "billing_invoices_void",
             json!({"id": id, "reason": "Emitida em duplicidade"}),
         )
-        .await);
+        .await;
     assert_eq!(voided["invoice"]["status"], "void");
     assert_eq!(voided["invoice"]["amount_remaining_brl"], "R$ 0,00");
     let void_call = stack.kobana_calls(&format!("/v1/invoices/{id}/void"));
@@ -222,44 +193,33 @@ async fn t1_invoice_writes_run_end_to_end() {
         Some(json!({"reason": "Emitida em duplicidade"}))
     );
     // A second void is refused by Kobana: the state already changed.
-    let text = fail(
-        &stack
-            .call(
-                &token,
-                "billing_invoices_void",
-                json!({"id": id, "reason": "de novo"}),
-            )
-            .await,
-    );
+    let text = stack
+        .refused(
+            "billing_invoices_void",
+            json!({"id": id, "reason": "de novo"}),
+        )
+        .await;
     assert!(text.contains("já está anulada"), "{text}");
 
-    let nfe = ok(&stack
-        .call(
-            &token,
+    let nfe = stack
+        .ok(
             "billing_invoices_issue_nfe",
             json!({"id": INV_PAID_NFE_ERROR}),
         )
-        .await);
+        .await;
     assert_eq!(nfe["issuance"]["nfe_id"], NFE_ERROR);
     assert_eq!(nfe["issuance"]["status"], "pending");
 
-    let draft = ok(&stack
-        .call(
-            &token,
-            "billing_invoices_create",
-            json!({"billing_account_id": BA_PADARIA, "line_items": [{"description": "Ajuste", "unit_amount_cents": 100}]}),
-        )
-        .await);
+    let draft = stack.ok("billing_invoices_create",
+            json!({"billing_account_id": BA_PADARIA, "line_items": [{"description": "Ajuste", "unit_amount_cents": 100}]})).await;
     let draft_id = draft["invoice"]["id"].as_str().unwrap().to_owned();
-    let deleted = ok(&stack
-        .call(&token, "billing_invoices_delete", json!({"id": draft_id}))
-        .await);
+    let deleted = stack
+        .ok("billing_invoices_delete", json!({"id": draft_id}))
+        .await;
     assert_eq!(deleted["result"]["deleted"], true);
-    let text = fail(
-        &stack
-            .call(&token, "billing_invoices_get", json!({"id": draft_id}))
-            .await,
-    );
+    let text = stack
+        .refused("billing_invoices_get", json!({"id": draft_id}))
+        .await;
     assert!(text.contains("Não encontrado"), "{text}");
 }
 
@@ -378,9 +338,7 @@ async fn t4_invoice_refusals_say_what_to_change() {
     }
     assert_refused_before_kobana(&stack, &token, cases).await;
     // A negative amount may be named by the field or by the value.
-    let text = fail(&stack
-        .call(&token, "billing_invoices_create", json!({"billing_account_id": BA_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": -5}]}))
-        .await);
+    let text = stack.refused("billing_invoices_create", json!({"billing_account_id": BA_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": -5}]})).await;
     assert!(
         text.contains("unit_amount_cents") || text.contains("-5"),
         "{text}"
@@ -395,13 +353,9 @@ async fn t4_invoice_refusals_say_what_to_change() {
 #[tokio::test]
 async fn t3_invoice_money_shows_cents_and_brl() {
     let stack = Stack::start().await;
-    let got = ok(&stack
-        .call(
-            &full_token(),
-            "billing_invoices_get",
-            json!({"id": INV_OVERDUE}),
-        )
-        .await);
+    let got = stack
+        .ok("billing_invoices_get", json!({"id": INV_OVERDUE}))
+        .await;
     let inv = &got["invoice"];
     assert_eq!(inv["total_subcents"], 119_880_000);
     assert_eq!(inv["total_brl"], "R$ 11.988,00");
@@ -415,13 +369,12 @@ async fn t3_invoice_money_shows_cents_and_brl() {
 async fn t1_overdue_list_narrows_to_one_account() {
     // The overdue list for one account, as collect_overdue_invoices would use it.
     let stack = Stack::start().await;
-    let overdue = ok(&stack
-        .call(
-            &full_token(),
+    let overdue = stack
+        .ok(
             "billing_invoices_list",
             json!({"overdue": true, "billing_account_id": BA_HORIZONTE}),
         )
-        .await);
+        .await;
     assert_eq!(ids(&overdue["invoices"]), [INV_OVERDUE]);
     let query = stack.kobana_calls("/v1/invoices/pending-payment")[0]
         .query

@@ -14,7 +14,6 @@ use serde_json::{Value, json};
 #[tokio::test]
 async fn t2_sort_by_outside_the_catalog_is_refused_for_each_list() {
     let stack = Stack::start().await;
-    let token = full_token();
     let lists = [
         ("billing_customers_list", "document_number", "name"),
         (
@@ -27,7 +26,7 @@ async fn t2_sort_by_outside_the_catalog_is_refused_for_each_list() {
         ("billing_nfes_list", "nfe_key", "issue_date"),
     ];
     for (tool, bad, allowed) in lists {
-        let text = fail(&stack.call(&token, tool, json!({"sort_by": bad})).await);
+        let text = stack.refused(tool, json!({"sort_by": bad})).await;
         assert!(
             text.contains("sort_by")
                 && text.contains(bad)
@@ -38,27 +37,20 @@ async fn t2_sort_by_outside_the_catalog_is_refused_for_each_list() {
     }
     // Also on the overdue and without-NF-e views.
     for flag in ["overdue", "without_nfe"] {
-        let text = fail(
-            &stack
-                .call(
-                    &token,
-                    "billing_invoices_list",
-                    json!({flag: true, "sort_by": "customer_name"}),
-                )
-                .await,
-        );
+        let text = stack
+            .refused(
+                "billing_invoices_list",
+                json!({flag: true, "sort_by": "customer_name"}),
+            )
+            .await;
         assert!(text.contains("due_date"), "{flag}: {text}");
     }
     assert_eq!(calls(&stack, "/v1/"), 0, "refused before any Kobana call");
 
     for (tool, _, allowed) in lists {
-        ok(&stack
-            .call(
-                &token,
-                tool,
-                json!({"sort_by": allowed, "sort_order": "asc"}),
-            )
-            .await);
+        stack
+            .ok(tool, json!({"sort_by": allowed, "sort_order": "asc"}))
+            .await;
     }
 }
 
@@ -78,13 +70,12 @@ async fn t2_lists_paginate_and_say_how_to_get_the_next_page() {
     assert_eq!(first["total_pages"], 3);
     assert_eq!(first["next_page"], 2);
     assert!(text_of(&result).contains("page=2"), "{}", text_of(&result));
-    let last = ok(&stack
-        .call(
-            &token,
+    let last = stack
+        .ok(
             "billing_invoices_list",
             json!({"per_page": 3, "page": 3, "sort_by": "created_at", "sort_order": "asc"}),
         )
-        .await);
+        .await;
     assert_eq!(ids(&last["invoices"]), [INV_DRAFT]);
     assert_eq!(last["next_page"], Value::Null);
     let query = stack.kobana_calls("/v1/invoices")[1].query.clone().unwrap();

@@ -14,17 +14,16 @@ use serde_json::{Value, json};
 #[tokio::test]
 async fn t1_nfes_tools_run_end_to_end() {
     let stack = Stack::start().await;
-    let token = full_token();
 
-    let issued = ok(&stack
-        .call(&token, "billing_nfes_list", json!({"status": "issued"}))
-        .await);
+    let issued = stack
+        .ok("billing_nfes_list", json!({"status": "issued"}))
+        .await;
     assert_eq!(ids(&issued["nfes"]), [NFE_ISSUED]);
     assert_eq!(issued["nfes"][0]["nfe_number"], 1234);
     assert_eq!(issued["nfes"][0]["amount_brl"], "R$ 499,00");
-    let rejected = ok(&stack
-        .call(&token, "billing_nfes_list", json!({"status": "error"}))
-        .await);
+    let rejected = stack
+        .ok("billing_nfes_list", json!({"status": "error"}))
+        .await;
     assert_eq!(ids(&rejected["nfes"]), [NFE_ERROR]);
     assert!(
         rejected["nfes"][0]["error_message"]
@@ -32,31 +31,28 @@ async fn t1_nfes_tools_run_end_to_end() {
             .unwrap()
             .contains("Rejeição")
     );
-    let by_invoice = ok(&stack
-        .call(
-            &token,
+    let by_invoice = stack
+        .ok(
             "billing_nfes_list",
             json!({"invoice_id": INV_PAID_NFE_ISSUED, "billing_account_id": BA_PADARIA}),
         )
-        .await);
+        .await;
     assert_eq!(ids(&by_invoice["nfes"]), [NFE_ISSUED]);
-    let by_date = ok(&stack
-        .call(&token, "billing_nfes_list", json!({"issue_date_from": "2026-07-01", "issue_date_to": "2026-07-31", "sort_by": "issue_date"}))
-        .await);
+    let by_date = stack.ok("billing_nfes_list", json!({"issue_date_from": "2026-07-01", "issue_date_to": "2026-07-31", "sort_by": "issue_date"})).await;
     assert_eq!(ids(&by_date["nfes"]), [NFE_ISSUED]);
 
-    let got = ok(&stack
-        .call(&token, "billing_nfes_get", json!({"id": NFE_ISSUED}))
-        .await);
+    let got = stack
+        .ok("billing_nfes_get", json!({"id": NFE_ISSUED}))
+        .await;
     assert_eq!(got["nfe"]["verification_code"], "K7Q2-M9XA");
     assert_eq!(
         got["nfe"]["issue_date_sao_paulo"],
         "2026-07-24T14:32:10-03:00"
     );
 
-    let pdf = ok(&stack
-        .call(&token, "billing_nfes_pdf", json!({"id": NFE_ISSUED}))
-        .await);
+    let pdf = stack
+        .ok("billing_nfes_pdf", json!({"id": NFE_ISSUED}))
+        .await;
     let size = stack
         .fake
         .pdf_bytes(DocKind::Nfe, NFE_ISSUED)
@@ -67,9 +63,9 @@ async fn t1_nfes_tools_run_end_to_end() {
         json!({"pdf": {"nfe_id": NFE_ISSUED, "mime_type": "application/pdf", "size_bytes": size,
             "resource_uri": format!("kobana://billing/nfes/{NFE_ISSUED}/pdf")}})
     );
-    let xml = ok(&stack
-        .call(&token, "billing_nfes_xml", json!({"id": NFE_ISSUED}))
-        .await);
+    let xml = stack
+        .ok("billing_nfes_xml", json!({"id": NFE_ISSUED}))
+        .await;
     let xml = &xml["xml"];
     assert_eq!(xml["nfe_id"], NFE_ISSUED);
     assert_eq!(xml["mime_type"], "application/xml");
@@ -79,20 +75,19 @@ async fn t1_nfes_tools_run_end_to_end() {
         format!("kobana://billing/nfes/{NFE_ISSUED}/xml")
     );
 
-    let retried = ok(&stack
-        .call(&token, "billing_nfes_issue", json!({"id": NFE_ERROR}))
-        .await);
+    let retried = stack
+        .ok("billing_nfes_issue", json!({"id": NFE_ERROR}))
+        .await;
     assert_eq!(retried["nfe"]["status"], "pending");
     assert_eq!(retried["nfe"]["error_message"], Value::Null);
 
     let reason = "Serviço não prestado; cancelamento pedido pelo tomador";
-    let canceled = ok(&stack
-        .call(
-            &token,
+    let canceled = stack
+        .ok(
             "billing_nfes_cancel",
             json!({"id": NFE_ISSUED, "reason": reason}),
         )
-        .await);
+        .await;
     assert_eq!(canceled["nfe"]["status"], "pending_cancel");
     let call = stack.kobana_calls(&format!("/v1/nfes/{NFE_ISSUED}/cancel"));
     assert_eq!(call[0].body, Some(json!({"reason": reason})));

@@ -16,27 +16,25 @@ async fn t1_payments_tools_run_end_to_end() {
     let stack = Stack::start().await;
     let token = full_token();
 
-    let list = ok(&stack
-        .call(
-            &token,
+    let list = stack
+        .ok(
             "billing_payments_list",
             json!({"invoice_id": INV_PAID_NFE_ISSUED}),
         )
-        .await);
+        .await;
     assert_eq!(ids(&list["payments"]), [PAY_CARD]);
     assert_eq!(list["payments"][0]["amount_brl"], "R$ 499,00");
-    let failed = ok(&stack
-        .call(
-            &token,
+    let failed = stack
+        .ok(
             "billing_payments_list",
             json!({"status": "failed", "sort_by": "amount_cents"}),
         )
-        .await);
+        .await;
     assert_eq!(ids(&failed["payments"]), [PAY_FAILED]);
 
-    let got = ok(&stack
-        .call(&token, "billing_payments_get", json!({"id": PAY_PIX}))
-        .await);
+    let got = stack
+        .ok("billing_payments_get", json!({"id": PAY_PIX}))
+        .await;
     assert_eq!(got["payment"]["payment_method_type"], "pix");
     assert_eq!(got["payment"]["amount_brl"], "R$ 1.200,00");
     assert_eq!(
@@ -44,13 +42,12 @@ async fn t1_payments_tools_run_end_to_end() {
         "2026-08-13T16:20:00-03:00"
     );
 
-    let partial = ok(&stack
-        .call(
-            &token,
+    let partial = stack
+        .ok(
             "billing_payments_refund",
             json!({"id": PAY_PIX, "amount_cents": 10000, "reason": "Desconto concedido"}),
         )
-        .await);
+        .await;
     assert_eq!(partial["payment"]["status"], "partially_refunded");
     let body = stack.kobana_calls(&format!("/v1/payments/{PAY_PIX}/refund"))[0]
         .body
@@ -71,9 +68,9 @@ async fn t1_payments_tools_run_end_to_end() {
         "{}",
         text_of(&again)
     );
-    let full = ok(&stack
-        .call(&token, "billing_payments_refund", json!({"id": PAY_CARD}))
-        .await);
+    let full = stack
+        .ok("billing_payments_refund", json!({"id": PAY_CARD}))
+        .await;
     assert_eq!(full["payment"]["status"], "refunded");
     assert_eq!(
         stack.kobana_calls(&format!("/v1/payments/{PAY_CARD}/refund"))[0].body,

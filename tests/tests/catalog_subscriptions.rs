@@ -14,15 +14,10 @@ use serde_json::{Value, json};
 #[tokio::test]
 async fn t1_subscriptions_tools_run_end_to_end() {
     let stack = Stack::start().await;
-    let token = full_token();
 
-    let list = ok(&stack
-        .call(
-            &token,
-            "billing_subscriptions_list",
-            json!({"status": "active"}),
-        )
-        .await);
+    let list = stack
+        .ok("billing_subscriptions_list", json!({"status": "active"}))
+        .await;
     assert_eq!(ids(&list["subscriptions"]), [SUB_ACTIVE]);
     assert_eq!(
         list["subscriptions"][0]["recurring_amount_brl"],
@@ -31,13 +26,8 @@ async fn t1_subscriptions_tools_run_end_to_end() {
     assert_eq!(list["total"], 1);
     assert_eq!(list["next_page"], Value::Null);
 
-    let list = ok(&stack
-        .call(
-            &token,
-            "billing_subscriptions_list",
-            json!({"billing_account_id": BA_HORIZONTE, "sort_by": "recurring_amount_cents", "sort_order": "asc"}),
-        )
-        .await);
+    let list = stack.ok("billing_subscriptions_list",
+            json!({"billing_account_id": BA_HORIZONTE, "sort_by": "recurring_amount_cents", "sort_order": "asc"})).await;
     assert_eq!(ids(&list["subscriptions"]), [SUB_PAST_DUE]);
     let query = stack.kobana_calls("/v1/subscriptions")[1]
         .query
@@ -48,34 +38,28 @@ async fn t1_subscriptions_tools_run_end_to_end() {
         "{query}"
     );
 
-    let list = ok(&stack
-        .call(
-            &token,
+    let list = stack
+        .ok(
             "billing_subscriptions_list",
             json!({"search": "Horizonte", "plan_id": "4b0dbb41-8d52-48f1-942c-3fe860e7a113"}),
         )
-        .await);
+        .await;
     assert_eq!(ids(&list["subscriptions"]), [SUB_PAST_DUE]);
 
-    let got = ok(&stack
-        .call(
-            &token,
-            "billing_subscriptions_get",
-            json!({"id": SUB_PAST_DUE}),
-        )
-        .await);
+    let got = stack
+        .ok("billing_subscriptions_get", json!({"id": SUB_PAST_DUE}))
+        .await;
     assert_eq!(got["subscription"]["status"], "past_due");
     assert_eq!(got["subscription"]["billing_cycle"], "annual");
     assert_eq!(got["subscription"]["recurring_amount_brl"], "R$ 11.988,00");
 
     // From a plan.
-    let created = ok(&stack
-        .call(
-            &token,
+    let created = stack
+        .ok(
             "billing_subscriptions_create",
             json!({"billing_account_id": BA_MARIANA, "plan_id": PLAN_PRO}),
         )
-        .await);
+        .await;
     let sub = &created["subscription"];
     assert_eq!(sub["status"], "active");
     assert_eq!(sub["billing_account_id"], BA_MARIANA);
@@ -84,50 +68,47 @@ async fn t1_subscriptions_tools_run_end_to_end() {
 
     // From items: a product at a price (the Pro plan's extra-user price), the unit price
     // overridden in cents.
-    let created = ok(&stack
-        .call(
-            &token,
+    let created = stack
+        .ok(
             "billing_subscriptions_create",
             json!({"billing_account_id": BA_MARIANA, "billing_cycle": "quarterly",
                 "items": [{"product_id": PROD_EXTRA_USER, "price_id": PRICE_EXTRA_USER,
                            "quantity": 2, "unit_amount_cents": 15000}]}),
         )
-        .await);
+        .await;
     assert_eq!(created["subscription"]["recurring_amount_cents"], 30000);
     assert_eq!(created["subscription"]["recurring_amount_brl"], "R$ 300,00");
     assert_eq!(created["subscription"]["billing_cycle"], "quarterly");
 
-    let paused = ok(&stack
-        .call(
-            &token,
+    let paused = stack
+        .ok(
             "billing_subscriptions_pause",
             json!({"id": id, "behavior": "keep_as_draft", "resumes_at": "2030-01-15"}),
         )
-        .await);
+        .await;
     assert_eq!(paused["subscription"]["status"], "paused");
     assert_eq!(
         paused["subscription"]["pause_collection"]["behavior"],
         "keep_as_draft"
     );
 
-    let resumed = ok(&stack
-        .call(&token, "billing_subscriptions_resume", json!({"id": id}))
-        .await);
+    let resumed = stack
+        .ok("billing_subscriptions_resume", json!({"id": id}))
+        .await;
     assert_eq!(resumed["subscription"]["status"], "active");
 
-    let at_end = ok(&stack
-        .call(
-            &token,
+    let at_end = stack
+        .ok(
             "billing_subscriptions_cancel",
             json!({"id": id, "cancel_at_period_end": true, "reason": "Cliente vai migrar"}),
         )
-        .await);
+        .await;
     assert_eq!(at_end["subscription"]["status"], "active");
     assert_eq!(at_end["subscription"]["cancel_at_period_end"], true);
 
-    let canceled = ok(&stack
-        .call(&token, "billing_subscriptions_cancel", json!({"id": id}))
-        .await);
+    let canceled = stack
+        .ok("billing_subscriptions_cancel", json!({"id": id}))
+        .await;
     assert_eq!(canceled["subscription"]["status"], "canceled");
     assert_eq!(
         canceled["subscription"]["cancellation_reason"],

@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 
+use fake_kobana::full_token;
+
 use crate::common::{Stack, text_of};
 
 #[path = "../fake_common/ids.rs"]
@@ -67,4 +69,18 @@ pub fn ids(list: &Value) -> Vec<String> {
         .iter()
         .map(|r| r["id"].as_str().unwrap().to_owned())
         .collect()
+}
+
+impl Stack {
+    /// Calls `tool` as a full token and answers its structured result (a tool error fails
+    /// the test).
+    pub async fn ok(&self, tool: &str, args: Value) -> Value {
+        ok(&self.call(&full_token(), tool, args).await)
+    }
+
+    /// Calls `tool` as a full token and answers the text of its error (a success fails the
+    /// test).
+    pub async fn refused(&self, tool: &str, args: Value) -> String {
+        fail(&self.call(&full_token(), tool, args).await)
+    }
 }
