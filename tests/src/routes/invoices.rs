@@ -11,7 +11,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::filters::{self, By, Table};
-use super::{ById, opt_str, req_str, transition};
+use super::{ById, RecordsMut, opt_str, req_str, transition};
 use crate::DocKind;
 use crate::api::{
     ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, day_of, deleted,
@@ -22,6 +22,9 @@ use crate::clock;
 use crate::documents;
 use crate::fixtures::{normalize_invoice, normalize_line_item, normalize_nfe};
 use crate::store::{App, OrgData};
+
+/// The invoices, for [`transition`].
+const INVOICES: RecordsMut = |o| &mut o.invoices;
 
 const SORT: &[&str] = &[
     "created_at",
@@ -439,107 +442,89 @@ fn status_pt(status: &str) -> &'static str {
 
 /// `POST /v1/invoices/{id}/finalize`: `draft → open`, assigns the number.
 pub async fn finalize(ById { app, ctx, id }: ById) -> ApiResult {
-    transition(
-        &app,
-        &ctx,
-        &id,
-        |o| &mut o.invoices,
-        |org, rec| {
-            let status = s(rec, "status").unwrap_or_default().to_string();
-            if status != "draft" {
-                return Err(ApiError::invalid_state(format!(
-                    "Somente faturas em rascunho podem ser finalizadas (a fatura está {}).",
-                    status_pt(&status)
-                )));
-            }
-            org.invoice_seq += 1;
-            let year = clock::format_date(clock::today())[..4].to_string();
-            let number = format!("FAT-{year}-{:06}", org.invoice_seq);
-            let short: String = s(rec, "id").unwrap_or_default().chars().take(8).collect();
-            rec.insert("number".into(), json!(number));
-            rec.insert("status".into(), json!("open"));
-            rec.insert("finalized_at".into(), json!(clock::now_string()));
-            rec.insert(
-                "hosted_invoice_url".into(),
-                json!(format!("https://fake.kobana.test/i/{short}")),
-            );
-            rec.insert(
-                "invoice_pdf_url".into(),
-                json!(format!("https://fake.kobana.test/i/{short}.pdf")),
-            );
-            Ok(())
-        },
-    )
+    transition(&app, &ctx, &id, INVOICES, |org, rec| {
+        let status = s(rec, "status").unwrap_or_default().to_string();
+        if status != "draft" {
+            return Err(ApiError::invalid_state(format!(
+                "Somente faturas em rascunho podem ser finalizadas (a fatura está {}).",
+                status_pt(&status)
+            )));
+        }
+        org.invoice_seq += 1;
+        let year = clock::format_date(clock::today())[..4].to_string();
+        let number = format!("FAT-{year}-{:06}", org.invoice_seq);
+        let short: String = s(rec, "id").unwrap_or_default().chars().take(8).collect();
+        rec.insert("number".into(), json!(number));
+        rec.insert("status".into(), json!("open"));
+        rec.insert("finalized_at".into(), json!(clock::now_string()));
+        rec.insert(
+            "hosted_invoice_url".into(),
+            json!(format!("https://fake.kobana.test/i/{short}")),
+        );
+        rec.insert(
+            "invoice_pdf_url".into(),
+            json!(format!("https://fake.kobana.test/i/{short}.pdf")),
+        );
+        Ok(())
+    })
 }
 
 /// `POST /v1/invoices/{id}/void` (`{reason?}`, kept in `metadata.void_reason`): `open → void`.
 pub async fn void(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let reason = body.get("reason").cloned().unwrap_or(Value::Null);
-    transition(
-        &app,
-        &ctx,
-        &id,
-        |o| &mut o.invoices,
-        |_, rec| {
-            match s(rec, "status") {
-                Some("open") => {}
-                Some("paid") => {
-                    return Err(ApiError::invalid_state("Fatura paga não pode ser anulada."));
-                }
-                Some("void") => return Err(ApiError::invalid_state("Fatura já está anulada.")),
-                Some("draft") => {
-                    return Err(ApiError::invalid_state(
-                        "Fatura em rascunho não pode ser anulada; remova-a (DELETE).",
-                    ));
-                }
-                _ => {
-                    return Err(ApiError::invalid_state(
-                        "Fatura incobrável não pode ser anulada.",
-                    ));
-                }
+    transition(&app, &ctx, &id, INVOICES, |_, rec| {
+        match s(rec, "status") {
+            Some("open") => {}
+            Some("paid") => {
+                return Err(ApiError::invalid_state("Fatura paga não pode ser anulada."));
             }
-            rec.insert("status".into(), json!("void"));
-            rec.insert("voided_at".into(), json!(clock::now_string()));
-            rec.insert("amount_remaining_cents".into(), json!(0));
-            rec.insert("next_payment_attempt".into(), Value::Null);
-            let meta = rec
-                .entry("metadata")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(m) = meta {
-                m.insert("void_reason".into(), reason);
+            Some("void") => return Err(ApiError::invalid_state("Fatura já está anulada.")),
+            Some("draft") => {
+                return Err(ApiError::invalid_state(
+                    "Fatura em rascunho não pode ser anulada; remova-a (DELETE).",
+                ));
             }
-            Ok(())
-        },
-    )
+            _ => {
+                return Err(ApiError::invalid_state(
+                    "Fatura incobrável não pode ser anulada.",
+                ));
+            }
+        }
+        rec.insert("status".into(), json!("void"));
+        rec.insert("voided_at".into(), json!(clock::now_string()));
+        rec.insert("amount_remaining_cents".into(), json!(0));
+        rec.insert("next_payment_attempt".into(), Value::Null);
+        let meta = rec
+            .entry("metadata")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = meta {
+            m.insert("void_reason".into(), reason);
+        }
+        Ok(())
+    })
 }
 
 /// `POST /v1/invoices/{id}/send-reminder`: open invoices only; counted in `metadata`.
 pub async fn send_reminder(ById { app, ctx, id }: ById) -> ApiResult {
-    transition(
-        &app,
-        &ctx,
-        &id,
-        |o| &mut o.invoices,
-        |_, rec| {
-            let status = s(rec, "status").unwrap_or_default().to_string();
-            if status != "open" {
-                return Err(ApiError::invalid_state(format!(
-                    "Lembretes só podem ser enviados para faturas em aberto (a fatura está {}).",
-                    status_pt(&status)
-                )));
-            }
-            let meta = rec
-                .entry("metadata")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(m) = meta {
-                let sent = m.get("reminders_sent").and_then(Value::as_i64).unwrap_or(0) + 1;
-                m.insert("reminders_sent".into(), json!(sent));
-                m.insert("last_reminder_at".into(), json!(clock::now_string()));
-            }
-            Ok(())
-        },
-    )
+    transition(&app, &ctx, &id, INVOICES, |_, rec| {
+        let status = s(rec, "status").unwrap_or_default().to_string();
+        if status != "open" {
+            return Err(ApiError::invalid_state(format!(
+                "Lembretes só podem ser enviados para faturas em aberto (a fatura está {}).",
+                status_pt(&status)
+            )));
+        }
+        let meta = rec
+            .entry("metadata")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = meta {
+            let sent = m.get("reminders_sent").and_then(Value::as_i64).unwrap_or(0) + 1;
+            m.insert("reminders_sent".into(), json!(sent));
+            m.insert("last_reminder_at".into(), json!(clock::now_string()));
+        }
+        Ok(())
+    })
 }
 
 /// The NF-e for an invoice, with the tomador snapshot taken from its customer.

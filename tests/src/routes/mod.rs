@@ -197,6 +197,9 @@ impl FromRequestParts<App> for ById {
 /// The records of one list in the caller's organization.
 type Records = fn(&OrgData) -> &[Record];
 
+/// The records of one list in the caller's organization, to change.
+type RecordsMut = fn(&mut OrgData) -> &mut Vec<Record>;
+
 /// One list of the API: its records, the `sort_by` values it takes and its filter tables.
 pub struct Listing {
     pub records: Records,
@@ -261,7 +264,7 @@ fn transition(
     app: &App,
     ctx: &AuthCtx,
     id: &str,
-    records: fn(&mut OrgData) -> &mut Vec<Record>,
+    records: RecordsMut,
     f: impl FnOnce(&mut OrgData, &mut Record) -> Result<(), ApiError>,
 ) -> ApiResult {
     let mut inner = app.lock();

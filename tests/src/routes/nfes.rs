@@ -5,12 +5,15 @@ use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{ById, Listing, req_str, transition};
+use super::{ById, Listing, RecordsMut, req_str, transition};
 use crate::DocKind;
 use crate::api::{ApiError, ApiResult, Errors, Record, parse_body, s};
 use crate::auth::AuthCtx;
 use crate::documents;
 use crate::store::{App, OrgData};
+
+/// The nfes, for [`transition`].
+const NFES: RecordsMut = |o| &mut o.nfes;
 
 const SORT: &[&str] = &[
     "created_at",
@@ -75,27 +78,21 @@ fn invoice_filter(_: &OrgData, r: &Record, v: &str) -> bool {
 
 /// `POST /v1/nfes/{id}/issue`: `draft`, `pending` or `error` → `pending` (queued).
 pub async fn issue(ById { app, ctx, id }: ById) -> ApiResult {
-    transition(
-        &app,
-        &ctx,
-        &id,
-        |o| &mut o.nfes,
-        |_, rec| {
-            match s(rec, "status").unwrap_or_default() {
-                "draft" | "pending" | "error" => {}
-                "issued" => return Err(ApiError::invalid_state("NF-e já emitida.")),
-                other => {
-                    return Err(ApiError::invalid_state(format!(
-                        "NF-e no status {other} não pode ser emitida."
-                    )));
-                }
+    transition(&app, &ctx, &id, NFES, |_, rec| {
+        match s(rec, "status").unwrap_or_default() {
+            "draft" | "pending" | "error" => {}
+            "issued" => return Err(ApiError::invalid_state("NF-e já emitida.")),
+            other => {
+                return Err(ApiError::invalid_state(format!(
+                    "NF-e no status {other} não pode ser emitida."
+                )));
             }
-            rec.insert("status".into(), json!("pending"));
-            rec.insert("error_message".into(), Value::Null);
-            rec.insert("next_retry_at".into(), Value::Null);
-            Ok(())
-        },
-    )
+        }
+        rec.insert("status".into(), json!("pending"));
+        rec.insert("error_message".into(), Value::Null);
+        rec.insert("next_retry_at".into(), Value::Null);
+        Ok(())
+    })
 }
 
 /// `POST /v1/nfes/{id}/cancel` (`{reason}` ≥ 15 characters): `issued → pending_cancel`.
@@ -110,33 +107,27 @@ pub async fn cancel(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
         errors.add("reason", "deve ter no mínimo 15 caracteres");
     }
     errors.finish(StatusCode::BAD_REQUEST)?;
-    transition(
-        &app,
-        &ctx,
-        &id,
-        |o| &mut o.nfes,
-        |_, rec| {
-            let status = s(rec, "status").unwrap_or_default().to_string();
-            if status != "issued" {
-                return Err(ApiError::invalid_state(format!(
-                    "Somente NF-e emitidas podem ser canceladas (status atual: {status})."
-                )));
-            }
-            rec.insert("status".into(), json!("pending_cancel"));
-            let attempts = rec
-                .get("cancel_attempts")
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            rec.insert("cancel_attempts".into(), json!(attempts + 1));
-            let meta = rec
-                .entry("metadata")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(m) = meta {
-                m.insert("cancel_reason".into(), json!(reason));
-            }
-            Ok(())
-        },
-    )
+    transition(&app, &ctx, &id, NFES, |_, rec| {
+        let status = s(rec, "status").unwrap_or_default().to_string();
+        if status != "issued" {
+            return Err(ApiError::invalid_state(format!(
+                "Somente NF-e emitidas podem ser canceladas (status atual: {status})."
+            )));
+        }
+        rec.insert("status".into(), json!("pending_cancel"));
+        let attempts = rec
+            .get("cancel_attempts")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        rec.insert("cancel_attempts".into(), json!(attempts + 1));
+        let meta = rec
+            .entry("metadata")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = meta {
+            m.insert("cancel_reason".into(), json!(reason));
+        }
+        Ok(())
+    })
 }
 
 /// The NF-e if it has been authorized (PDF and XML exist), else 404.

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{ById, Listing, opt_str, req_str, transition};
+use super::{ById, Listing, RecordsMut, opt_str, req_str, transition};
 use crate::api::{
     ApiError, ApiResult, Errors, Record, contains_ci, created, digits_of, parse_body, s,
 };
@@ -15,6 +15,9 @@ use crate::auth::AuthCtx;
 use crate::clock;
 use crate::fixtures::normalize_subscription;
 use crate::store::{App, OrgData};
+
+/// The subscriptions, for [`transition`].
+const SUBSCRIPTIONS: RecordsMut = |o| &mut o.subscriptions;
 
 const SORT: &[&str] = &[
     "created_at",
@@ -344,29 +347,23 @@ pub async fn cancel(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     };
     let reason = opt_str(&body, "reason", &mut errors).map(str::to_string);
     errors.finish(StatusCode::BAD_REQUEST)?;
-    transition(
-        &app,
-        &ctx,
-        &id,
-        |o| &mut o.subscriptions,
-        |_, rec| {
-            if s(rec, "status") == Some("canceled") {
-                return Err(ApiError::invalid_state("Assinatura já está cancelada."));
-            }
-            if reason.is_some() {
-                rec.insert("cancellation_reason".into(), json!(reason));
-            }
-            if at_end {
-                rec.insert("cancel_at_period_end".into(), json!(true));
-            } else {
-                rec.insert("status".into(), json!("canceled"));
-                rec.insert("cancel_at_period_end".into(), json!(false));
-                rec.insert("canceled_at".into(), json!(clock::now_string()));
-                rec.insert("pause_collection".into(), Value::Null);
-            }
-            Ok(())
-        },
-    )
+    transition(&app, &ctx, &id, SUBSCRIPTIONS, |_, rec| {
+        if s(rec, "status") == Some("canceled") {
+            return Err(ApiError::invalid_state("Assinatura já está cancelada."));
+        }
+        if reason.is_some() {
+            rec.insert("cancellation_reason".into(), json!(reason));
+        }
+        if at_end {
+            rec.insert("cancel_at_period_end".into(), json!(true));
+        } else {
+            rec.insert("status".into(), json!("canceled"));
+            rec.insert("cancel_at_period_end".into(), json!(false));
+            rec.insert("canceled_at".into(), json!(clock::now_string()));
+            rec.insert("pause_collection".into(), Value::Null);
+        }
+        Ok(())
+    })
 }
 
 /// `POST /v1/subscriptions/{id}/pause` (`{behavior?, resumes_at?}`, `resumes_at` a date-time;
@@ -392,49 +389,37 @@ pub async fn pause(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
         None => None,
     };
     errors.finish(StatusCode::BAD_REQUEST)?;
-    transition(
-        &app,
-        &ctx,
-        &id,
-        |o| &mut o.subscriptions,
-        |_, rec| {
-            let status = s(rec, "status").unwrap_or_default().to_string();
-            if !matches!(status.as_str(), "active" | "past_due" | "trialing") {
-                return Err(ApiError::invalid_state(format!(
-                    "Somente assinaturas ativas, em atraso ou em período de teste podem ser pausadas (status atual: {status})."
-                )));
-            }
-            rec.insert("status".into(), json!("paused"));
-            rec.insert(
-                "pause_collection".into(),
-                json!({"behavior": behavior, "resumes_at": resumes_at}),
-            );
-            rec.insert("paused_at".into(), json!(clock::now_string()));
-            rec.insert("resumes_at".into(), json!(resumes_at));
-            Ok(())
-        },
-    )
+    transition(&app, &ctx, &id, SUBSCRIPTIONS, |_, rec| {
+        let status = s(rec, "status").unwrap_or_default().to_string();
+        if !matches!(status.as_str(), "active" | "past_due" | "trialing") {
+            return Err(ApiError::invalid_state(format!(
+                "Somente assinaturas ativas, em atraso ou em período de teste podem ser pausadas (status atual: {status})."
+            )));
+        }
+        rec.insert("status".into(), json!("paused"));
+        rec.insert(
+            "pause_collection".into(),
+            json!({"behavior": behavior, "resumes_at": resumes_at}),
+        );
+        rec.insert("paused_at".into(), json!(clock::now_string()));
+        rec.insert("resumes_at".into(), json!(resumes_at));
+        Ok(())
+    })
 }
 
 /// `POST /v1/subscriptions/{id}/resume` (paused only).
 pub async fn resume(ById { app, ctx, id }: ById) -> ApiResult {
-    transition(
-        &app,
-        &ctx,
-        &id,
-        |o| &mut o.subscriptions,
-        |_, rec| {
-            let status = s(rec, "status").unwrap_or_default().to_string();
-            if status != "paused" {
-                return Err(ApiError::invalid_state(format!(
-                    "Somente assinaturas pausadas podem ser retomadas (status atual: {status})."
-                )));
-            }
-            rec.insert("status".into(), json!("active"));
-            rec.insert("pause_collection".into(), Value::Null);
-            rec.insert("resumes_at".into(), Value::Null);
-            rec.insert("resumed_at".into(), json!(clock::now_string()));
-            Ok(())
-        },
-    )
+    transition(&app, &ctx, &id, SUBSCRIPTIONS, |_, rec| {
+        let status = s(rec, "status").unwrap_or_default().to_string();
+        if status != "paused" {
+            return Err(ApiError::invalid_state(format!(
+                "Somente assinaturas pausadas podem ser retomadas (status atual: {status})."
+            )));
+        }
+        rec.insert("status".into(), json!("active"));
+        rec.insert("pause_collection".into(), Value::Null);
+        rec.insert("resumes_at".into(), Value::Null);
+        rec.insert("resumed_at".into(), json!(clock::now_string()));
+        Ok(())
+    })
 }
