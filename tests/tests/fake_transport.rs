@@ -4,7 +4,7 @@ mod fake_common;
 
 use std::time::{Duration, Instant};
 
-use fake_common::{Api, UA, assert_error, ids, json_body};
+use fake_common::{Api, UA, assert_error, ids, json_body, start_fake_binary};
 use fake_kobana::{Claims, DocKind, FIXTURE_ORG_ID, FakeKobana, Fault, FaultKind};
 use futures_util::StreamExt;
 use reqwest::Method;
@@ -486,22 +486,7 @@ async fn start_on_refuses_non_loopback_addresses() {
 
 #[tokio::test]
 async fn binary_prints_url_and_tokens_and_serves() {
-    use std::io::{BufRead, BufReader};
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fake-kobana"))
-        .args(["--bind", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn fake-kobana");
-    let stdout = child.stdout.take().unwrap();
-    let lines: Vec<String> = tokio::task::spawn_blocking(move || {
-        BufReader::new(stdout)
-            .lines()
-            .take(4)
-            .map(|l| l.unwrap())
-            .collect()
-    })
-    .await
-    .unwrap();
+    let (mut child, lines) = start_fake_binary(&[], 4).await;
     let value = |key: &str| {
         lines
             .iter()

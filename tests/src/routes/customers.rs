@@ -7,7 +7,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::filters::{By, CENTS, PERSON, Table};
-use super::{ById, Listing, filtered_list, opt_str, req_str, valid_document};
+use super::{ById, Listing, filtered_list, opt_bool, opt_str, req_str, valid_document};
 use crate::api::{
     ApiError, ApiResult, Errors, Record, contains_ci, created, data, deleted, digits_of, i,
     parse_body, s,
@@ -318,14 +318,7 @@ pub async fn create(
         }
         Some(_) => errors.add("custom_metadata", "deve ser um objeto"),
     }
-    let create_account = match body.get("create_billing_account") {
-        None | Some(Value::Null) => true,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            errors.add("create_billing_account", "deve ser verdadeiro ou falso");
-            true
-        }
-    };
+    let create_account = opt_bool(&body, "create_billing_account", true, &mut errors);
     let terms = match body.get("payment_terms_days") {
         None | Some(Value::Null) => 10,
         Some(v) => match v.as_i64() {
@@ -336,14 +329,7 @@ pub async fn create(
             }
         },
     };
-    let auto_collection = match body.get("auto_collection") {
-        None | Some(Value::Null) => true,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            errors.add("auto_collection", "deve ser verdadeiro ou falso");
-            true
-        }
-    };
+    let auto_collection = opt_bool(&body, "auto_collection", true, &mut errors);
     let billing_email = opt_str(&body, "billing_email", &mut errors).map(str::to_string);
 
     let mut inner = app.lock();

@@ -134,6 +134,19 @@ pub fn valid_document(doc: &str) -> Option<&'static str> {
     }
 }
 
+/// An optional boolean field of a body: `default` when absent or null, an error when not a
+/// boolean.
+pub fn opt_bool(body: &crate::api::Record, key: &str, default: bool, errors: &mut Errors) -> bool {
+    match body.get(key) {
+        None | Some(serde_json::Value::Null) => default,
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(_) => {
+            errors.add(key, "deve ser verdadeiro ou falso");
+            default
+        }
+    }
+}
+
 /// Checks an optional string field of a body, recording a type error.
 pub fn opt_str<'a>(
     body: &'a crate::api::Record,

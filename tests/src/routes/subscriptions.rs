@@ -7,7 +7,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{ById, Listing, RecordsMut, opt_str, req_str, transition};
+use super::{ById, Listing, RecordsMut, opt_bool, opt_str, req_str, transition};
 use crate::api::{
     ApiError, ApiResult, Errors, Record, contains_ci, created, digits_of, parse_body, s,
 };
@@ -337,14 +337,7 @@ pub async fn create(
 pub async fn cancel(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let mut errors = Errors::default();
-    let at_end = match body.get("cancel_at_period_end") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            errors.add("cancel_at_period_end", "deve ser verdadeiro ou falso");
-            false
-        }
-    };
+    let at_end = opt_bool(&body, "cancel_at_period_end", false, &mut errors);
     let reason = opt_str(&body, "reason", &mut errors).map(str::to_string);
     errors.finish(StatusCode::BAD_REQUEST)?;
     transition(&app, &ctx, &id, SUBSCRIPTIONS, |_, rec| {

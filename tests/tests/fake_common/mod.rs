@@ -144,6 +144,34 @@ pub fn ids_of(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Starts the `fake-kobana` binary on an ephemeral port with `env` and reads the first `lines`
+/// lines it prints (`base_url=…`, …).
+pub async fn start_fake_binary(
+    env: &[(&str, &std::path::Path)],
+    lines: usize,
+) -> (std::process::Child, Vec<String>) {
+    use std::io::{BufRead, BufReader};
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_fake-kobana"));
+    command
+        .args(["--bind", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("spawn fake-kobana");
+    let stdout = child.stdout.take().unwrap();
+    let printed = tokio::task::spawn_blocking(move || {
+        BufReader::new(stdout)
+            .lines()
+            .take(lines)
+            .map(|l| l.unwrap())
+            .collect()
+    })
+    .await
+    .unwrap();
+    (child, printed)
+}
+
 /// What a list must hold.
 pub enum Listed<'a> {
     /// Exactly these ids, in this order.
