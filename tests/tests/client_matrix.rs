@@ -17,7 +17,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use common::{Stack, run_with_input};
+use common::{Stack, run_with_input, succeeded};
 use fake_kobana::{DocKind, full_token, readonly_token};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -111,13 +111,7 @@ async fn run(
         label,
     )
     .await;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "{label} failed ({}): {stderr}",
-        output.status
-    );
+    let (stdout, stderr) = succeeded(&output, label);
     let last = stdout.lines().rev().find(|l| l.starts_with('{'));
     let mut report: Value = last
         .and_then(|l| serde_json::from_str(l).ok())

