@@ -24,6 +24,13 @@ pub fn fill(rec: &mut Record, defaults: &[(&str, Value)]) {
     }
 }
 
+/// Inserts null for each of the space-separated `keys` that the record lacks.
+pub fn fill_nulls(rec: &mut Record, keys: &str) {
+    for k in keys.split_whitespace() {
+        rec.entry(k).or_insert(Value::Null);
+    }
+}
+
 fn public_id(rec: &mut Record) {
     if !rec.contains_key("public_id") {
         let id = s(rec, "id").unwrap_or_default().to_string();
@@ -47,27 +54,12 @@ fn latest(rec: &Record, keys: &[&str]) -> Value {
 pub fn normalize_customer(rec: &mut Record) {
     public_id(rec);
     let created = rec.get("created_at").cloned().unwrap_or(Value::Null);
-    fill(
+    fill_nulls(
         rec,
-        &[
-            ("external_id", Value::Null),
-            ("nickname", Value::Null),
-            ("legal_name", Value::Null),
-            ("document_type", Value::Null),
-            ("document_number", Value::Null),
-            ("kind", Value::Null),
-            ("birthday", Value::Null),
-            ("notes", Value::Null),
-            ("addresses", Value::Null),
-            ("phones", Value::Null),
-            ("emails", Value::Null),
-            ("websites", Value::Null),
-            ("tags", Value::Null),
-            ("metadata", json!({})),
-            ("custom_metadata", Value::Null),
-            ("updated_at", created),
-        ],
+        "external_id nickname legal_name document_type document_number kind birthday notes \
+         addresses phones emails websites tags custom_metadata",
     );
+    fill(rec, &[("metadata", json!({})), ("updated_at", created)]);
 }
 
 /// Full `BillingAccountV1` shape (timestamps default to the customer's).
@@ -79,23 +71,21 @@ pub fn normalize_billing_account(rec: &mut Record, customer: Option<&Record>) {
     let updated = customer
         .and_then(|c| c.get("updated_at").cloned())
         .unwrap_or(Value::Null);
+    fill_nulls(
+        rec,
+        "external_id billing_email suspended_at suspension_reason tax_exemption_certificate \
+         customer_tax_type custom_metadata",
+    );
     fill(
         rec,
         &[
-            ("external_id", Value::Null),
             ("currency", json!("BRL")),
-            ("billing_email", Value::Null),
             ("payment_terms_days", json!(10)),
             ("auto_collection", json!(true)),
             ("balance_cents", json!(0)),
             ("status", json!("active")),
-            ("suspended_at", Value::Null),
-            ("suspension_reason", Value::Null),
             ("tax_exempt", json!(false)),
-            ("tax_exemption_certificate", Value::Null),
-            ("customer_tax_type", Value::Null),
             ("metadata", json!({})),
-            ("custom_metadata", Value::Null),
             ("created_at", created),
             ("updated_at", updated),
         ],
@@ -117,42 +107,25 @@ pub fn normalize_subscription(rec: &mut Record) {
             "resumed_at",
         ],
     );
+    fill_nulls(
+        rec,
+        "external_id company_id plan_id product_group_id current_period_start \
+         current_period_end cycle_billing_date trial_start trial_end activated_at confirmed_at \
+         canceled_at cancellation_reason pause_collection paused_at resumes_at resumed_at \
+         discount_code_id discount_percent recurring_amount_cents collection_method \
+         nfe_issuance_policy proposal_id notes custom_metadata",
+    );
     fill(
         rec,
         &[
-            ("external_id", Value::Null),
-            ("company_id", Value::Null),
-            ("plan_id", Value::Null),
-            ("product_group_id", Value::Null),
             ("billing_cycle", json!("monthly")),
-            ("current_period_start", Value::Null),
-            ("current_period_end", Value::Null),
-            ("cycle_billing_date", Value::Null),
-            ("trial_start", Value::Null),
-            ("trial_end", Value::Null),
-            ("activated_at", Value::Null),
-            ("confirmed_at", Value::Null),
-            ("canceled_at", Value::Null),
             ("cancel_at_period_end", json!(false)),
-            ("cancellation_reason", Value::Null),
-            ("pause_collection", Value::Null),
-            ("paused_at", Value::Null),
-            ("resumes_at", Value::Null),
-            ("resumed_at", Value::Null),
-            ("discount_code_id", Value::Null),
-            ("discount_percent", Value::Null),
-            ("recurring_amount_cents", Value::Null),
             ("proration_behavior", json!("create_prorations")),
-            ("collection_method", Value::Null),
-            ("nfe_issuance_policy", Value::Null),
             ("renewal_settings", json!({"type": "auto_renew"})),
             ("commitment", json!({})),
             ("allow_pause", json!(true)),
             ("allow_cancel", json!(true)),
-            ("proposal_id", Value::Null),
-            ("notes", Value::Null),
             ("metadata", json!({})),
-            ("custom_metadata", Value::Null),
             ("updated_at", updated),
         ],
     );
@@ -212,42 +185,28 @@ pub fn normalize_invoice(rec: &mut Record) {
     rec.remove("_derived");
     public_id(rec);
     let updated = latest(rec, &["created_at", "finalized_at", "paid_at", "voided_at"]);
+    fill_nulls(
+        rec,
+        "external_id number company_id subscription_id product_group_id net_value_cents \
+         period_start period_end due_date paid_at voided_at finalized_at billing_reason \
+         description footer hosted_invoice_url invoice_pdf_url next_payment_attempt \
+         installment_count nfe_issuance_policy custom_metadata",
+    );
     fill(
         rec,
         &[
-            ("external_id", Value::Null),
-            ("number", Value::Null),
-            ("company_id", Value::Null),
-            ("subscription_id", Value::Null),
-            ("product_group_id", Value::Null),
             ("collection_method", json!("manual_invoice")),
             ("currency", json!("BRL")),
             ("subtotal_subcents", json!(0)),
             ("discount_cents", json!(0)),
             ("tax_subcents", json!(0)),
             ("total_withheld_cents", json!(0)),
-            ("net_value_cents", Value::Null),
             ("total_subcents", json!(0)),
             ("amount_due_subcents", json!(0)),
             ("amount_paid_subcents", json!(0)),
             ("amount_remaining_cents", json!(0)),
-            ("period_start", Value::Null),
-            ("period_end", Value::Null),
-            ("due_date", Value::Null),
-            ("paid_at", Value::Null),
-            ("voided_at", Value::Null),
-            ("finalized_at", Value::Null),
-            ("billing_reason", Value::Null),
-            ("description", Value::Null),
-            ("footer", Value::Null),
-            ("hosted_invoice_url", Value::Null),
-            ("invoice_pdf_url", Value::Null),
-            ("next_payment_attempt", Value::Null),
             ("payment_attempts", json!(0)),
-            ("installment_count", Value::Null),
-            ("nfe_issuance_policy", Value::Null),
             ("metadata", json!({})),
-            ("custom_metadata", Value::Null),
             ("updated_at", updated),
         ],
     );
@@ -285,42 +244,23 @@ pub fn normalize_invoice(rec: &mut Record) {
 pub fn normalize_nfe(rec: &mut Record, org_id: &str) {
     public_id(rec);
     let updated = latest(rec, &["created_at", "issue_date", "cancelled_at"]);
+    fill_nulls(
+        rec,
+        "external_id invoice_id transaction_id company_id person_id nfe_number nfe_series \
+         nfe_key verification_code issue_date cancelled_at service_code service_description \
+         lc116_code cnae_code nbs_code ncm_code xml_url pdf_url provider_company_id rps_number \
+         rps_serial_number next_retry_at error_message custom_metadata pdf_downloaded_at \
+         xml_downloaded_at",
+    );
     fill(
         rec,
         &[
-            ("external_id", Value::Null),
-            ("invoice_id", Value::Null),
-            ("transaction_id", Value::Null),
             ("organization_id", Value::String(org_id.to_string())),
-            ("company_id", Value::Null),
-            ("person_id", Value::Null),
-            ("nfe_number", Value::Null),
-            ("nfe_series", Value::Null),
-            ("nfe_key", Value::Null),
-            ("verification_code", Value::Null),
-            ("issue_date", Value::Null),
-            ("cancelled_at", Value::Null),
-            ("service_code", Value::Null),
-            ("service_description", Value::Null),
-            ("lc116_code", Value::Null),
-            ("cnae_code", Value::Null),
-            ("nbs_code", Value::Null),
-            ("ncm_code", Value::Null),
             ("customer_snapshot", json!({})),
             ("taxes", json!({})),
-            ("xml_url", Value::Null),
-            ("pdf_url", Value::Null),
-            ("provider_company_id", Value::Null),
-            ("rps_number", Value::Null),
-            ("rps_serial_number", Value::Null),
             ("issue_attempts", json!(0)),
             ("cancel_attempts", json!(0)),
-            ("next_retry_at", Value::Null),
-            ("error_message", Value::Null),
             ("metadata", json!({})),
-            ("custom_metadata", Value::Null),
-            ("pdf_downloaded_at", Value::Null),
-            ("xml_downloaded_at", Value::Null),
             ("updated_at", updated),
         ],
     );
@@ -330,26 +270,17 @@ pub fn normalize_nfe(rec: &mut Record, org_id: &str) {
 pub fn normalize_payment(rec: &mut Record) {
     public_id(rec);
     let created = rec.get("created_at").cloned().unwrap_or(Value::Null);
+    fill_nulls(
+        rec,
+        "external_id invoice_id billing_account_id company_id payment_method_id gateway_id \
+         payment_method_type paid_amount_cents payment_gateway gateway_payment_id failure_code \
+         failure_message idempotency_key paid_at custom_metadata",
+    );
     fill(
         rec,
         &[
-            ("external_id", Value::Null),
-            ("invoice_id", Value::Null),
-            ("billing_account_id", Value::Null),
-            ("company_id", Value::Null),
-            ("payment_method_id", Value::Null),
-            ("gateway_id", Value::Null),
-            ("payment_method_type", Value::Null),
-            ("paid_amount_cents", Value::Null),
             ("currency", json!("BRL")),
-            ("payment_gateway", Value::Null),
-            ("gateway_payment_id", Value::Null),
-            ("failure_code", Value::Null),
-            ("failure_message", Value::Null),
-            ("idempotency_key", Value::Null),
-            ("paid_at", Value::Null),
             ("metadata", json!({})),
-            ("custom_metadata", Value::Null),
             ("updated_at", created),
         ],
     );
@@ -359,23 +290,19 @@ pub fn normalize_payment(rec: &mut Record) {
 pub fn normalize_product(rec: &mut Record, org_id: &str) {
     public_id(rec);
     let created = rec.get("created_at").cloned().unwrap_or(Value::Null);
+    fill_nulls(
+        rec,
+        "external_id company_id parent_product_id product_group_id service_item_id description \
+         unit_label website_url custom_metadata",
+    );
     fill(
         rec,
         &[
-            ("external_id", Value::Null),
             ("organization_id", Value::String(org_id.to_string())),
-            ("company_id", Value::Null),
-            ("parent_product_id", Value::Null),
-            ("product_group_id", Value::Null),
-            ("service_item_id", Value::Null),
-            ("description", Value::Null),
-            ("unit_label", Value::Null),
             ("increment", json!(1)),
-            ("website_url", Value::Null),
             ("display_order", json!(0)),
             ("is_required", json!(false)),
             ("metadata", json!({})),
-            ("custom_metadata", Value::Null),
             ("updated_at", created),
         ],
     );
@@ -385,21 +312,19 @@ pub fn normalize_product(rec: &mut Record, org_id: &str) {
 pub fn normalize_plan(rec: &mut Record, org_id: &str) {
     public_id(rec);
     let created = rec.get("created_at").cloned().unwrap_or(Value::Null);
+    fill_nulls(
+        rec,
+        "external_id company_id plan_group_id billing_account_id description trial_period_days \
+         custom_metadata",
+    );
     fill(
         rec,
         &[
-            ("external_id", Value::Null),
             ("organization_id", Value::String(org_id.to_string())),
-            ("company_id", Value::Null),
-            ("plan_group_id", Value::Null),
-            ("billing_account_id", Value::Null),
-            ("description", Value::Null),
             ("features", json!([])),
             ("limits", json!({})),
-            ("trial_period_days", Value::Null),
             ("default_billing_cycle", json!("monthly")),
             ("metadata", json!({})),
-            ("custom_metadata", Value::Null),
             ("updated_at", created),
         ],
     );

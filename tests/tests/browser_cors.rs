@@ -14,7 +14,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::{Stack, clients_dir, node};
+use common::{Stack, clients_dir, node, output_within, succeeded};
 use fake_kobana::full_token;
 use serde_json::Value;
 
@@ -53,17 +53,8 @@ async fn browse(stack: &Stack, metadata_url: &str) -> Value {
         .current_dir(clients_dir().join("browser"))
         .kill_on_drop(true)
         .output();
-    let output = tokio::time::timeout(RUN_TIMEOUT, output)
-        .await
-        .expect("the browser run finishes in time")
-        .expect("node starts");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "browser run failed ({}):\n{stderr}\n{stdout:.2000}",
-        output.status
-    );
+    let output = output_within(RUN_TIMEOUT, output, "the browser run").await;
+    let (stdout, stderr) = succeeded(&output, "browser run");
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("the driver printed no JSON ({e}): {stdout:.1000}\n{stderr}"))
 }

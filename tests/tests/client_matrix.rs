@@ -17,7 +17,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use common::Stack;
+use common::{Stack, run_with_input, succeeded};
 use fake_kobana::{DocKind, full_token, readonly_token};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -89,10 +89,6 @@ async fn run(
     command
         .arg(matrix_dir().join(script))
         .current_dir(matrix_dir())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
         .env("NO_PROXY", "127.0.0.1,localhost")
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("MCP_USE_ANONYMIZED_TELEMETRY", "false");
@@ -108,28 +104,14 @@ async fn run(
     for (k, v) in env {
         command.env(k, v);
     }
-    let mut child = command
-        .spawn()
-        .unwrap_or_else(|e| panic!("{label}: cannot start {}: {e}", program.display()));
-    {
-        use tokio::io::AsyncWriteExt;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(plan.to_string().as_bytes()).await.unwrap();
-    }
-    let output = tokio::time::timeout(
+    let output = run_with_input(
+        &mut command,
+        &plan.to_string(),
         std::time::Duration::from_secs(300),
-        child.wait_with_output(),
+        label,
     )
-    .await
-    .unwrap_or_else(|_| panic!("{label} timed out"))
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "{label} failed ({}): {stderr}",
-        output.status
-    );
+    .await;
+    let (stdout, stderr) = succeeded(&output, label);
     let last = stdout.lines().rev().find(|l| l.starts_with('{'));
     let mut report: Value = last
         .and_then(|l| serde_json::from_str(l).ok())

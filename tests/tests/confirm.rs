@@ -8,8 +8,8 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use common::Stack;
 use common::dynamo::{dynamo_client, dynamo_store, dynamo_table};
+use common::{FORM, Stack};
 use fake_kobana::{FIXTURE_ORG_ID, full_token, scoped_token};
 use kobana_mcp::catalog::PlannedWrite;
 use kobana_mcp::confirm::{
@@ -20,7 +20,6 @@ use serde_json::{Value, json};
 const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const OTHER_OPEN_INVOICE: &str = "c5fd4a91-2d3e-4b7a-8e61-0a9f3b2c7d11";
 const ISSUED_NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
-const FORM: &str = r#"{"elicitation":{"form":{}}}"#;
 
 /// The store as the function builds it: SDK configuration from the environment (region,
 /// credentials, `AWS_ENDPOINT_URL_DYNAMODB`), loaded on first use, through the server's own
@@ -71,19 +70,7 @@ fn void_args(id: &str, reason: &str) -> Value {
 
 impl Rig {
     async fn call(&self, token: &str, tool: &str, args: Value, extra: Value) -> Value {
-        let mut params = json!({"name": tool, "arguments": args});
-        if let Value::Object(extra) = extra {
-            for (k, v) in extra {
-                params[k] = v;
-            }
-        }
-        let caps: Value = serde_json::from_str(FORM).unwrap();
-        let (status, body) = self
-            .stack
-            .modern_with_caps(token, "tools/call", params, caps)
-            .await;
-        assert_eq!(status, 200, "{body}");
-        body
+        self.stack.call_with_forms(token, tool, &args, extra).await
     }
 
     /// First call: must ask and run nothing. Returns the requestState.

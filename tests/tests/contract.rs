@@ -7,7 +7,7 @@ mod fake_common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fake_common::{Api, UA, assert_error, ids};
+use fake_common::{Api, UA, assert_error, ids, start_fake_binary};
 use fake_kobana::contract::{check_schema, contract};
 use fake_kobana::{FakeKobana, ViolationKind};
 use reqwest::Method;
@@ -739,24 +739,8 @@ fn contract_report_passes_only_when_every_operation_ran_without_violations() {
 
 #[tokio::test]
 async fn fake_binary_logs_to_the_directory_named_by_the_environment() {
-    use std::io::{BufRead, BufReader};
     let dir = temp_dir("binary");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fake-kobana"))
-        .args(["--bind", "127.0.0.1:0"])
-        .env("KOBANA_CONTRACT_LOG", &dir)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn fake-kobana");
-    let stdout = child.stdout.take().unwrap();
-    let lines: Vec<String> = tokio::task::spawn_blocking(move || {
-        BufReader::new(stdout)
-            .lines()
-            .take(2)
-            .map(|l| l.unwrap())
-            .collect()
-    })
-    .await
-    .unwrap();
+    let (mut child, lines) = start_fake_binary(&[("KOBANA_CONTRACT_LOG", &dir)], 2).await;
     let base = lines
         .iter()
         .find_map(|l| l.strip_prefix("base_url="))

@@ -2,6 +2,7 @@
 
 mod fake_common;
 
+use fake_common::Listed::{AnyOrder, Count, Exactly};
 use fake_common::{Api, assert_error, ids, ids_of};
 use serde_json::json;
 
@@ -132,80 +133,48 @@ async fn sorting_orders_by_instant_and_direction() {
 #[tokio::test]
 async fn invoice_filters() {
     let api = Api::new().await;
-    let set = |mut v: Vec<String>| {
-        v.sort();
-        v
-    };
-    let sorted = |v: &[&str]| {
-        let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
-        v.sort();
-        v
-    };
-    assert_eq!(
-        set(api.list_ids("/v1/invoices?status=paid").await),
-        sorted(&[ids::INV_PAID_NFE_ISSUED, ids::INV_PAID_NFE_ERROR])
-    );
-    assert_eq!(
-        set(api.list_ids("/v1/invoices?status=open").await),
-        sorted(&[ids::INV_OPEN, ids::INV_OVERDUE])
-    );
-    assert_eq!(
-        api.list_ids("/v1/invoices?plan_filter=without_plan")
-            .await
-            .len(),
-        3
-    );
-    assert_eq!(
-        api.list_ids("/v1/invoices?without_payments=true")
-            .await
-            .len(),
-        4
-    );
-    assert_eq!(
-        api.list_ids("/v1/invoices?total_subcents=4990000")
-            .await
-            .len(),
-        2
-    );
-    assert_eq!(
-        set(api
-            .list_ids("/v1/invoices?due_date_from=2026-08-01&due_date_to=2026-08-25")
-            .await),
-        sorted(&[ids::INV_OVERDUE, ids::INV_PAID_NFE_ERROR, ids::INV_OPEN])
-    );
-    assert_eq!(
-        set(api.list_ids("/v1/invoices?date_from=2026-08-01").await),
-        sorted(&[ids::INV_DRAFT, ids::INV_OPEN, ids::INV_PAID_NFE_ERROR])
-    );
-    assert_eq!(
-        set(api
-            .list_ids("/v1/invoices?document_number=529.982.247-25")
-            .await),
-        sorted(&[ids::INV_DRAFT, ids::INV_PAID_NFE_ERROR, ids::INV_VOID])
-    );
-    assert_eq!(
-        api.list_ids("/v1/invoices?search=Enterprise").await,
-        vec![ids::INV_OVERDUE]
-    );
-    assert_eq!(
-        set(api.list_ids("/v1/invoices?search=padaria").await),
-        sorted(&[ids::INV_OPEN, ids::INV_PAID_NFE_ISSUED])
-    );
-    assert_eq!(
-        set(api
-            .list_ids(&format!("/v1/invoices?subscription_id={}", ids::SUB_ACTIVE))
-            .await),
-        sorted(&[ids::INV_OPEN, ids::INV_PAID_NFE_ISSUED])
-    );
-    assert_eq!(
-        set(api
-            .list_ids(&format!(
-                "/v1/invoices?billing_account_id={}",
-                ids::BA_RAFAEL
-            ))
-            .await),
-        sorted(&[ids::INV_UNCOLLECTIBLE])
-    );
+    api.assert_lists(vec![
+        (
+            "/v1/invoices?status=paid".into(),
+            AnyOrder(&[ids::INV_PAID_NFE_ISSUED, ids::INV_PAID_NFE_ERROR]),
+        ),
+        (
+            "/v1/invoices?status=open".into(),
+            AnyOrder(&[ids::INV_OPEN, ids::INV_OVERDUE]),
+        ),
+        ("/v1/invoices?plan_filter=without_plan".into(), Count(3)),
+        ("/v1/invoices?without_payments=true".into(), Count(4)),
+        ("/v1/invoices?total_subcents=4990000".into(), Count(2)),
+        (
+            "/v1/invoices?due_date_from=2026-08-01&due_date_to=2026-08-25".into(),
+            AnyOrder(&[ids::INV_OVERDUE, ids::INV_PAID_NFE_ERROR, ids::INV_OPEN]),
+        ),
+        (
+            "/v1/invoices?date_from=2026-08-01".into(),
+            AnyOrder(&[ids::INV_DRAFT, ids::INV_OPEN, ids::INV_PAID_NFE_ERROR]),
+        ),
+        (
+            "/v1/invoices?document_number=529.982.247-25".into(),
+            AnyOrder(&[ids::INV_DRAFT, ids::INV_PAID_NFE_ERROR, ids::INV_VOID]),
+        ),
+        (
+            "/v1/invoices?search=Enterprise".into(),
+            Exactly(&[ids::INV_OVERDUE]),
+        ),
+        (
+            "/v1/invoices?search=padaria".into(),
+            AnyOrder(&[ids::INV_OPEN, ids::INV_PAID_NFE_ISSUED]),
+        ),
+        (
+            format!("/v1/invoices?subscription_id={}", ids::SUB_ACTIVE),
+            AnyOrder(&[ids::INV_OPEN, ids::INV_PAID_NFE_ISSUED]),
+        ),
+        (
+            format!("/v1/invoices?billing_account_id={}", ids::BA_RAFAEL),
+            AnyOrder(&[ids::INV_UNCOLLECTIBLE]),
+        ),
+    ])
+    .await;
     let (status, body) = api.get("/v1/invoices?due_date_from=2026-13-01").await;
     let details = assert_error(status, &body, 400, "validation_error");
     assert!(details["due_date_from"].is_array());
@@ -272,47 +241,44 @@ async fn customer_search_and_kind() {
 #[tokio::test]
 async fn billing_account_filters_and_embedding() {
     let api = Api::new().await;
-    // person_id is the customer's id (contract ambiguities).
-    assert_eq!(
-        api.list_ids(&format!("/v1/billing_accounts?person_id={}", ids::PADARIA))
-            .await,
-        vec![ids::BA_PADARIA]
-    );
-    assert_eq!(
-        api.list_ids("/v1/billing_accounts?person_document_number=45321287000190")
-            .await,
-        vec![ids::BA_PADARIA]
-    );
-    assert_eq!(
-        api.list_ids("/v1/billing_accounts?person_name_contains=souza")
-            .await,
-        vec![ids::BA_MARIANA]
-    );
-    assert_eq!(
-        api.list_ids("/v1/billing_accounts?search=horizonte").await,
-        vec![ids::BA_HORIZONTE]
-    );
-    assert_eq!(
-        api.list_ids("/v1/billing_accounts?status=closed").await,
-        vec![ids::BA_RAFAEL]
-    );
-    assert_eq!(
-        api.list_ids("/v1/billing_accounts?auto_collection=false")
-            .await,
-        vec![ids::BA_MARIANA]
-    );
-    // Monthly recurring revenue: Padaria R$ 499,00; Horizonte R$ 11.988,00 / 12 = R$ 999,00.
-    assert_eq!(
-        api.list_ids("/v1/billing_accounts?mrr_min=90000").await,
-        vec![ids::BA_HORIZONTE]
-    );
-    assert_eq!(
-        api.list_ids(
+    api.assert_lists(vec![
+        // person_id is the customer's id (contract ambiguities).
+        (
+            format!("/v1/billing_accounts?person_id={}", ids::PADARIA),
+            Exactly(&[ids::BA_PADARIA]),
+        ),
+        (
+            "/v1/billing_accounts?person_document_number=45321287000190".into(),
+            Exactly(&[ids::BA_PADARIA]),
+        ),
+        (
+            "/v1/billing_accounts?person_name_contains=souza".into(),
+            Exactly(&[ids::BA_MARIANA]),
+        ),
+        (
+            "/v1/billing_accounts?search=horizonte".into(),
+            Exactly(&[ids::BA_HORIZONTE]),
+        ),
+        (
+            "/v1/billing_accounts?status=closed".into(),
+            Exactly(&[ids::BA_RAFAEL]),
+        ),
+        (
+            "/v1/billing_accounts?auto_collection=false".into(),
+            Exactly(&[ids::BA_MARIANA]),
+        ),
+        // Monthly recurring revenue: Padaria R$ 499,00; Horizonte R$ 11.988,00 / 12 = R$ 999,00.
+        (
+            "/v1/billing_accounts?mrr_min=90000".into(),
+            Exactly(&[ids::BA_HORIZONTE]),
+        ),
+        (
             "/v1/billing_accounts?customer_tax_type=business&sort_by=created_at&sort_order=asc"
-        )
-        .await,
-        vec![ids::BA_PADARIA, ids::BA_HORIZONTE]
-    );
+                .into(),
+            Exactly(&[ids::BA_PADARIA, ids::BA_HORIZONTE]),
+        ),
+    ])
+    .await;
     let (_, list) = api.get("/v1/billing_accounts").await;
     for ba in list["data"].as_array().unwrap() {
         assert!(ba.get("customer").is_none(), "lists never embed: {ba}");
@@ -340,99 +306,83 @@ async fn billing_account_filters_and_embedding() {
 #[tokio::test]
 async fn other_resource_filters() {
     let api = Api::new().await;
-    assert_eq!(
-        api.list_ids("/v1/subscriptions?status=past_due").await,
-        vec![ids::SUB_PAST_DUE]
-    );
-    assert_eq!(
-        api.list_ids(&format!("/v1/subscriptions?plan_id={}", ids::PLAN_PRO))
-            .await
-            .len(),
-        2
-    );
-    assert_eq!(
-        api.list_ids(&format!(
-            "/v1/subscriptions?billing_account_id={}",
-            ids::BA_HORIZONTE
-        ))
-        .await,
-        vec![ids::SUB_PAST_DUE]
-    );
-    assert_eq!(
-        api.list_ids("/v1/subscriptions?search=horizonte").await,
-        vec![ids::SUB_PAST_DUE]
-    );
-    assert_eq!(
-        api.list_ids(&format!("/v1/subscriptions?person_id={}", ids::RAFAEL))
-            .await,
-        vec![ids::SUB_CANCELED]
-    );
-    assert_eq!(
-        api.list_ids("/v1/subscriptions?recurring_amount_min=1000")
-            .await,
-        vec![ids::SUB_PAST_DUE]
-    );
-    assert_eq!(
-        api.list_ids("/v1/subscriptions?canceled_after=2026-06-01")
-            .await,
-        vec![ids::SUB_CANCELED]
-    );
-    assert_eq!(
-        api.list_ids("/v1/nfes?status=error").await,
-        vec![ids::NFE_ERROR]
-    );
-    assert_eq!(
-        api.list_ids(&format!("/v1/nfes?invoice_id={}", ids::INV_PAID_NFE_ISSUED))
-            .await,
-        vec![ids::NFE_ISSUED]
-    );
-    assert_eq!(
-        api.list_ids("/v1/nfes?issue_date_from=2026-07-01&issue_date_to=2026-07-31")
-            .await,
-        vec![ids::NFE_ISSUED]
-    );
-    assert_eq!(
-        api.list_ids("/v1/nfes?created_after=2026-08-01").await,
-        vec![ids::NFE_ERROR]
-    );
-    assert_eq!(
-        api.list_ids(&format!("/v1/nfes?billing_account_id={}", ids::BA_MARIANA))
-            .await,
-        vec![ids::NFE_ERROR]
-    );
-    assert_eq!(
-        api.list_ids(&format!("/v1/nfes?payment_id={}", ids::PAY_CARD))
-            .await,
-        vec![ids::NFE_ISSUED]
-    );
-    assert_eq!(
-        api.list_ids("/v1/nfes?person_document_number=529.982.247-25")
-            .await,
-        vec![ids::NFE_ERROR]
-    );
-    assert_eq!(
-        api.list_ids("/v1/nfes?amount_min=1000").await,
-        vec![ids::NFE_ERROR]
-    );
-    assert_eq!(api.list_ids("/v1/payments?status=succeeded").await.len(), 2);
-    assert_eq!(
-        api.list_ids("/v1/payments?payment_method_type=pix").await,
-        vec![ids::PAY_PIX]
-    );
-    assert_eq!(
-        api.list_ids(&format!("/v1/payments?invoice_id={}", ids::INV_OVERDUE))
-            .await,
-        vec![ids::PAY_FAILED]
-    );
-    assert_eq!(
-        api.list_ids("/v1/payments?paid_amount_min=1000").await,
-        vec![ids::PAY_PIX]
-    );
-    assert_eq!(
-        api.list_ids(&format!("/v1/payments?person_id={}", ids::PADARIA))
-            .await,
-        vec![ids::PAY_CARD]
-    );
+    api.assert_lists(vec![
+        (
+            "/v1/subscriptions?status=past_due".into(),
+            Exactly(&[ids::SUB_PAST_DUE]),
+        ),
+        (
+            format!("/v1/subscriptions?plan_id={}", ids::PLAN_PRO),
+            Count(2),
+        ),
+        (
+            format!("/v1/subscriptions?billing_account_id={}", ids::BA_HORIZONTE),
+            Exactly(&[ids::SUB_PAST_DUE]),
+        ),
+        (
+            "/v1/subscriptions?search=horizonte".into(),
+            Exactly(&[ids::SUB_PAST_DUE]),
+        ),
+        (
+            format!("/v1/subscriptions?person_id={}", ids::RAFAEL),
+            Exactly(&[ids::SUB_CANCELED]),
+        ),
+        (
+            "/v1/subscriptions?recurring_amount_min=1000".into(),
+            Exactly(&[ids::SUB_PAST_DUE]),
+        ),
+        (
+            "/v1/subscriptions?canceled_after=2026-06-01".into(),
+            Exactly(&[ids::SUB_CANCELED]),
+        ),
+        ("/v1/nfes?status=error".into(), Exactly(&[ids::NFE_ERROR])),
+        (
+            format!("/v1/nfes?invoice_id={}", ids::INV_PAID_NFE_ISSUED),
+            Exactly(&[ids::NFE_ISSUED]),
+        ),
+        (
+            "/v1/nfes?issue_date_from=2026-07-01&issue_date_to=2026-07-31".into(),
+            Exactly(&[ids::NFE_ISSUED]),
+        ),
+        (
+            "/v1/nfes?created_after=2026-08-01".into(),
+            Exactly(&[ids::NFE_ERROR]),
+        ),
+        (
+            format!("/v1/nfes?billing_account_id={}", ids::BA_MARIANA),
+            Exactly(&[ids::NFE_ERROR]),
+        ),
+        (
+            format!("/v1/nfes?payment_id={}", ids::PAY_CARD),
+            Exactly(&[ids::NFE_ISSUED]),
+        ),
+        (
+            "/v1/nfes?person_document_number=529.982.247-25".into(),
+            Exactly(&[ids::NFE_ERROR]),
+        ),
+        (
+            "/v1/nfes?amount_min=1000".into(),
+            Exactly(&[ids::NFE_ERROR]),
+        ),
+        ("/v1/payments?status=succeeded".into(), Count(2)),
+        (
+            "/v1/payments?payment_method_type=pix".into(),
+            Exactly(&[ids::PAY_PIX]),
+        ),
+        (
+            format!("/v1/payments?invoice_id={}", ids::INV_OVERDUE),
+            Exactly(&[ids::PAY_FAILED]),
+        ),
+        (
+            "/v1/payments?paid_amount_min=1000".into(),
+            Exactly(&[ids::PAY_PIX]),
+        ),
+        (
+            format!("/v1/payments?person_id={}", ids::PADARIA),
+            Exactly(&[ids::PAY_CARD]),
+        ),
+    ])
+    .await;
     let (status, body) = api.get("/v1/payments?status=paid").await;
     assert_error(status, &body, 400, "contract_violation");
 }
@@ -440,81 +390,45 @@ async fn other_resource_filters() {
 #[tokio::test]
 async fn plan_filters_and_items() {
     let api = Api::new().await;
-    let set = |mut v: Vec<String>| {
-        v.sort();
-        v
-    };
-    let sorted = |v: &[&str]| {
-        let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
-        v.sort();
-        v
-    };
     let all = [
         ids::PLAN_PRO,
         ids::PLAN_ENTERPRISE_HORIZONTE,
         ids::PLAN_BASIC_ARCHIVED,
     ];
-    assert_eq!(set(api.list_ids("/v1/plans").await), sorted(&all));
+    let pro_and_basic = [ids::PLAN_PRO, ids::PLAN_BASIC_ARCHIVED];
+    let enterprise = [ids::PLAN_ENTERPRISE_HORIZONTE];
+    let mut cases = vec![("/v1/plans".to_owned(), AnyOrder(&all))];
     for (q, want) in [
-        ("status=archived", vec![ids::PLAN_BASIC_ARCHIVED]),
+        ("status=archived", &[ids::PLAN_BASIC_ARCHIVED][..]),
         (
             "status=active",
-            vec![ids::PLAN_PRO, ids::PLAN_ENTERPRISE_HORIZONTE],
+            &[ids::PLAN_PRO, ids::PLAN_ENTERPRISE_HORIZONTE],
         ),
-        ("plan_type=custom", vec![ids::PLAN_ENTERPRISE_HORIZONTE]),
-        (
-            "visibility=public",
-            vec![ids::PLAN_PRO, ids::PLAN_BASIC_ARCHIVED],
-        ),
-        ("search=enterprise", vec![ids::PLAN_ENTERPRISE_HORIZONTE]),
-        (
-            "default_billing_cycle=annual",
-            vec![ids::PLAN_ENTERPRISE_HORIZONTE],
-        ),
-        (
-            "exclude_custom_plans=true",
-            vec![ids::PLAN_PRO, ids::PLAN_BASIC_ARCHIVED],
-        ),
-        ("slug=pro", vec![ids::PLAN_PRO]),
+        ("plan_type=custom", &enterprise),
+        ("visibility=public", &pro_and_basic),
+        ("search=enterprise", &enterprise),
+        ("default_billing_cycle=annual", &enterprise),
+        ("exclude_custom_plans=true", &pro_and_basic),
+        ("slug=pro", &[ids::PLAN_PRO]),
     ] {
-        assert_eq!(
-            set(api.list_ids(&format!("/v1/plans?{q}")).await),
-            sorted(&want),
-            "{q}"
-        );
+        cases.push((format!("/v1/plans?{q}"), AnyOrder(want)));
     }
-    assert_eq!(
-        api.list_ids(&format!(
-            "/v1/plans?billing_account_id={}",
-            ids::BA_HORIZONTE
-        ))
-        .await,
-        vec![ids::PLAN_ENTERPRISE_HORIZONTE]
-    );
-    assert_eq!(
-        set(api
-            .list_ids(&format!(
-                "/v1/plans?scoped_billing_account_id={}",
-                ids::BA_HORIZONTE
-            ))
-            .await),
-        sorted(&all)
-    );
-    assert_eq!(
-        set(api
-            .list_ids(&format!(
-                "/v1/plans?scoped_billing_account_id={}",
-                ids::BA_PADARIA
-            ))
-            .await),
-        sorted(&[ids::PLAN_PRO, ids::PLAN_BASIC_ARCHIVED])
-    );
-    assert_eq!(
-        api.list_ids(&format!("/v1/plans?person_id={}", ids::MARIANA))
-            .await
-            .len(),
-        0
-    );
+    cases.extend([
+        (
+            format!("/v1/plans?billing_account_id={}", ids::BA_HORIZONTE),
+            Exactly(&enterprise),
+        ),
+        (
+            format!("/v1/plans?scoped_billing_account_id={}", ids::BA_HORIZONTE),
+            AnyOrder(&all),
+        ),
+        (
+            format!("/v1/plans?scoped_billing_account_id={}", ids::BA_PADARIA),
+            AnyOrder(&pro_and_basic),
+        ),
+        (format!("/v1/plans?person_id={}", ids::MARIANA), Count(0)),
+    ]);
+    api.assert_lists(cases).await;
 
     let (status, plan) = api.get(&format!("/v1/plans/{}", ids::PLAN_PRO)).await;
     assert_eq!(status, 200);

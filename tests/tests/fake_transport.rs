@@ -4,7 +4,7 @@ mod fake_common;
 
 use std::time::{Duration, Instant};
 
-use fake_common::{Api, UA, assert_error, ids};
+use fake_common::{Api, UA, assert_error, ids, json_body, start_fake_binary};
 use fake_kobana::{Claims, DocKind, FIXTURE_ORG_ID, FakeKobana, Fault, FaultKind};
 use futures_util::StreamExt;
 use reqwest::Method;
@@ -383,14 +383,7 @@ async fn http_controls_mirror_the_rust_api() {
     }
 
     // Calls over HTTP (the control requests themselves are not recorded).
-    let calls: Value = http
-        .get(format!("{base}/__fake/calls"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let calls: Value = json_body(http.get(format!("{base}/__fake/calls"))).await;
     let calls = calls.as_array().unwrap();
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[0]["path"], "/v1/invoices");
@@ -422,15 +415,7 @@ async fn http_controls_mirror_the_rust_api() {
         name: Some("Bia".into()),
         exp: None,
     };
-    let token: Value = http
-        .post(format!("{base}/__fake/token"))
-        .json(&claims)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let token: Value = json_body(http.post(format!("{base}/__fake/token")).json(&claims)).await;
     let token = token["token"].as_str().unwrap().to_string();
     assert_eq!(token, fake_kobana::mint_token(&claims));
     assert_eq!(
@@ -501,22 +486,7 @@ async fn start_on_refuses_non_loopback_addresses() {
 
 #[tokio::test]
 async fn binary_prints_url_and_tokens_and_serves() {
-    use std::io::{BufRead, BufReader};
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fake-kobana"))
-        .args(["--bind", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn fake-kobana");
-    let stdout = child.stdout.take().unwrap();
-    let lines: Vec<String> = tokio::task::spawn_blocking(move || {
-        BufReader::new(stdout)
-            .lines()
-            .take(4)
-            .map(|l| l.unwrap())
-            .collect()
-    })
-    .await
-    .unwrap();
+    let (mut child, lines) = start_fake_binary(&[], 4).await;
     let value = |key: &str| {
         lines
             .iter()

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{Stack, clients_dir, node};
+use common::{Stack, clients_dir, json_body, node, output_within, succeeded};
 use fake_kobana::{FIXTURE_ORG_ID, FakeKobana, full_token, readonly_token};
 use kobana_mcp::{App, Config};
 use serde_json::Value;
@@ -110,16 +110,8 @@ impl Setup {
             .current_dir(clients_dir().join("oauth"))
             .kill_on_drop(true)
             .output();
-        let output = tokio::time::timeout(RUN_TIMEOUT, output)
-            .await
-            .expect("the discovery finishes in time")
-            .expect("node starts");
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success(),
-            "{sdk} {mode}: {}\n{stdout}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let output = output_within(RUN_TIMEOUT, output, "the discovery").await;
+        let (stdout, _) = succeeded(&output, &format!("{sdk} {mode}"));
         serde_json::from_str(stdout.trim())
             .unwrap_or_else(|e| panic!("{sdk} {mode} printed no JSON ({e}): {stdout}"))
     }
@@ -288,15 +280,7 @@ async fn a3_from_no_token_a_real_client_discovers_registers_authorizes_and_lists
 async fn a3_a_client_configured_with_the_root_metadata_url_asks_for_granular_scopes_only() {
     let setup = Setup::start().await;
     let everything = reference_tools(&full_token()).await;
-    let published: Value = setup
-        .http
-        .get(setup.root_metadata_url())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let published: Value = json_body(setup.http.get(setup.root_metadata_url())).await;
     assert_eq!(published["resource"], setup.public_url, "{published}");
     assert_eq!(published["authorization_servers"][0], setup.issuer);
     let mut all = granular("read");

@@ -21,12 +21,7 @@ async fn get(stack: &Stack, token: &str, name: &str, args: Value, modern: bool) 
 }
 
 fn names(body: &Value) -> Vec<String> {
-    body["result"]["prompts"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{body}"))
-        .iter()
-        .map(|p| p["name"].as_str().unwrap().to_owned())
-        .collect()
+    common::result_names(body, "prompts")
 }
 
 /// Every `billing_*` tool named in the prompt's text.

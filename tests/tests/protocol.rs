@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Stack, read};
+use common::{Stack, json_body, read};
 use fake_kobana::{full_token, readonly_token};
 use serde_json::{Value, json};
 
@@ -44,12 +44,7 @@ async fn p1_initialize_echoes_each_era_2025_version_without_a_session() {
 #[tokio::test]
 async fn p1_server_info_has_title_and_website() {
     let stack = Stack::start().await;
-    let (_, body) = read(
-        stack
-            .post_raw(initialize("2025-11-25"), Some(&full_token()), &[])
-            .await,
-    )
-    .await;
+    let (_, body) = stack.post_full(initialize("2025-11-25"), &[]).await;
     let info = &body["result"]["serverInfo"];
     assert!(info["title"].as_str().unwrap().contains("Kobana"));
     assert_eq!(info["websiteUrl"], "https://www.kobana.com.br");
@@ -59,12 +54,7 @@ async fn p1_server_info_has_title_and_website() {
 #[tokio::test]
 async fn p1_unknown_initialize_version_negotiates_2025_11_25() {
     let stack = Stack::start().await;
-    let (status, body) = read(
-        stack
-            .post_raw(initialize("2024-01-01"), Some(&full_token()), &[])
-            .await,
-    )
-    .await;
+    let (status, body) = stack.post_full(initialize("2024-01-01"), &[]).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["result"]["protocolVersion"], "2025-11-25");
 }
@@ -111,19 +101,15 @@ async fn p4_modern_tools_list_is_private_and_typed() {
 async fn p1_modern_header_without_meta_is_400_invalid_params() {
     let stack = Stack::start().await;
     let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}).to_string();
-    let (status, body) = read(
-        stack
-            .post_raw(
-                body,
-                Some(&full_token()),
-                &[
-                    ("mcp-protocol-version", "2026-07-28"),
-                    ("mcp-method", "tools/list"),
-                ],
-            )
-            .await,
-    )
-    .await;
+    let (status, body) = stack
+        .post_full(
+            body,
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/list"),
+            ],
+        )
+        .await;
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["error"]["code"], -32602);
     assert_eq!(body["id"], 3);
@@ -136,19 +122,15 @@ async fn p1_modern_method_header_mismatch_is_32020() {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}}}})
     .to_string();
-    let (status, body) = read(
-        stack
-            .post_raw(
-                body,
-                Some(&full_token()),
-                &[
-                    ("mcp-protocol-version", "2026-07-28"),
-                    ("mcp-method", "prompts/list"),
-                ],
-            )
-            .await,
-    )
-    .await;
+    let (status, body) = stack
+        .post_full(
+            body,
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "prompts/list"),
+            ],
+        )
+        .await;
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["error"]["code"], -32020);
 }
@@ -157,15 +139,13 @@ async fn p1_modern_method_header_mismatch_is_32020() {
 async fn p2_get_and_delete_are_405_and_notifications_202() {
     let stack = Stack::start().await;
     for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
-        let response = stack
-            .http
-            .request(method.clone(), &stack.url)
-            .bearer_auth(full_token())
-            .header("accept", "text/event-stream")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status().as_u16(), 405, "{method}");
+        assert_eq!(
+            stack
+                .bodiless_status(method.clone(), ("accept", "text/event-stream"))
+                .await,
+            405,
+            "{method}"
+        );
     }
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
     let response = stack
@@ -208,15 +188,7 @@ async fn a3_missing_token_is_401_naming_the_resource_metadata() {
         "nothing reaches Kobana without a token"
     );
 
-    let metadata: Value = stack
-        .http
-        .get(&metadata_url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let metadata: Value = json_body(stack.http.get(&metadata_url)).await;
     assert_eq!(metadata["resource"], stack.url);
     assert!(
         metadata["authorization_servers"]
@@ -227,15 +199,7 @@ async fn a3_missing_token_is_401_naming_the_resource_metadata() {
     let root = stack
         .url
         .replace("/mcp", "/.well-known/oauth-protected-resource");
-    let root: Value = stack
-        .http
-        .get(&root)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let root: Value = json_body(stack.http.get(&root)).await;
     assert_eq!(root["resource"], stack.url);
 }
 
@@ -284,7 +248,7 @@ async fn a3_token_is_forwarded_unchanged_with_user_agent() {
 #[tokio::test]
 async fn invalid_json_is_parse_error() {
     let stack = Stack::start().await;
-    let (status, body) = read(stack.post_raw("{not json", Some(&full_token()), &[]).await).await;
+    let (status, body) = stack.post_full("{not json", &[]).await;
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["error"]["code"], -32700);
 }
@@ -297,16 +261,9 @@ async fn non_json_rpc_is_invalid_request() {
         r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
         "42",
     ] {
-        let (status, body) = read(
-            stack
-                .post_raw(
-                    bad,
-                    Some(&full_token()),
-                    &[("mcp-protocol-version", "2025-11-25")],
-                )
-                .await,
-        )
-        .await;
+        let (status, body) = stack
+            .post_full(bad, &[("mcp-protocol-version", "2025-11-25")])
+            .await;
         assert_eq!(status, 400, "{bad}: {body}");
         assert_eq!(body["error"]["code"], -32600, "{bad}: {body}");
     }
@@ -599,34 +556,26 @@ async fn t1_toolset_and_read_only_headers_narrow_but_never_widen() {
     // A narrowed-away tool is not there to call; an unknown toolset is a clear error.
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "billing_customers_list", "arguments": {}}});
-    let (_, body) = read(
-        stack
-            .post_raw(
-                body.to_string(),
-                Some(&full_token()),
-                &[
-                    ("mcp-protocol-version", "2025-11-25"),
-                    ("x-mcp-toolsets", "invoices"),
-                ],
-            )
-            .await,
-    )
-    .await;
+    let (_, body) = stack
+        .post_full(
+            body.to_string(),
+            &[
+                ("mcp-protocol-version", "2025-11-25"),
+                ("x-mcp-toolsets", "invoices"),
+            ],
+        )
+        .await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
-    let (_, body) = read(
-        stack
-            .post_raw(
-                list.to_string(),
-                Some(&full_token()),
-                &[
-                    ("mcp-protocol-version", "2025-11-25"),
-                    ("x-mcp-toolsets", "boletos"),
-                ],
-            )
-            .await,
-    )
-    .await;
+    let (_, body) = stack
+        .post_full(
+            list.to_string(),
+            &[
+                ("mcp-protocol-version", "2025-11-25"),
+                ("x-mcp-toolsets", "boletos"),
+            ],
+        )
+        .await;
     assert!(
         body["error"]["message"]
             .as_str()

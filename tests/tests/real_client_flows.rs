@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Runner, Stack, scenario};
+use common::{Runner, Stack, json_body, scenario};
 use fake_kobana::{DocKind, full_token, readonly_token};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -531,17 +531,14 @@ async fn contract_4_new_id_completions_through_each_real_client() {
         complete("price_id", "", Value::Null),
     ]);
     // What the fake serves, read directly: the Pro plan's items' prices.
-    let items: Value = stack
-        .http
-        .get(format!("{}/v1/plans/{PLAN}/items", stack.fake.base_url()))
-        .bearer_auth(full_token())
-        .header("user-agent", "kobana-mcp-tests <suporte@kobana.com.br>")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let items: Value = json_body(
+        stack
+            .http
+            .get(format!("{}/v1/plans/{PLAN}/items", stack.fake.base_url()))
+            .bearer_auth(full_token())
+            .header("user-agent", "kobana-mcp-tests <suporte@kobana.com.br>"),
+    )
+    .await;
     let pro_prices: Vec<Value> = items["data"]
         .as_array()
         .unwrap()

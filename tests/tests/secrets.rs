@@ -182,12 +182,7 @@ impl Client {
         headers: &[(&str, &str)],
         body: String,
     ) -> Value {
-        let mut request = self
-            .http
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body);
+        let mut request = common::mcp_post(&self.http, &self.url, body);
         if let Some(auth) = auth {
             request = request.header("authorization", auth);
         }

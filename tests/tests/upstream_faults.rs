@@ -42,6 +42,15 @@ async fn stack_with_deadline(ms: u64) -> Stack {
     Stack::start_with(move |c| c.kobana_timeout = Duration::from_millis(ms)).await
 }
 
+/// Starts a stack whose Kobana deadline is `ms`, injects `fault` and calls `tool` once (no
+/// arguments); returns the stack (for its recorded calls), the result and how long it took.
+async fn call_under(ms: u64, fault: Fault, tool: &str) -> (Stack, Value, Duration) {
+    let stack = stack_with_deadline(ms).await;
+    stack.fake.inject(fault);
+    let (result, elapsed) = timed_call(&stack, tool, json!({})).await;
+    (stack, result, elapsed)
+}
+
 /// Calls a tool in era 2025; returns the result and how long the answer took.
 async fn timed_call(stack: &Stack, tool: &str, args: Value) -> (Value, Duration) {
     let started = Instant::now();
@@ -89,11 +98,12 @@ async fn a_500_on_a_read_is_retried_and_the_read_succeeds() {
 
 #[tokio::test]
 async fn a_persistent_502_fails_after_three_attempts_with_a_clear_tool_error() {
-    let stack = stack_with_deadline(3000).await;
-    stack
-        .fake
-        .inject(fault("GET", "/v1/organization", status(502, None), None));
-    let (result, elapsed) = timed_call(&stack, "billing_organization_get", json!({})).await;
+    let (stack, result, elapsed) = call_under(
+        3000,
+        fault("GET", "/v1/organization", status(502, None), None),
+        "billing_organization_get",
+    )
+    .await;
     assert_tool_error(&result, "KOBANA_UNAVAILABLE", "HTTP 502");
     assert_eq!(result["structuredContent"]["kobana_status"], 502);
     assert_eq!(calls(&stack, "GET", "/v1/organization").len(), 3);
@@ -104,11 +114,12 @@ async fn a_persistent_502_fails_after_three_attempts_with_a_clear_tool_error() {
 
 #[tokio::test]
 async fn a_503_with_retry_after_is_retried_after_waiting_that_long() {
-    let stack = stack_with_deadline(4000).await;
-    stack
-        .fake
-        .inject(fault("GET", "/v1/customers", status(503, Some(1)), Some(1)));
-    let (result, elapsed) = timed_call(&stack, "billing_customers_list", json!({})).await;
+    let (stack, result, elapsed) = call_under(
+        4000,
+        fault("GET", "/v1/customers", status(503, Some(1)), Some(1)),
+        "billing_customers_list",
+    )
+    .await;
     assert_eq!(result["isError"], false, "{result}");
     assert_eq!(calls(&stack, "GET", "/v1/customers").len(), 2);
     assert!(elapsed >= Duration::from_secs(1), "waited {elapsed:?}");
@@ -116,11 +127,12 @@ async fn a_503_with_retry_after_is_retried_after_waiting_that_long() {
 
 #[tokio::test]
 async fn a_retry_after_beyond_the_deadline_fails_at_once_instead_of_waiting() {
-    let stack = stack_with_deadline(2000).await;
-    stack
-        .fake
-        .inject(fault("GET", "/v1/customers", status(503, Some(3600)), None));
-    let (result, elapsed) = timed_call(&stack, "billing_customers_list", json!({})).await;
+    let (stack, result, elapsed) = call_under(
+        2000,
+        fault("GET", "/v1/customers", status(503, Some(3600)), None),
+        "billing_customers_list",
+    )
+    .await;
     assert_tool_error(&result, "KOBANA_UNAVAILABLE", "HTTP 503");
     assert_eq!(calls(&stack, "GET", "/v1/customers").len(), 1);
     assert!(elapsed < Duration::from_millis(1000), "{elapsed:?}");
@@ -128,12 +140,13 @@ async fn a_retry_after_beyond_the_deadline_fails_at_once_instead_of_waiting() {
 
 #[tokio::test]
 async fn a_persistent_429_is_retried_honouring_retry_after_then_reported_with_the_wait() {
-    let stack = stack_with_deadline(2500).await;
     // The fake sends `Retry-After: 1` with a 429.
-    stack
-        .fake
-        .inject(fault("GET", "/v1/invoices", status(429, None), None));
-    let (result, elapsed) = timed_call(&stack, "billing_invoices_list", json!({})).await;
+    let (stack, result, elapsed) = call_under(
+        2500,
+        fault("GET", "/v1/invoices", status(429, None), None),
+        "billing_invoices_list",
+    )
+    .await;
     assert_tool_error(&result, "KOBANA_RATE_LIMITED", "Tente de novo em 1 s");
     assert_eq!(calls(&stack, "GET", "/v1/invoices").len(), 3);
     assert!(elapsed >= Duration::from_secs(2), "{elapsed:?}");
@@ -142,14 +155,17 @@ async fn a_persistent_429_is_retried_honouring_retry_after_then_reported_with_th
 
 #[tokio::test]
 async fn a_kobana_slower_than_the_deadline_is_cut_at_the_deadline_and_not_retried() {
-    let stack = stack_with_deadline(1000).await;
-    stack.fake.inject(fault(
-        "GET",
-        "/v1/organization",
-        FaultKind::Delay { ms: 10_000 },
-        None,
-    ));
-    let (result, elapsed) = timed_call(&stack, "billing_organization_get", json!({})).await;
+    let (stack, result, elapsed) = call_under(
+        1000,
+        fault(
+            "GET",
+            "/v1/organization",
+            FaultKind::Delay { ms: 10_000 },
+            None,
+        ),
+        "billing_organization_get",
+    )
+    .await;
     assert_tool_error(&result, "KOBANA_TIMEOUT", "não respondeu em 1000 ms");
     assert!(elapsed >= Duration::from_millis(1000), "{elapsed:?}");
     assert!(elapsed < Duration::from_millis(1000) + SLACK, "{elapsed:?}");
@@ -158,14 +174,17 @@ async fn a_kobana_slower_than_the_deadline_is_cut_at_the_deadline_and_not_retrie
 
 #[tokio::test]
 async fn a_slow_answer_within_the_deadline_is_served() {
-    let stack = stack_with_deadline(3000).await;
-    stack.fake.inject(fault(
-        "GET",
-        "/v1/organization",
-        FaultKind::Delay { ms: 400 },
-        Some(1),
-    ));
-    let (result, elapsed) = timed_call(&stack, "billing_organization_get", json!({})).await;
+    let (_stack, result, elapsed) = call_under(
+        3000,
+        fault(
+            "GET",
+            "/v1/organization",
+            FaultKind::Delay { ms: 400 },
+            Some(1),
+        ),
+        "billing_organization_get",
+    )
+    .await;
     assert_eq!(result["isError"], false, "{result}");
     assert!(elapsed >= Duration::from_millis(400), "{elapsed:?}");
 }

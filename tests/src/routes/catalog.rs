@@ -1,12 +1,12 @@
 //! Plans (`/v1/plans`, `/v1/plans/{id}/items`) and products (`/v1/products`), read-only.
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::extract::{Query, State};
 use serde_json::{Value, json};
 
-use super::filters::{self, By, PERSON, Table};
-use crate::api::{ApiError, ApiResult, Errors, Page, Params, Record, data, list_response, s};
+use super::filters::{By, PERSON, Table};
+use super::{ById, Listing, filtered_list};
+use crate::api::{ApiError, ApiResult, Record, data, s};
 use crate::auth::AuthCtx;
 use crate::store::{App, OrgData};
 
@@ -57,8 +57,6 @@ pub const PRODUCT_FILTERS: &Table = &[
     ("updated_before", By::Until("updated_at")),
 ];
 
-type Q = Query<Vec<(String, String)>>;
-
 /// Standard (and promotional) plans plus the account's own custom plans.
 fn usable_by(_: &OrgData, plan: &Record, account: &str) -> bool {
     s(plan, "billing_account_id").is_none_or(|owner| owner == account)
@@ -72,55 +70,26 @@ fn product_status(_: &OrgData, product: &Record, v: &str) -> bool {
     v == "all" || s(product, "status") == Some(v)
 }
 
+/// `GET /v1/plans`.
+pub const PLANS: Listing = Listing {
+    records: |o| &o.plans,
+    sortable: PLAN_SORT,
+    tables: &[&PERSON, PLAN_FILTERS],
+};
+
+/// What `GET /v1/products` lists.
+pub const PRODUCTS: Listing = Listing {
+    records: |o| &o.products,
+    sortable: PRODUCT_SORT,
+    tables: &[PRODUCT_FILTERS],
+};
+
 fn root_only(_: &OrgData, product: &Record, v: &str) -> bool {
     v != "true" || s(product, "parent_product_id").is_none()
 }
 
-/// A paginated list of `records` that pass `tables`.
-fn catalog_list(
-    records: impl Fn(&OrgData) -> &[Record],
-    app: &App,
-    ctx: &AuthCtx,
-    p: &Params,
-    sortable: &[&str],
-    tables: &[&Table],
-) -> ApiResult {
-    let mut errors = Errors::default();
-    let page = Page::from_params(p, sortable, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = records(org)
-        .iter()
-        .filter(|r| filters::keeps(org, p, tables, r))
-        .map(|r| Value::Object(r.clone()))
-        .collect();
-    Ok(list_response(items, &page))
-}
-
-/// `GET /v1/plans`.
-pub async fn list_plans(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Query(q): Q,
-) -> ApiResult {
-    let p = Params::new(q);
-    catalog_list(
-        |o| &o.plans,
-        &app,
-        &ctx,
-        &p,
-        PLAN_SORT,
-        &[&PERSON, PLAN_FILTERS],
-    )
-}
-
 /// `GET /v1/plans/{id}` (items are `GET /v1/plans/{id}/items`, not embedded).
-pub async fn get_plan(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn get_plan(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let plan = org.plan(&id).ok_or_else(ApiError::not_found)?;
@@ -128,11 +97,7 @@ pub async fn get_plan(
 }
 
 /// `GET /v1/plans/{id}/items` → `{"data": [PlanItemV1…]}` (no `meta`).
-pub async fn plan_items(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn plan_items(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     org.plan(&id).ok_or_else(ApiError::not_found)?;
@@ -143,33 +108,22 @@ pub async fn plan_items(
     Ok(data(json!(items)))
 }
 
-/// `GET /v1/products`.
+/// `GET /v1/products` (active products unless the query names a `status`).
 pub async fn list_products(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
-    Query(q): Q,
+    Query(mut q): Query<Vec<(String, String)>>,
 ) -> ApiResult {
-    let mut q = q;
     if !q.iter().any(|(k, v)| k == "status" && !v.trim().is_empty()) {
         q.push(("status".into(), "active".into()));
     }
-    let p = Params::new(q);
-    catalog_list(
-        |o| &o.products,
-        &app,
-        &ctx,
-        &p,
-        PRODUCT_SORT,
-        &[PRODUCT_FILTERS],
-    )
+    filtered_list(&app, &ctx, q, &PRODUCTS, |_, r| {
+        Some(Value::Object(r.clone()))
+    })
 }
 
 /// `GET /v1/products/{id}`.
-pub async fn get_product(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn get_product(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let product = org.product(&id).ok_or_else(ApiError::not_found)?;

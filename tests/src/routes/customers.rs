@@ -1,16 +1,16 @@
 //! Customers (`/v1/customers`) and billing accounts (`/v1/billing_accounts`).
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use super::filters::{self, By, CENTS, PERSON, Table};
-use super::{opt_str, req_str, valid_document};
+use super::filters::{By, CENTS, PERSON, Table};
+use super::{ById, Listing, filtered_list, opt_bool, opt_str, req_str, valid_document};
 use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, deleted,
-    digits_of, i, list_response, parse_body, s,
+    ApiError, ApiResult, Errors, Record, contains_ci, created, data, deleted, digits_of, i,
+    parse_body, s,
 };
 use crate::auth::AuthCtx;
 use crate::clock;
@@ -186,32 +186,22 @@ pub async fn list(
     Extension(ctx): Extension<AuthCtx>,
     Query(q): Q,
 ) -> ApiResult {
-    let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .customers
-        .iter()
-        .filter(|c| {
-            !org.deleted_customers
-                .contains(s(c, "id").unwrap_or_default())
-        })
-        .filter(|c| filters::keeps(org, &p, &[CUSTOMER_FILTERS], c))
-        .map(|c| Value::Object(c.clone()))
-        .collect();
-    Ok(list_response(items, &page))
+    let listing = Listing {
+        records: |o| &o.customers,
+        sortable: SORT,
+        tables: &[CUSTOMER_FILTERS],
+    };
+    filtered_list(&app, &ctx, q, &listing, |org, c| {
+        let deleted = org
+            .deleted_customers
+            .contains(s(c, "id").unwrap_or_default());
+        (!deleted).then(|| Value::Object(c.clone()))
+    })
 }
 
 /// `GET /v1/customers/{id}` (UUID or `external_id`; never embeds billing accounts: they
 /// are `GET /v1/billing_accounts?person_id=<customer id>`).
-pub async fn get(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn get(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let idx = org.customer_idx(&id).ok_or_else(ApiError::not_found)?;
@@ -328,14 +318,7 @@ pub async fn create(
         }
         Some(_) => errors.add("custom_metadata", "deve ser um objeto"),
     }
-    let create_account = match body.get("create_billing_account") {
-        None | Some(Value::Null) => true,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            errors.add("create_billing_account", "deve ser verdadeiro ou falso");
-            true
-        }
-    };
+    let create_account = opt_bool(&body, "create_billing_account", true, &mut errors);
     let terms = match body.get("payment_terms_days") {
         None | Some(Value::Null) => 10,
         Some(v) => match v.as_i64() {
@@ -346,14 +329,7 @@ pub async fn create(
             }
         },
     };
-    let auto_collection = match body.get("auto_collection") {
-        None | Some(Value::Null) => true,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            errors.add("auto_collection", "deve ser verdadeiro ou falso");
-            true
-        }
-    };
+    let auto_collection = opt_bool(&body, "auto_collection", true, &mut errors);
     let billing_email = opt_str(&body, "billing_email", &mut errors).map(str::to_string);
 
     let mut inner = app.lock();
@@ -415,12 +391,7 @@ pub async fn create(
 }
 
 /// `PATCH /v1/customers/{id}` (`custom_metadata_mode`: `replace` (default) or `merge`).
-pub async fn update(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn update(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
@@ -478,11 +449,7 @@ pub async fn update(
 }
 
 /// `DELETE /v1/customers/{id}`: soft delete (later GETs answer 404, lists skip it).
-pub async fn delete(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn delete(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let idx = org.customer_idx(&id).ok_or_else(ApiError::not_found)?;
@@ -498,27 +465,18 @@ pub async fn list_accounts(
     Extension(ctx): Extension<AuthCtx>,
     Query(q): Q,
 ) -> ApiResult {
-    let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, ACCOUNT_SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .billing_accounts
-        .iter()
-        .filter(|ba| filters::keeps(org, &p, &[&PERSON, ACCOUNT_FILTERS], ba))
-        .map(|ba| render_account(org, ba, false))
-        .collect();
-    Ok(list_response(items, &page))
+    let listing = Listing {
+        records: |o| &o.billing_accounts,
+        sortable: ACCOUNT_SORT,
+        tables: &[&PERSON, ACCOUNT_FILTERS],
+    };
+    filtered_list(&app, &ctx, q, &listing, |org, ba| {
+        Some(render_account(org, ba, false))
+    })
 }
 
 /// `GET /v1/billing_accounts/{id}` (embeds the customer).
-pub async fn get_account(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn get_account(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let ba = org.billing_account(&id).ok_or_else(ApiError::not_found)?;

@@ -5,13 +5,13 @@
 //! ambiguities).
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::filters::{self, By, Table};
-use super::{opt_str, req_str};
+use super::{ById, RecordsMut, opt_str, req_str, transition};
 use crate::DocKind;
 use crate::api::{
     ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, day_of, deleted,
@@ -22,6 +22,9 @@ use crate::clock;
 use crate::documents;
 use crate::fixtures::{normalize_invoice, normalize_line_item, normalize_nfe};
 use crate::store::{App, OrgData};
+
+/// The invoices, for [`transition`].
+const INVOICES: RecordsMut = |o| &mut o.invoices;
 
 const SORT: &[&str] = &[
     "created_at",
@@ -171,11 +174,7 @@ pub async fn pending_nfe(
 }
 
 /// `GET /v1/invoices/{id}` (embeds `line_items`).
-pub async fn get(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn get(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let idx = OrgData::idx(&org.invoices, &id).ok_or_else(ApiError::not_found)?;
@@ -417,11 +416,7 @@ pub async fn create(
 }
 
 /// `DELETE /v1/invoices/{id}`: drafts only.
-pub async fn delete(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn delete(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let org = inner.org(ctx.org());
     let idx = OrgData::idx(&org.invoices, &id).ok_or_else(ApiError::not_found)?;
@@ -432,23 +427,6 @@ pub async fn delete(
     }
     org.invoices.remove(idx);
     Ok(deleted())
-}
-
-/// Applies a transition to an invoice and answers with it.
-fn transition(
-    app: &App,
-    ctx: &AuthCtx,
-    id: &str,
-    f: impl FnOnce(&mut OrgData, &mut Record) -> Result<(), ApiError>,
-) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let idx = OrgData::idx(&org.invoices, id).ok_or_else(ApiError::not_found)?;
-    let mut rec = org.invoices[idx].clone();
-    f(org, &mut rec)?;
-    rec.insert("updated_at".into(), json!(clock::now_string()));
-    org.invoices[idx] = rec.clone();
-    Ok(data(Value::Object(rec)))
 }
 
 fn status_pt(status: &str) -> &'static str {
@@ -463,12 +441,8 @@ fn status_pt(status: &str) -> &'static str {
 }
 
 /// `POST /v1/invoices/{id}/finalize`: `draft → open`, assigns the number.
-pub async fn finalize(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
-    transition(&app, &ctx, &id, |org, rec| {
+pub async fn finalize(ById { app, ctx, id }: ById) -> ApiResult {
+    transition(&app, &ctx, &id, INVOICES, |org, rec| {
         let status = s(rec, "status").unwrap_or_default().to_string();
         if status != "draft" {
             return Err(ApiError::invalid_state(format!(
@@ -496,15 +470,10 @@ pub async fn finalize(
 }
 
 /// `POST /v1/invoices/{id}/void` (`{reason?}`, kept in `metadata.void_reason`): `open → void`.
-pub async fn void(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn void(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let reason = body.get("reason").cloned().unwrap_or(Value::Null);
-    transition(&app, &ctx, &id, |_, rec| {
+    transition(&app, &ctx, &id, INVOICES, |_, rec| {
         match s(rec, "status") {
             Some("open") => {}
             Some("paid") => {
@@ -537,12 +506,8 @@ pub async fn void(
 }
 
 /// `POST /v1/invoices/{id}/send-reminder`: open invoices only; counted in `metadata`.
-pub async fn send_reminder(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
-    transition(&app, &ctx, &id, |_, rec| {
+pub async fn send_reminder(ById { app, ctx, id }: ById) -> ApiResult {
+    transition(&app, &ctx, &id, INVOICES, |_, rec| {
         let status = s(rec, "status").unwrap_or_default().to_string();
         if status != "open" {
             return Err(ApiError::invalid_state(format!(
@@ -646,11 +611,7 @@ fn issuance(invoice_id: &str, nfe: &Record, requeued: bool) -> Value {
 /// `POST /v1/invoices/{id}/issue-nfe`: paid invoices (or open ones whose policy issues on
 /// finalization) get an NF-e queued in `pending`; a failed one is re-queued. Answers
 /// `{"data": {"invoice_id", "nfe_id", "status": "pending", "requeued", "queued_at"}}`.
-pub async fn issue_nfe(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn issue_nfe(ById { app, ctx, id }: ById) -> ApiResult {
     let mut inner = app.lock();
     let new_id = inner.new_id("nfe");
     let new_public = inner.new_id("nfe-public");
@@ -726,11 +687,7 @@ pub async fn issue_nfe(
 }
 
 /// `GET /v1/invoices/{id}/pdf` (not for drafts).
-pub async fn pdf(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn pdf(ById { app, ctx, id }: ById) -> ApiResult {
     let name = {
         let mut inner = app.lock();
         let org = inner.org(ctx.org());

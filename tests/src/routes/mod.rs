@@ -9,13 +9,21 @@ pub mod organization;
 pub mod payments;
 pub mod subscriptions;
 
+use axum::Extension;
 use axum::Router;
+use axum::extract::FromRequestParts;
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
-use axum::routing::{get, post};
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, get, post};
 
-use crate::api::{ApiError, Errors};
-use crate::store::App;
+use serde_json::{Value, json};
+
+use crate::api::{ApiError, ApiResult, Errors, Page, Params, Record, data, list_response};
+use crate::auth::AuthCtx;
+use crate::store::{App, OrgData};
+use filters::Table;
 
 /// Every `/v1` route (the gate middleware is applied by the caller).
 pub fn router() -> Router<App> {
@@ -35,9 +43,12 @@ pub fn router() -> Router<App> {
         .route("/v1/billing_accounts/{id}", get(customers::get_account))
         .route(
             "/v1/subscriptions",
-            get(subscriptions::list).post(subscriptions::create),
+            stored_list(&subscriptions::LIST).post(subscriptions::create),
         )
-        .route("/v1/subscriptions/{id}", get(subscriptions::get))
+        .route(
+            "/v1/subscriptions/{id}",
+            stored_get(subscriptions::LIST.records),
+        )
         .route("/v1/subscriptions/{id}/cancel", post(subscriptions::cancel))
         .route("/v1/subscriptions/{id}/pause", post(subscriptions::pause))
         .route("/v1/subscriptions/{id}/resume", post(subscriptions::resume))
@@ -59,16 +70,16 @@ pub fn router() -> Router<App> {
         )
         .route("/v1/invoices/{id}/issue-nfe", post(invoices::issue_nfe))
         .route("/v1/invoices/{id}/pdf", get(invoices::pdf))
-        .route("/v1/payments", get(payments::list))
-        .route("/v1/payments/{id}", get(payments::get))
+        .route("/v1/payments", stored_list(&payments::LIST))
+        .route("/v1/payments/{id}", stored_get(payments::LIST.records))
         .route("/v1/payments/{id}/refund", post(payments::refund))
-        .route("/v1/nfes", get(nfes::list))
-        .route("/v1/nfes/{id}", get(nfes::get))
+        .route("/v1/nfes", stored_list(&nfes::LIST))
+        .route("/v1/nfes/{id}", stored_get(nfes::LIST.records))
         .route("/v1/nfes/{id}/issue", post(nfes::issue))
         .route("/v1/nfes/{id}/cancel", post(nfes::cancel))
         .route("/v1/nfes/{id}/pdf", get(nfes::pdf))
         .route("/v1/nfes/{id}/xml", get(nfes::xml))
-        .route("/v1/plans", get(catalog::list_plans))
+        .route("/v1/plans", stored_list(&catalog::PLANS))
         .route("/v1/plans/{id}", get(catalog::get_plan))
         .route("/v1/plans/{id}/items", get(catalog::plan_items))
         .route("/v1/products", get(catalog::list_products))
@@ -123,6 +134,19 @@ pub fn valid_document(doc: &str) -> Option<&'static str> {
     }
 }
 
+/// An optional boolean field of a body: `default` when absent or null, an error when not a
+/// boolean.
+pub fn opt_bool(body: &crate::api::Record, key: &str, default: bool, errors: &mut Errors) -> bool {
+    match body.get(key) {
+        None | Some(serde_json::Value::Null) => default,
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(_) => {
+            errors.add(key, "deve ser verdadeiro ou falso");
+            default
+        }
+    }
+}
+
 /// Checks an optional string field of a body, recording a type error.
 pub fn opt_str<'a>(
     body: &'a crate::api::Record,
@@ -156,6 +180,114 @@ pub fn req_str<'a>(
             None
         }
     }
+}
+
+/// What every `/v1/{collection}/{id}` handler takes: the store, the caller and the id.
+pub struct ById {
+    pub app: App,
+    pub ctx: AuthCtx,
+    pub id: String,
+}
+
+impl FromRequestParts<App> for ById {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, app: &App) -> Result<Self, Response> {
+        let Extension(ctx) = Extension::<AuthCtx>::from_request_parts(parts, app)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let Path(id) = Path::<String>::from_request_parts(parts, app)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        Ok(ById {
+            app: app.clone(),
+            ctx,
+            id,
+        })
+    }
+}
+
+/// The records of one list in the caller's organization.
+type Records = fn(&OrgData) -> &[Record];
+
+/// The records of one list in the caller's organization, to change.
+type RecordsMut = fn(&mut OrgData) -> &mut Vec<Record>;
+
+/// One list of the API: its records, the `sort_by` values it takes and its filter tables.
+pub struct Listing {
+    pub records: Records,
+    pub sortable: &'static [&'static str],
+    pub tables: &'static [&'static Table],
+}
+
+/// A page of the `listing`'s records that the query's filters let through, each as `show`
+/// renders it; `show` leaves a record out with `None`.
+fn filtered_list(
+    app: &App,
+    ctx: &AuthCtx,
+    q: Vec<(String, String)>,
+    listing: &Listing,
+    show: impl Fn(&OrgData, &Record) -> Option<Value>,
+) -> ApiResult {
+    let p = Params::new(q);
+    let mut errors = Errors::default();
+    let page = Page::from_params(&p, listing.sortable, &mut errors);
+    errors.finish(StatusCode::BAD_REQUEST)?;
+    let mut inner = app.lock();
+    let org = inner.org(ctx.org());
+    let items = (listing.records)(org)
+        .iter()
+        .filter(|r| filters::keeps(org, &p, listing.tables, r))
+        .filter_map(|r| show(org, r))
+        .collect();
+    Ok(list_response(items, &page))
+}
+
+/// `GET` of a list whose records are answered as they are stored.
+fn stored_list(listing: &'static Listing) -> MethodRouter<App> {
+    get(
+        move |State(app): State<App>,
+              Extension(ctx): Extension<AuthCtx>,
+              Query(q): Query<Vec<(String, String)>>| async move {
+            filtered_list(&app, &ctx, q, listing, |_, r| {
+                Some(Value::Object(r.clone()))
+            })
+        },
+    )
+}
+
+/// `GET` of one record of `records` by id, as it is stored, or 404.
+fn stored_get(records: Records) -> MethodRouter<App> {
+    get(
+        move |State(app): State<App>,
+              Extension(ctx): Extension<AuthCtx>,
+              Path(id): Path<String>| async move {
+            let mut inner = app.lock();
+            let org = inner.org(ctx.org());
+            let list = records(org);
+            let idx = OrgData::idx(list, &id).ok_or_else(ApiError::not_found)?;
+            Ok::<_, ApiError>(data(Value::Object(list[idx].clone())))
+        },
+    )
+}
+
+/// Applies `f` to the record of `records` with `id` (404 when there is none), stamps its
+/// `updated_at` and answers with it.
+fn transition(
+    app: &App,
+    ctx: &AuthCtx,
+    id: &str,
+    records: RecordsMut,
+    f: impl FnOnce(&mut OrgData, &mut Record) -> Result<(), ApiError>,
+) -> ApiResult {
+    let mut inner = app.lock();
+    let org = inner.org(ctx.org());
+    let idx = OrgData::idx(records(org), id).ok_or_else(ApiError::not_found)?;
+    let mut rec = records(org)[idx].clone();
+    f(org, &mut rec)?;
+    rec.insert("updated_at".into(), json!(crate::clock::now_string()));
+    records(org)[idx] = rec.clone();
+    Ok(data(Value::Object(rec)))
 }
 
 #[cfg(test)]

@@ -1,21 +1,19 @@
 //! NF-e / NFS-e (`/v1/nfes`): lists, issue / cancel, DANFSe PDF and XML.
 
-use axum::Extension;
-use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
-use super::filters::{self, By, PERSON, REAIS, Table};
-use super::req_str;
+use super::filters::{By, PERSON, REAIS, Table};
+use super::{ById, Listing, RecordsMut, req_str, transition};
 use crate::DocKind;
-use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, Record, data, list_response, parse_body, s,
-};
+use crate::api::{ApiError, ApiResult, Errors, Record, parse_body, s};
 use crate::auth::AuthCtx;
-use crate::clock;
 use crate::documents;
 use crate::store::{App, OrgData};
+
+/// The nfes, for [`transition`].
+const NFES: RecordsMut = |o| &mut o.nfes;
 
 const SORT: &[&str] = &[
     "created_at",
@@ -54,7 +52,12 @@ pub const FILTERS: &Table = &[
     ("cancelled_before", By::Until("cancelled_at")),
 ];
 
-type Q = Query<Vec<(String, String)>>;
+/// `GET /v1/nfes`: stored records, sorted and filtered.
+pub const LIST: Listing = Listing {
+    records: |o| &o.nfes,
+    sortable: SORT,
+    tables: &[&PERSON, FILTERS],
+};
 
 /// The NF-e of the invoice a payment paid.
 fn paid_by(org: &OrgData, r: &Record, payment_id: &str) -> bool {
@@ -73,63 +76,9 @@ fn invoice_filter(_: &OrgData, r: &Record, v: &str) -> bool {
     }
 }
 
-/// `GET /v1/nfes`.
-pub async fn list(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Query(q): Q,
-) -> ApiResult {
-    let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .nfes
-        .iter()
-        .filter(|r| filters::keeps(org, &p, &[&PERSON, FILTERS], r))
-        .map(|r| Value::Object(r.clone()))
-        .collect();
-    Ok(list_response(items, &page))
-}
-
-/// `GET /v1/nfes/{id}`.
-pub async fn get(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let idx = OrgData::idx(&org.nfes, &id).ok_or_else(ApiError::not_found)?;
-    Ok(data(Value::Object(org.nfes[idx].clone())))
-}
-
-/// Applies a transition to an NF-e and answers with it.
-fn transition(
-    app: &App,
-    ctx: &AuthCtx,
-    id: &str,
-    f: impl FnOnce(&mut Record) -> Result<(), ApiError>,
-) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let idx = OrgData::idx(&org.nfes, id).ok_or_else(ApiError::not_found)?;
-    let mut rec = org.nfes[idx].clone();
-    f(&mut rec)?;
-    rec.insert("updated_at".into(), json!(clock::now_string()));
-    org.nfes[idx] = rec.clone();
-    Ok(data(Value::Object(rec)))
-}
-
 /// `POST /v1/nfes/{id}/issue`: `draft`, `pending` or `error` → `pending` (queued).
-pub async fn issue(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
-    transition(&app, &ctx, &id, |rec| {
+pub async fn issue(ById { app, ctx, id }: ById) -> ApiResult {
+    transition(&app, &ctx, &id, NFES, |_, rec| {
         match s(rec, "status").unwrap_or_default() {
             "draft" | "pending" | "error" => {}
             "issued" => return Err(ApiError::invalid_state("NF-e já emitida.")),
@@ -147,12 +96,7 @@ pub async fn issue(
 }
 
 /// `POST /v1/nfes/{id}/cancel` (`{reason}` ≥ 15 characters): `issued → pending_cancel`.
-pub async fn cancel(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn cancel(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let mut errors = Errors::default();
     let reason = req_str(&body, "reason", &mut errors).map(str::to_string);
@@ -163,7 +107,7 @@ pub async fn cancel(
         errors.add("reason", "deve ter no mínimo 15 caracteres");
     }
     errors.finish(StatusCode::BAD_REQUEST)?;
-    transition(&app, &ctx, &id, |rec| {
+    transition(&app, &ctx, &id, NFES, |_, rec| {
         let status = s(rec, "status").unwrap_or_default().to_string();
         if status != "issued" {
             return Err(ApiError::invalid_state(format!(
@@ -199,11 +143,7 @@ fn issued(app: &App, ctx: &AuthCtx, id: &str) -> Result<(Record, Record), ApiErr
 }
 
 /// `GET /v1/nfes/{id}/pdf` (DANFSe, `application/pdf`).
-pub async fn pdf(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn pdf(ById { app, ctx, id }: ById) -> ApiResult {
     let (nfe, _) = issued(&app, &ctx, &id)?;
     let number = nfe["nfe_number"].to_string();
     Ok(documents::pdf_response(
@@ -215,11 +155,7 @@ pub async fn pdf(
 }
 
 /// `GET /v1/nfes/{id}/xml` (`application/xml`).
-pub async fn xml(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
+pub async fn xml(ById { app, ctx, id }: ById) -> ApiResult {
     let (nfe, organization) = issued(&app, &ctx, &id)?;
     let number = nfe["nfe_number"].to_string();
     Ok(documents::xml_response(

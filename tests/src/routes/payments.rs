@@ -1,19 +1,15 @@
 //! Payments (`/v1/payments`, a [P] `PaymentV1` shape) and refunds.
 
-use axum::Extension;
-use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use super::filters::{self, By, PERSON, REAIS, Table};
-use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, data, i, list_response,
-    parse_body, s,
-};
-use crate::auth::AuthCtx;
+use super::ById;
+use super::Listing;
+use super::filters::{By, PERSON, REAIS, Table};
+use crate::api::{ApiError, ApiResult, Record, contains_ci, data, i, parse_body, s};
 use crate::clock;
-use crate::store::{App, OrgData};
+use crate::store::OrgData;
 
 const SORT: &[&str] = &[
     "created_at",
@@ -46,7 +42,12 @@ pub const FILTERS: &Table = &[
     ("paid_before", By::Until("paid_at")),
 ];
 
-type Q = Query<Vec<(String, String)>>;
+/// `GET /v1/payments`: stored records, sorted and filtered.
+pub const LIST: Listing = Listing {
+    records: |o| &o.payments,
+    sortable: SORT,
+    tables: &[&PERSON, FILTERS],
+};
 
 fn invoice_filter(_: &OrgData, r: &Record, v: &str) -> bool {
     match v {
@@ -68,40 +69,10 @@ fn matches_search(org: &OrgData, r: &Record, needle: &str) -> bool {
             .is_some_and(|n| contains_ci(n, &lower))
 }
 
-/// `GET /v1/payments`.
-pub async fn list(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Query(q): Q,
-) -> ApiResult {
-    let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .payments
-        .iter()
-        .filter(|r| filters::keeps(org, &p, &[&PERSON, FILTERS], r))
-        .map(|r| Value::Object(r.clone()))
-        .collect();
-    Ok(list_response(items, &page))
-}
-
-/// `GET /v1/payments/{id}`.
-pub async fn get(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let idx = OrgData::idx(&org.payments, &id).ok_or_else(ApiError::not_found)?;
-    Ok(data(Value::Object(org.payments[idx].clone())))
-}
-
-fn brl(cents: i64) -> String {
+/// Centavos as Brazilian reais: `R$ 11.988,00` (`-R$ 5,00` below zero).
+pub fn brl(cents: i64) -> String {
+    let negative = cents < 0;
+    let cents = cents.unsigned_abs();
     let reais = (cents / 100).to_string();
     let mut grouped = String::new();
     for (n, ch) in reais.chars().enumerate() {
@@ -110,19 +81,18 @@ fn brl(cents: i64) -> String {
         }
         grouped.push(ch);
     }
-    format!("R$ {grouped},{:02}", cents % 100)
+    format!(
+        "{}R$ {grouped},{:02}",
+        if negative { "-" } else { "" },
+        cents % 100
+    )
 }
 
 /// `POST /v1/payments/{id}/refund` (`{amount_cents?, reason?}`): `succeeded` payments only.
 /// No amount, or the whole paid amount, refunds fully (`refunded`); less refunds partially
 /// (`partially_refunded`). The refunded total is kept outside the record, so nothing beyond
 /// what was paid is ever refunded.
-pub async fn refund(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn refund(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let requested = body.get("amount_cents").and_then(Value::as_i64);
     let mut inner = app.lock();

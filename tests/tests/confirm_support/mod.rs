@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use crate::common::Stack;
 use fake_kobana::clock::{civil_from_days, local_day, parse_date_or_datetime};
+pub use fake_kobana::routes::payments::brl;
 use fake_kobana::{RecordedCall, full_token};
 use kobana_mcp::confirm::{Clock, MemoryStore, NonceStore, StoreError};
 use serde_json::{Value, json};
 
-pub const FORM: &str = r#"{"elicitation":{"form":{}}}"#;
 pub const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
 pub const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 pub const PAYMENT: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
@@ -83,19 +83,7 @@ pub fn yes() -> Value {
 
 impl Rig {
     pub async fn call(&self, token: &str, tool: &str, args: &Value, extra: Value) -> Value {
-        let mut params = json!({"name": tool, "arguments": args});
-        if let Value::Object(extra) = extra {
-            for (k, v) in extra {
-                params[k] = v;
-            }
-        }
-        let caps: Value = serde_json::from_str(FORM).unwrap();
-        let (status, body) = self
-            .stack
-            .modern_with_caps(token, "tools/call", params, caps)
-            .await;
-        assert_eq!(status, 200, "{body}");
-        body
+        self.stack.call_with_forms(token, tool, args, extra).await
     }
 
     pub fn puts(&self) -> usize {
@@ -226,24 +214,6 @@ pub fn read_question(message: &str) -> Result<Read, String> {
         rest = next;
     }
     Ok(Read { facts, quotes })
-}
-
-pub fn brl(cents: i64) -> String {
-    let negative = cents < 0;
-    let cents = cents.unsigned_abs();
-    let reais = (cents / 100).to_string();
-    let mut grouped = String::new();
-    for (n, ch) in reais.chars().enumerate() {
-        if n > 0 && (reais.len() - n).is_multiple_of(3) {
-            grouped.push('.');
-        }
-        grouped.push(ch);
-    }
-    format!(
-        "{}R$ {grouped},{:02}",
-        if negative { "-" } else { "" },
-        cents % 100
-    )
 }
 
 pub fn day(value: &Value) -> Option<String> {
