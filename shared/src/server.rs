@@ -167,7 +167,7 @@ pub fn unknown_method_sentence(method: &str) -> String {
 
 /// The methods this server serves. rmcp turns one of these whose params it cannot read into a
 /// `CustomRequest`; that is invalid params (-32602), not an unknown method.
-const SERVED_METHODS: [&str; 11] = [
+pub const SERVED_METHODS: [&str; 11] = [
     "initialize",
     "ping",
     "server/discover",

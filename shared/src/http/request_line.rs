@@ -230,23 +230,13 @@ fn version(value: Option<&str>) -> Option<String> {
 }
 
 fn known_method(method: &str) -> String {
-    const KNOWN: [&str; 14] = [
-        "initialize",
-        "ping",
-        "server/discover",
-        "tools/list",
-        "tools/call",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-        "prompts/list",
-        "prompts/get",
-        "completion/complete",
+    // The served methods plus the ones clients send that rmcp answers itself.
+    const ALSO: [&str; 3] = [
         "logging/setLevel",
         "notifications/initialized",
         "notifications/cancelled",
     ];
-    if KNOWN.contains(&method) {
+    if crate::server::SERVED_METHODS.contains(&method) || ALSO.contains(&method) {
         method.to_owned()
     } else {
         "other".to_owned()
