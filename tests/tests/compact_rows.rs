@@ -10,17 +10,19 @@ use common::{Runner, Stack, scenario};
 use fake_kobana::full_token;
 use serde_json::{Value, json};
 
-/// Every list tool and its member.
-const LISTS: [(&str, &str); 8] = [
-    ("billing_customers_list", "customers"),
-    ("billing_accounts_list", "billing_accounts"),
-    ("billing_plans_list", "plans"),
-    ("billing_products_list", "products"),
-    ("billing_subscriptions_list", "subscriptions"),
-    ("billing_invoices_list", "invoices"),
-    ("billing_payments_list", "payments"),
-    ("billing_nfes_list", "nfes"),
-];
+/// Every list tool and the member holding its rows, as the registry declares them.
+fn lists() -> Vec<(&'static str, &'static str)> {
+    let lists: Vec<_> = kobana_mcp::catalog::registry()
+        .all()
+        .iter()
+        .filter_map(|tool| match tool.meta.output {
+            kobana_mcp::catalog::Output::List { key, .. } => Some((tool.meta.name, key)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lists.len(), 8, "the eight list tools: {lists:?}");
+    lists
+}
 
 /// The structured result of a call that must succeed, and its text's size.
 #[track_caller]
@@ -87,7 +89,7 @@ async fn t2_every_list_row_is_compact_described_by_the_output_schema_and_under_4
     let stack = Stack::start().await;
     let token = full_token();
     let tools = definitions(&stack).await;
-    for (tool, key) in LISTS {
+    for (tool, key) in lists() {
         let (compact, _) = shape_of(&tools[tool], key);
         assert!(
             compact.contains("id") && compact.len() >= 4,
@@ -151,7 +153,7 @@ async fn t2_fields_adds_record_fields_on_every_list_tool_and_unknown_names_list_
     let stack = Stack::start().await;
     let token = full_token();
     let tools = definitions(&stack).await;
-    for (tool, key) in LISTS {
+    for (tool, key) in lists() {
         let (compact, fields) = shape_of(&tools[tool], key);
         assert!(fields.len() >= 5, "{tool}: {fields:?}");
         assert!(
@@ -414,7 +416,7 @@ async fn t2_fields_work_through_each_real_client() {
             _ => vec!["nfe_key", "taxes"],
         }
     };
-    let mut steps: Vec<Value> = LISTS
+    let mut steps: Vec<Value> = lists()
         .iter()
         .map(|(tool, _)| json!({"op": "call_tool", "name": tool, "arguments": {"fields": fields_of(tool)}}))
         .collect();
@@ -431,7 +433,7 @@ async fn t2_fields_work_through_each_real_client() {
         )
         .await;
         let outcomes = report["steps"].as_array().unwrap();
-        for ((tool, key), outcome) in LISTS.iter().zip(outcomes) {
+        for ((tool, key), outcome) in lists().iter().zip(outcomes) {
             assert_eq!(outcome["ok"], true, "{runner:?} {tool}: {outcome}");
             let result = &outcome["result"];
             let text = result["content"][0]["text"].as_str().unwrap_or_default();
@@ -452,7 +454,7 @@ async fn t2_fields_work_through_each_real_client() {
                 fields_of(tool)
             );
         }
-        let bad = &outcomes[LISTS.len()]["result"];
+        let bad = &outcomes[lists().len()]["result"];
         assert_eq!(bad["isError"], true, "{runner:?}: {bad}");
         let text = bad["content"][0]["text"].as_str().unwrap();
         assert!(

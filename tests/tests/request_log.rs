@@ -6,15 +6,18 @@
 //! The server runs on its own thread under the capturing dispatcher (as in `secrets.rs`); the
 //! fake Kobana and the client run on the test's runtime.
 
+mod common;
+
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::thread_server::ThreadServer;
 use fake_kobana::{FakeKobana, Fault, FaultKind, full_token};
+use kobana_mcp::Config;
 use kobana_mcp::access::{BearerToken, Principal};
 use kobana_mcp::telemetry::logging::{json_subscriber, log_filter};
 use kobana_mcp::telemetry::record::person_digest;
-use kobana_mcp::{App, Config};
 use serde_json::{Value, json};
 
 const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
@@ -454,39 +457,20 @@ async fn one_request_line_per_http_request_with_every_field_and_nothing_private(
     };
     let buffer = Buffer::default();
     let writer = buffer.clone();
-    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::spawn(move || {
-        let subscriber = json_subscriber(log_filter(None), move || writer.clone());
-        let _guard = tracing::subscriber::set_default(subscriber);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        runtime.block_on(async move {
-            let app = App::new(config).expect("app builds");
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            addr_tx.send(listener.local_addr().unwrap()).unwrap();
-            tokio::select! {
-                _ = kobana_mcp::serve(app, listener) => {}
-                _ = stopped => {}
-            }
-        });
-    });
-    let addr = addr_rx.recv().expect("server started");
+    let subscriber = json_subscriber(log_filter(None), move || writer.clone());
+    let mut server = ThreadServer::start(config, tracing::Dispatch::new(subscriber), || {});
     let token = full_token();
     let mut client = Client {
         fake: &fake,
         http: kobana_mcp::net::client_builder().build().unwrap(),
-        url: format!("http://{addr}/mcp"),
+        url: server.url(),
         sent: Vec::new(),
         token: token.clone(),
     };
     full_run(&mut client, &fake).await;
     // A line is written when its answer's body is dropped, just after the client read it.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let _ = stop.send(());
-    thread.join().unwrap();
+    server.stop();
     let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
     let lines: Vec<Value> = log
         .lines()

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fake_kobana::{FakeKobana, Fault, FaultKind, full_token};
+use kobana_mcp::Config;
 use kobana_mcp::access::{BearerToken, token_digest};
-use kobana_mcp::{App, Config};
 use serde_json::{Value, json};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -114,52 +114,28 @@ impl Subscriber for Capture {
 // The server on its own thread, under the capturing dispatcher.
 
 struct CapturedServer {
-    url: String,
+    server: common::thread_server::ThreadServer,
     capture: Capture,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl CapturedServer {
     fn start(config: Config) -> Self {
         let capture = Capture::default();
-        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let dispatcher = capture.clone();
-        let thread = std::thread::spawn(move || {
-            let _guard = tracing::subscriber::set_default(dispatcher);
-            tracing::info!(canary = CANARY, "capture installed");
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            runtime.block_on(async move {
-                let app = App::new(config).expect("app builds");
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                addr_tx.send(listener.local_addr().unwrap()).unwrap();
-                tokio::select! {
-                    _ = kobana_mcp::serve(app, listener) => {}
-                    _ = stopped => {}
-                }
-            });
-        });
-        let addr = addr_rx.recv().expect("server started");
-        Self {
-            url: format!("http://{addr}/mcp"),
-            capture,
-            stop: Some(stop),
-            thread: Some(thread),
-        }
+        let server = common::thread_server::ThreadServer::start(
+            config,
+            tracing::Dispatch::new(capture.clone()),
+            || tracing::info!(canary = CANARY, "capture installed"),
+        );
+        Self { server, capture }
+    }
+
+    fn url(&self) -> String {
+        self.server.url()
     }
 
     /// Stops the server and returns every captured line.
     fn finish(mut self) -> Vec<String> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            thread.join().expect("server thread");
-        }
+        self.server.stop();
         self.capture.lines()
     }
 }
@@ -482,7 +458,7 @@ async fn a3_no_token_or_token_digest_in_any_log_line_or_answer_of_a_full_run() {
         http: kobana_mcp::net::client_builder()
             .build()
             .expect("HTTP client"),
-        url: server.url.clone(),
+        url: server.url(),
         answers: Vec::new(),
     };
     let token = full_token();

@@ -22,17 +22,17 @@ use crate::stats::median;
 const BEGIN: &str = "<!-- answer-sizes:begin -->";
 const END: &str = "<!-- answer-sizes:end -->";
 
-/// The list tools and their member.
-const LISTS: [(&str, &str); 8] = [
-    ("billing_customers_list", "customers"),
-    ("billing_accounts_list", "billing_accounts"),
-    ("billing_plans_list", "plans"),
-    ("billing_products_list", "products"),
-    ("billing_subscriptions_list", "subscriptions"),
-    ("billing_invoices_list", "invoices"),
-    ("billing_payments_list", "payments"),
-    ("billing_nfes_list", "nfes"),
-];
+/// Every list tool and the member holding its rows, as the registry declares them.
+fn list_tools() -> Vec<(&'static str, &'static str)> {
+    kobana_mcp::catalog::registry()
+        .all()
+        .iter()
+        .filter_map(|tool| match tool.meta.output {
+            kobana_mcp::catalog::Output::List { key, .. } => Some((tool.meta.name, key)),
+            _ => None,
+        })
+        .collect()
+}
 
 /// Targets from the issue.
 const PAGE_OF_20_MAX: usize = 8 * 1024;
@@ -186,7 +186,7 @@ async fn measure() -> Result<Measured, String> {
     let before = app_with(true)?;
     let after = app_with(false)?;
     let mut lists = Vec::new();
-    for (tool, key) in LISTS {
+    for (tool, key) in list_tools() {
         lists.push((
             list_page(&before, &token, tool, key).await?,
             list_page(&after, &token, tool, key).await?,
@@ -220,7 +220,7 @@ fn render(m: &Measured) -> (String, bool) {
          | list tool | rows | before: page B (≈tok) | before: median row B | after: page B (≈tok) | after: median row B | after: largest row B | after: page of 20, median / largest rows B (≈tok) | holds |\n\
          |---|---|---|---|---|---|---|---|---|\n"
     );
-    for ((tool, _), (before, after)) in LISTS.iter().zip(&m.lists) {
+    for ((tool, _), (before, after)) in list_tools().iter().zip(&m.lists) {
         let worst = after.worst_of_20();
         let mut ok = worst <= PAGE_OF_20_MAX;
         if *tool == "billing_invoices_list" {

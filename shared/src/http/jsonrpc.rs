@@ -150,9 +150,14 @@ fn params_problem(method: &str, params: &serde_json::Map<String, Value>) -> Opti
 
 /// Checks that `bytes` is one JSON-RPC 2.0 request, notification or response, and that the
 /// params of the methods we serve have the right shape, answering with the JSON-RPC error a
-/// client expects (`id` echoed whenever there is a usable one).
-pub fn check(bytes: &[u8], headers: &HeaderMap) -> Result<(), Box<Response<ResponseBody>>> {
-    check_shape(bytes, headers)?;
+/// client expects (`id` echoed whenever there is a usable one). `parsed` is `bytes` already
+/// read as JSON by the front (`None`: not JSON), so the body is parsed once for every use.
+pub fn check(
+    bytes: &[u8],
+    parsed: Option<&Value>,
+    headers: &HeaderMap,
+) -> Result<(), Box<Response<ResponseBody>>> {
+    check_shape(parsed, headers)?;
     // Whatever rmcp still cannot read (duplicate members, for one: `Value` keeps the last,
     // rmcp refuses) would become its plain-text 415: one JSON-RPC error instead.
     if serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(bytes).is_err() {
@@ -165,8 +170,11 @@ pub fn check(bytes: &[u8], headers: &HeaderMap) -> Result<(), Box<Response<Respo
     Ok(())
 }
 
-fn check_shape(bytes: &[u8], headers: &HeaderMap) -> Result<(), Box<Response<ResponseBody>>> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|_| {
+fn check_shape(
+    parsed: Option<&Value>,
+    headers: &HeaderMap,
+) -> Result<(), Box<Response<ResponseBody>>> {
+    let value = parsed.ok_or_else(|| {
         error(
             StatusCode::BAD_REQUEST,
             -32700,
@@ -279,8 +287,13 @@ fn check_shape(bytes: &[u8], headers: &HeaderMap) -> Result<(), Box<Response<Res
 mod tests {
     use super::*;
 
+    fn check_bytes(bytes: &[u8]) -> Result<(), Box<Response<ResponseBody>>> {
+        let parsed = serde_json::from_slice::<Value>(bytes).ok();
+        check(bytes, parsed.as_ref(), &HeaderMap::new())
+    }
+
     fn code(body: &str) -> Option<(u16, i64)> {
-        check(body.as_bytes(), &HeaderMap::new()).err().map(|r| {
+        check_bytes(body.as_bytes()).err().map(|r| {
             let status = r.status().as_u16();
             (status, 0)
         })
@@ -296,7 +309,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}"#,
         ] {
-            assert!(check(ok.as_bytes(), &HeaderMap::new()).is_ok(), "{ok}");
+            assert!(check_bytes(ok.as_bytes()).is_ok(), "{ok}");
         }
     }
 

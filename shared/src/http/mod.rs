@@ -254,8 +254,9 @@ impl App {
             Ok(bytes) => bytes,
             Err(response) => return *response,
         };
-        request_line::note_message(&parts, &bytes);
-        if let Err(response) = jsonrpc::check(&bytes, &parts.headers) {
+        let parsed = serde_json::from_slice::<serde_json::Value>(&bytes).ok();
+        request_line::note_message(&parts, parsed.as_ref());
+        if let Err(response) = jsonrpc::check(&bytes, parsed.as_ref(), &parts.headers) {
             return *response;
         }
         let mut request = Request::from_parts(parts, Full::new(bytes));

@@ -68,7 +68,7 @@ pub fn start<B>(request: &mut Request<B>) -> Arc<RequestRecord> {
 
 /// Notes, from an authenticated POST whose body has been read, who calls and what the
 /// message is about.
-pub fn note_message(parts: &http::request::Parts, body: &[u8]) {
+pub fn note_message(parts: &http::request::Parts, message: Option<&Value>) {
     let Some(record) = record_of(&parts.extensions) else {
         return;
     };
@@ -79,8 +79,8 @@ pub fn note_message(parts: &http::request::Parts, body: &[u8]) {
         .headers
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok());
-    if let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(body) {
-        record.described(describe(&message, header));
+    if let Some(Value::Object(message)) = message {
+        record.described(describe(message, header));
     }
 }
 

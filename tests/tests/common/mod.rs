@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod dynamo;
+pub mod thread_server;
 
 use std::path::PathBuf;
 use std::sync::Arc;
