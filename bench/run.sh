@@ -4,7 +4,9 @@
 #   bench/run.sh            full run (~10 min after builds): prints the table and rewrites
 #                           BENCHMARKS.md at the repository root
 #   bench/run.sh --smoke    tiny counts (well under a minute after builds): proves every step
-#                           still works; never touches BENCHMARKS.md
+#                           still works, on the debug builds of `cargo build --workspace` (the
+#                           test command has made them already: nothing is rebuilt); never
+#                           touches BENCHMARKS.md
 #
 # Options:
 #   --no-write              full run without rewriting BENCHMARKS.md
@@ -18,10 +20,6 @@
 # was wrong, a build failed...). A missed target is reported in the table, never as a failure.
 #
 # Environment:
-#   BENCH_TARGET_DIR   cargo target dir for the standalone bench crates (default: the
-#                      workspace's, $CARGO_TARGET_DIR or target/, so their dependencies are
-#                      shared with the workspace's release build, which is also where the
-#                      measured binary is read from; set it to bench/target to keep them apart)
 #   BENCH_OUT          where results go (default bench/out; git-ignored)
 set -euo pipefail
 
@@ -64,20 +62,29 @@ fi
 command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
 
 WORKSPACE_TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-TARGET_DIR="${BENCH_TARGET_DIR:-$WORKSPACE_TARGET}"
 OUT="${BENCH_OUT:-$BENCH/out}"
 mkdir -p "$OUT"
 
-stage "build: cargo build --release -p kobana-mcp (the measured binary)"
-cargo build --release -p kobana-mcp
-KOBANA_BIN="$WORKSPACE_TARGET/release/kobana-mcp"
-[[ -x "$KOBANA_BIN" ]] || die "no $KOBANA_BIN after the build"
-
-stage "build: bench crates (hello-lambda, harness) into $TARGET_DIR"
-CARGO_TARGET_DIR="$TARGET_DIR" cargo build --release --manifest-path "$BENCH/hello-lambda/Cargo.toml"
-CARGO_TARGET_DIR="$TARGET_DIR" cargo build --release --manifest-path "$BENCH/harness/Cargo.toml"
-HELLO_BIN="$TARGET_DIR/release/hello-lambda"
-HARNESS_BIN="$TARGET_DIR/release/kobana-bench"
+# The bench crates are workspace members: one lock file, one set of compiled dependencies.
+if [[ "$SMOKE" == 1 ]]; then
+  # The smoke proves the steps, not the figures: the debug builds serve (up to date already when
+  # the test command runs it, so this build is a no-op there).
+  stage "build: cargo build --workspace (debug: the smoke's binaries)"
+  cargo build --workspace
+  PROFILE_DIR="$WORKSPACE_TARGET/debug"
+else
+  stage "build: cargo build --release -p kobana-mcp (the measured binary), then the bench crates"
+  cargo build --release -p kobana-mcp
+  cargo build --release -p hello-lambda
+  cargo build --release -p kobana-mcp-bench
+  PROFILE_DIR="$WORKSPACE_TARGET/release"
+fi
+KOBANA_BIN="$PROFILE_DIR/kobana-mcp"
+HELLO_BIN="$PROFILE_DIR/hello-lambda"
+HARNESS_BIN="$PROFILE_DIR/kobana-bench"
+for bin in "$KOBANA_BIN" "$HELLO_BIN" "$HARNESS_BIN"; do
+  [[ -x "$bin" ]] || die "no $bin after the build"
+done
 
 if [[ "$ARM64" == 1 ]]; then
   stage "build: cargo lambda build --release --arm64 --bin kobana-mcp (what sam build runs)"

@@ -12,6 +12,9 @@
 # Idempotent and fast when nothing changed: each step stores the hash of its inputs next to
 # what it installed and skips itself when the hash still matches.
 #
+# `scripts/setup.sh --core` installs the Python venv only (moto's DynamoDB server): what
+# `scripts/test.sh --quick` needs.
+#
 # Environment:
 #   PYTHON   interpreter used to create the venv (default: python3, must be >= 3.10)
 #   NPM      npm executable (default: npm)
@@ -29,6 +32,12 @@ PYTHON="${PYTHON:-python3}"
 FIND_MODULES='import importlib.util as u, sys
 sys.exit(0 if all(u.find_spec(m) for m in ("mcp", "httpx2", "moto")) else 1)'
 NPM="${NPM:-npm}"
+CORE_ONLY=0
+case "${1:-}" in
+  --core) CORE_ONLY=1 ;;
+  "") ;;
+  *) echo "usage: scripts/setup.sh [--core]" >&2; exit 2 ;;
+esac
 
 LOG="$(mktemp "${TMPDIR:-/tmp}/kobana-setup.XXXXXX")"
 trap 'rm -f "$LOG"' EXIT
@@ -78,6 +87,11 @@ else
   printf '%s\n' "$py_hash" >"$PY_STAMP"
 fi
 
+if [[ $CORE_ONLY == 1 ]]; then
+  echo "setup: ok (core: $("$VENV/bin/python" --version 2>&1) with moto)"
+  exit 0
+fi
+
 # --- npm packages (TS clients, Node 22, conformance suite, Inspector) --------------------------
 [[ -f "$CLIENTS/package.json" ]] || die "missing $CLIENTS/package.json"
 command -v "$NPM" >/dev/null 2>&1 || die "$NPM not found; install Node.js (>= 20) with npm"
@@ -103,8 +117,8 @@ else
 fi
 
 # --- Browser (CORS) and OAuth discovery tests: Chromium, clients/browser, clients/oauth ---------
-# tests/tests/browser_cors.rs drives Debian's chromium with puppeteer-core (clients/browser);
-# tests/tests/oauth_discovery.rs runs a stand-in authorization server (clients/oauth). Each npm
+# tests/it/browser_cors.rs drives Debian's chromium with puppeteer-core (clients/browser);
+# tests/it/oauth_discovery.rs runs a stand-in authorization server (clients/oauth). Each npm
 # dir has its own lock file and hash stamp, apart from clients/node_modules.
 setup_browser_and_oauth() {
   local chromium="${KOBANA_MCP_CHROMIUM:-/usr/bin/chromium}"
@@ -140,7 +154,7 @@ setup_browser_and_oauth() {
   done
 }
 setup_browser_and_oauth
-# --- client-library matrix (tests/tests/client_matrix.rs) --------------------------------------
+# --- client-library matrix (tests/it/client_matrix.rs) --------------------------------------
 # Each library in an environment of its own where their `mcp` versions clash: a venv for the
 # libraries on `mcp` 1.x, one for those on 2.x, and an npm dir apart from clients/node_modules.
 # Same hash-stamp idempotence as above.

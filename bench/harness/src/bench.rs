@@ -59,9 +59,11 @@ impl Opts {
                 .get("sections")
                 .map(|s| s.split(',').map(str::to_owned).collect())
                 .unwrap_or_else(|| {
-                    ["context", "load", "fanout", "pdf", "cold", "inproc", "memory"]
-                        .map(str::to_owned)
-                        .to_vec()
+                    [
+                        "context", "load", "fanout", "pdf", "cold", "inproc", "memory",
+                    ]
+                    .map(str::to_owned)
+                    .to_vec()
                 }),
             info,
         })

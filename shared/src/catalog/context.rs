@@ -46,7 +46,7 @@ impl PlannedWrite {
     /// The canonical request: `{"body","method","path"}` with every object's keys sorted,
     /// compactly serialized. Two writes are the same request exactly when these are equal.
     pub fn canonical(&self) -> String {
-        crate::confirm::canonical_json(&json!({
+        crate::canonical::canonical_json(&json!({
             "method": self.method.as_str(),
             "path": self.path(),
             "body": self.body,

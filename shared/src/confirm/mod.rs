@@ -25,8 +25,9 @@ use std::sync::Arc;
 use async_trait_like::BoxFuture;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde_json::Value;
 use sha2::{Digest, Sha256};
+
+use crate::canonical::idempotency_key;
 
 pub use dynamo::{DynamoStore, sdk_config};
 pub use flow::{Decision, decide, form_elicitation_declared};
@@ -92,27 +93,6 @@ pub fn is_our_state(state: &str) -> bool {
         .is_some_and(|rest| rest.len() == 43 && URL_SAFE_NO_PAD.decode(rest).is_ok())
 }
 
-/// The JSON value with object keys sorted, recursively, compactly serialized.
-pub fn canonical_json(value: &Value) -> String {
-    fn sorted(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let mut entries: Vec<_> = map.iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-                Value::Object(
-                    entries
-                        .into_iter()
-                        .map(|(k, v)| (k.clone(), sorted(v)))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-            other => other.clone(),
-        }
-    }
-    sorted(value).to_string()
-}
-
 /// What a confirmation is bound to: this tool, this canonical request
 /// ([`PlannedWrite::canonical`](crate::catalog::PlannedWrite::canonical)), this person, this
 /// organization — what the question shows and what the confirmed run sends.
@@ -138,28 +118,10 @@ pub fn confirmed_idempotency_key(digest: &str) -> String {
     idempotency_key(&format!("kobana-mcp confirmed write v1:{digest}"))
 }
 
-/// A Kobana `X-Idempotency-Key` derived from `seed` (a fresh nonce for an unconfirmed write):
-/// a UUID v4-shaped digest.
-pub fn idempotency_key(seed: &str) -> String {
-    let digest = Sha256::digest(seed.as_bytes());
-    let mut b = [0u8; 16];
-    b.copy_from_slice(&digest[..16]);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::canonical::canonical_json;
     use serde_json::json;
 
     #[test]

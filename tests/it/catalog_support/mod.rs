@@ -1,0 +1,83 @@
+//! What the catalog tests share: the fixture ids (reference §10) and small helpers to read a
+//! tool result.
+
+#![allow(dead_code)]
+
+use serde_json::{Value, json};
+
+use fake_kobana::full_token;
+
+use crate::common::{Stack, text_of};
+
+pub use crate::fake_common::ids::*;
+
+/// An id no fixture has.
+pub const UNKNOWN: &str = "00000000-0000-4000-8000-000000000000";
+
+/// The structured result of a successful call.
+#[track_caller]
+pub fn ok(result: &Value) -> Value {
+    assert_ne!(
+        result["isError"],
+        json!(true),
+        "unexpected tool error: {result}"
+    );
+    result["structuredContent"].clone()
+}
+
+/// The text of a failed call.
+#[track_caller]
+pub fn fail(result: &Value) -> String {
+    assert_eq!(
+        result["isError"],
+        json!(true),
+        "expected a tool error: {result}"
+    );
+    text_of(result)
+}
+
+/// `tools/list` as `token` sees it (era 2025).
+pub async fn tools_list(stack: &Stack, token: &str) -> Vec<Value> {
+    let (status, body) = stack.legacy(token, "tools/list", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    body["result"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Kobana calls under `prefix` other than the ones already counted.
+pub fn calls(stack: &Stack, prefix: &str) -> usize {
+    stack.kobana_calls(prefix).len()
+}
+
+/// Today in America/Sao_Paulo (UTC-3, no DST since 2019) as days since the epoch.
+pub fn sao_paulo_today() -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    fake_kobana::clock::local_day(now)
+}
+
+pub fn ids(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap_or_else(|| panic!("not a list: {list}"))
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+impl Stack {
+    /// Calls `tool` as a full token and answers its structured result (a tool error fails
+    /// the test).
+    pub async fn ok(&self, tool: &str, args: Value) -> Value {
+        ok(&self.call(&full_token(), tool, args).await)
+    }
+
+    /// Calls `tool` as a full token and answers the text of its error (a success fails the
+    /// test).
+    pub async fn refused(&self, tool: &str, args: Value) -> String {
+        fail(&self.call(&full_token(), tool, args).await)
+    }
+}

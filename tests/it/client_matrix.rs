@@ -1,0 +1,568 @@
+//! The client-library matrix (issue #20): each agent framework and bridge people use, pinned, in
+//! its own environment (`scripts/setup.sh`), against a live local stack (fake Kobana + server).
+//!
+//! One server per library run; every cell runs in order inside it: connect, list with the full
+//! and the read-only token, call a tool, read a JSON resource and the 9.9 MB PDF (bytes checked
+//! against the fake's document), get every prompt (PR-1…PR-4, text content only, so every
+//! library can load them), and a destructive tool: with the library's elicitation handler
+//! answering decline then accept where the server's question reaches it (CF-3), else it runs
+//! directly (CF-5). The scripts live in `clients/matrix/` and share `harness.{py,mjs}`.
+//!
+//! The README's "Connect a client" snippets are these scripts' marked regions verbatim
+//! (checked here), and the config-file entries (Claude Desktop, Cursor, VS Code, Claude Code)
+//! are parsed from the README and their command line or URL and headers are what the tests run.
+
+use crate::common;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use common::{Stack, run_with_input, succeeded};
+use fake_kobana::{DocKind, full_token, readonly_token};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
+const ACCOUNT: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
+const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
+const PDF_SIZE: usize = 9_900_000;
+/// The URL the README's snippets use; the tests put the live stack's URL in its place.
+const README_URL: &str = "https://kobana-mcp.example.com/mcp";
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ is inside the workspace")
+        .to_path_buf()
+}
+
+fn matrix_dir() -> PathBuf {
+    common::clients_dir().join("matrix")
+}
+
+/// The interpreter of one matrix venv (`.venv-matrix-NAME`, made by `scripts/setup.sh`).
+fn matrix_python(name: &str) -> PathBuf {
+    workspace().join(format!(".venv-matrix-{name}/bin/python"))
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(workspace().join("README.md")).expect("README.md")
+}
+
+/// What every library is asked to do.
+fn plan(stack: &Stack) -> Value {
+    json!({
+        "url": stack.url,
+        "full": full_token(),
+        "readonly": readonly_token(),
+        "list_call": {"name": "billing_customers_list", "arguments": {}},
+        "json_uri": format!("kobana://billing/customers/{CUSTOMER}"),
+        "pdf_uri": format!("kobana://billing/invoices/{OPEN_INVOICE}/pdf"),
+        "prompts": [
+            {"name": "collect_overdue_invoices", "arguments": {}},
+            {"name": "review_pending_nfes", "arguments": {}},
+            {"name": "customer_overview", "arguments": {"customer_id": CUSTOMER}},
+            {"name": "monthly_billing_summary", "arguments": {"month": "2026-08"}}
+        ],
+        "destructive": {
+            "name": "billing_invoices_void",
+            "arguments": {"id": OPEN_INVOICE, "reason": "Cobrança emitida em duplicidade"}
+        }
+    })
+}
+
+/// Runs one library script with the plan on stdin and returns its report (last stdout line).
+async fn run(
+    label: &str,
+    program: PathBuf,
+    script: &str,
+    plan: &Value,
+    env: &[(&str, String)],
+) -> Value {
+    assert!(
+        program.is_file(),
+        "{label}: {} is missing: run scripts/setup.sh (it installs the matrix environments)",
+        program.display()
+    );
+    let started = Instant::now();
+    let mut command = tokio::process::Command::new(&program);
+    command
+        .arg(matrix_dir().join(script))
+        .current_dir(matrix_dir())
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("MCP_USE_ANONYMIZED_TELEMETRY", "false");
+    for var in [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+    ] {
+        command.env_remove(var);
+    }
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let output = run_with_input(
+        &mut command,
+        &plan.to_string(),
+        std::time::Duration::from_secs(300),
+        label,
+    )
+    .await;
+    let (stdout, stderr) = succeeded(&output, label);
+    let last = stdout.lines().rev().find(|l| l.starts_with('{'));
+    let mut report: Value = last
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("{label} printed no JSON report: {stdout:.2000} {stderr:.2000}"));
+    let tail: String = stderr
+        .chars()
+        .rev()
+        .take(200_000)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    report["_stderr"] = Value::String(tail);
+    eprintln!(
+        "client matrix: {label} ({} {}) ran every cell in {:.1} s",
+        report["library"].as_str().unwrap_or("?"),
+        report["version"].as_str().unwrap_or("?"),
+        started.elapsed().as_secs_f64()
+    );
+    report
+}
+
+fn cell<'a>(label: &str, report: &'a Value, key: &str) -> &'a Value {
+    let value = &report[key];
+    assert!(
+        value.get("error").is_none(),
+        "{label}: cell {key} failed: {}\n{}\n--- stderr ---\n{}",
+        value["error"],
+        value["trace"].as_str().unwrap_or_default(),
+        report["_stderr"].as_str().unwrap_or_default()
+    );
+    value
+}
+
+fn names(label: &str, value: &Value) -> Vec<String> {
+    let mut names: Vec<String> = value
+        .as_array()
+        .unwrap_or_else(|| panic!("{label}: not a tool list: {value}"))
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every cell of one report, against what the stack serves and recorded.
+async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
+    assert_eq!(
+        report["elicitation"], confirmation,
+        "{label}: whether the server's question reaches the library's handler (README table)"
+    );
+    // The README's Compatibility table names this library at this version with what it gets.
+    let library = report["library"].as_str().unwrap();
+    let version = report["version"].as_str().unwrap();
+    let gets = if confirmation {
+        "server's confirmation"
+    } else {
+        "run directly"
+    };
+    assert!(
+        readme().lines().any(|row| row.starts_with('|')
+            && row.contains(library)
+            && row.contains(&format!("| {version} |"))
+            && row.contains(gets)),
+        "{label}: README's Compatibility table lacks a row for {library} {version} saying \"{gets}\""
+    );
+    // Lists: exactly what the server shows each token (A-2: no write tool for read-only).
+    for (key, token) in [
+        ("tools_full", full_token()),
+        ("tools_readonly", readonly_token()),
+    ] {
+        let got = names(label, cell(label, report, key));
+        let mut expected = stack.tool_names(&token, &[]).await;
+        expected.sort();
+        assert_eq!(got, expected, "{label}: {key}");
+    }
+    assert!(
+        !names(label, &report["tools_readonly"]).contains(&"billing_invoices_void".to_owned()),
+        "{label}"
+    );
+    // A read tool.
+    let call = cell(label, report, "call");
+    assert_eq!(call["isError"], false, "{label}: {call}");
+    assert!(
+        call["text"]
+            .as_str()
+            .unwrap()
+            .contains("Padaria Pão Dourado Ltda"),
+        "{label}: {call}"
+    );
+    // A JSON resource.
+    let json_resource = cell(label, report, "json_resource");
+    let text = json_resource[0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{label}: {json_resource}"));
+    let parsed: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert!(
+        parsed.to_string().contains("Padaria Pão Dourado Ltda"),
+        "{label}"
+    );
+    // The 9.9 MB PDF, bytes equal to the fake's document.
+    let pdf = cell(label, report, "pdf");
+    let bytes = stack
+        .fake
+        .pdf_bytes(DocKind::Invoice, OPEN_INVOICE)
+        .unwrap();
+    assert_eq!(bytes.len(), PDF_SIZE);
+    assert_eq!(pdf[0]["len"], PDF_SIZE, "{label}: {pdf}");
+    let digest: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(pdf[0]["sha256"], digest, "{label}: decoded bytes");
+    // Every prompt, loaded by the library itself.
+    let prompts = report["prompts"].as_array().unwrap();
+    assert_eq!(prompts.len(), 4, "{label}");
+    let expectations = [
+        (
+            "collect_overdue_invoices",
+            vec!["billing_invoices_send_reminder"],
+        ),
+        ("review_pending_nfes", vec!["FAT-2026-000655", "Rejeição"]),
+        (
+            "customer_overview",
+            vec![
+                "kobana://billing/customers/972a8469-1641-4f82-8b9d-2434e465e150",
+                "Padaria Pão Dourado Ltda",
+                ACCOUNT,
+            ],
+        ),
+        (
+            "monthly_billing_summary",
+            vec!["`date_from: \"2026-08-01\"`"],
+        ),
+    ];
+    for (prompt, (name, needles)) in prompts.iter().zip(expectations) {
+        assert_eq!(prompt["name"], name, "{label}");
+        assert!(
+            prompt.get("error").is_none(),
+            "{label}: prompt {name} could not be loaded: {}\n{}",
+            prompt["error"],
+            prompt["trace"].as_str().unwrap_or_default()
+        );
+        let text = prompt["texts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect::<Vec<_>>()
+            .join("\n");
+        for needle in needles {
+            assert!(
+                text.contains(needle),
+                "{label}: {name} lacks {needle}: {text:.1500}"
+            );
+        }
+    }
+    // The destructive tool.
+    let destructive = report["destructive"].as_array().unwrap();
+    let shown = report["elicitations"].as_array().unwrap();
+    for outcome in destructive {
+        assert!(outcome.get("error").is_none(), "{label}: {outcome}");
+    }
+    if confirmation {
+        assert_eq!(destructive.len(), 2, "{label}");
+        assert_eq!(destructive[0]["answer"], "decline");
+        assert_eq!(destructive[0]["isError"], true, "{label}: {destructive:?}");
+        assert!(
+            destructive[0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("USER_DECLINED"),
+            "{label}: {destructive:?}"
+        );
+        assert_eq!(shown.len(), 2, "{label}: one question per call");
+        for message in shown {
+            assert!(
+                message.as_str().unwrap().contains("FAT-2026-000812"),
+                "{label}: {message}"
+            );
+        }
+    } else {
+        assert_eq!(destructive.len(), 1, "{label}");
+        assert!(shown.is_empty(), "{label}: no question expected: {shown:?}");
+    }
+    let accepted = destructive.last().unwrap();
+    assert_eq!(accepted["isError"], false, "{label}: {accepted}");
+    assert!(
+        accepted["text"].as_str().unwrap().contains("void"),
+        "{label}: {accepted}"
+    );
+    let voids = stack.kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"));
+    assert_eq!(voids.len(), 1, "{label}: declined never reaches Kobana");
+}
+
+/// A stack whose protected-resource metadata names a loopback authorization server: some
+/// libraries (mcp-remote, mcp-use) run OAuth discovery even with a bearer token, and a test
+/// run must never reach past loopback. Nothing listens there; discovery just fails fast.
+async fn stack() -> Stack {
+    let stack = Stack::start_with(|config| {
+        config.authorization_servers = vec!["http://127.0.0.1:9".to_owned()];
+    })
+    .await;
+    stack.fake.set_pdf_size(OPEN_INVOICE, PDF_SIZE);
+    stack
+}
+
+async fn python_library(label: &str, venv: &str, script: &str, confirmation: bool) {
+    let stack = stack().await;
+    let report = run(label, matrix_python(venv), script, &plan(&stack), &[]).await;
+    check(label, &stack, &report, confirmation).await;
+}
+
+async fn node_library(label: &str, script: &str, confirmation: bool, env: &[(&str, String)]) {
+    let stack = stack().await;
+    let report = run(label, common::node(), script, &plan(&stack), env).await;
+    check(label, &stack, &report, confirmation).await;
+}
+
+#[tokio::test]
+async fn matrix_fastmcp_4_2_gets_every_cell_and_the_confirmation() {
+    python_library("fastmcp", "mcp2", "fastmcp_client.py", true).await;
+}
+
+#[tokio::test]
+async fn matrix_pydantic_ai_mcp_toolset_gets_every_cell_and_the_confirmation() {
+    python_library("pydantic-ai", "mcp2", "pydantic_ai_client.py", true).await;
+}
+
+#[tokio::test]
+async fn matrix_openai_agents_gets_every_cell_and_destructive_tools_run_directly_cf5() {
+    python_library("openai-agents", "mcp2", "openai_agents_client.py", false).await;
+}
+
+/// Fails on a prompt that embeds a `resource` block: langchain-mcp-adapters 0.3.2 raises
+/// `ValueError: Unsupported prompt message content type: resource` (PR-3).
+#[tokio::test]
+async fn matrix_langchain_mcp_adapters_loads_every_prompt_and_runs_directly_cf5() {
+    python_library("langchain", "mcp1", "langchain_client.py", false).await;
+}
+
+#[tokio::test]
+async fn matrix_mcp_use_gets_every_cell_and_destructive_tools_run_directly_cf5() {
+    python_library("mcp-use", "mcp1", "mcp_use_client.py", false).await;
+}
+
+#[tokio::test]
+async fn matrix_ai_sdk_mcp_gets_every_cell_and_the_confirmation() {
+    node_library("ai-sdk", "ai_sdk_client.mjs", true, &[]).await;
+}
+
+#[tokio::test]
+async fn matrix_mastra_mcp_gets_every_cell_and_the_confirmation() {
+    node_library("mastra", "mastra_client.mjs", true, &[]).await;
+}
+
+/// The fenced block right after `<!-- snippet: NAME -->` in the README.
+fn readme_block(readme: &str, name: &str) -> String {
+    let marker = format!("<!-- snippet: {name} -->");
+    let after = readme
+        .split_once(&marker)
+        .unwrap_or_else(|| panic!("README lacks {marker}"))
+        .1;
+    let body = after.split_once("```").unwrap().1;
+    let body = body.split_once('\n').unwrap().1;
+    body.split_once("```").unwrap().0.to_owned()
+}
+
+/// The README's Claude Desktop entry: `npx -y mcp-remote@VERSION ARGS…` with its env.
+fn claude_desktop_bridge(stack: &Stack, legacy: bool) -> Value {
+    let entry: Value = serde_json::from_str(&readme_block(&readme(), "claude-desktop"))
+        .expect("the Claude Desktop snippet is JSON");
+    let server = &entry["mcpServers"]["kobana"];
+    assert_eq!(server["command"], "npx");
+    let args: Vec<String> = server["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect();
+    let pinned: Value =
+        serde_json::from_str(&std::fs::read_to_string(matrix_dir().join("package.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        args[..2],
+        [
+            "-y".to_owned(),
+            format!(
+                "mcp-remote@{}",
+                pinned["dependencies"]["mcp-remote"].as_str().unwrap()
+            )
+        ],
+        "the README names the tested mcp-remote"
+    );
+    let mut args: Vec<String> = args[2..]
+        .iter()
+        .map(|a| a.replace(README_URL, &stack.url))
+        .collect();
+    assert!(
+        args.windows(2).any(|w| w == ["--protocol", "auto"]),
+        "the README's entry uses --protocol auto: {args:?}"
+    );
+    if legacy {
+        // The same entry without the flag: mcp-remote's default (legacy) era.
+        let at = args.iter().position(|a| a == "--protocol").unwrap();
+        args.drain(at..at + 2);
+    }
+    let env: serde_json::Map<String, Value> = server["env"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    json!({"args": args, "env": env})
+}
+
+async fn mcp_remote(legacy: bool) {
+    let stack = stack().await;
+    let bridge = claude_desktop_bridge(&stack, legacy);
+    let path = std::env::temp_dir().join(format!(
+        "kobana-matrix-bridge-{}-{legacy}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, bridge.to_string()).unwrap();
+    let label = if legacy {
+        "mcp-remote (legacy)"
+    } else {
+        "mcp-remote --protocol auto"
+    };
+    let report = run(
+        label,
+        common::node(),
+        "mcp_remote_client.mjs",
+        &plan(&stack),
+        &[("KOBANA_MATRIX_BRIDGE", path.display().to_string())],
+    )
+    .await;
+    let _ = std::fs::remove_file(&path);
+    check(label, &stack, &report, !legacy).await;
+}
+
+/// Claude Desktop's README entry, as written: `--protocol auto` puts the question to the person.
+#[tokio::test]
+async fn matrix_mcp_remote_protocol_auto_from_the_readme_gets_the_confirmation() {
+    mcp_remote(false).await;
+}
+
+/// mcp-remote's default era (2025): destructive tools run directly (CF-5).
+#[tokio::test]
+async fn matrix_mcp_remote_default_legacy_gets_every_cell_and_runs_directly_cf5() {
+    mcp_remote(true).await;
+}
+
+/// The README's library snippets are the matrix scripts' marked regions, verbatim.
+#[test]
+fn readme_snippets_are_the_tested_code() {
+    let readme = readme();
+    let mut seen = 0;
+    for entry in std::fs::read_dir(matrix_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.ends_with("_client.py") || name.ends_with("_client.mjs")) {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).unwrap();
+        let Some((_, rest)) = source.split_once("--- README snippet: ") else {
+            continue;
+        };
+        let rest = rest.split_once('\n').unwrap().1;
+        let end = rest
+            .find("--- end of snippet ---")
+            .unwrap_or_else(|| panic!("{name}: unterminated snippet"));
+        let snippet = rest[..end].rsplit_once('\n').unwrap().0.trim_end();
+        assert!(
+            readme.contains(snippet),
+            "README.md must carry the snippet of clients/matrix/{name} verbatim:\n{snippet}"
+        );
+        seen += 1;
+    }
+    assert_eq!(
+        seen, 7,
+        "seven library snippets (fastmcp, pydantic-ai, openai-agents, LangChain, mcp-use, AI SDK, Mastra)"
+    );
+}
+
+/// Cursor, VS Code and Claude Code connect natively over HTTP: their README entries' URL and
+/// headers, as written, list the tools (an `initialize` and a `tools/list` with those headers).
+#[tokio::test]
+async fn readme_config_entries_for_cursor_vs_code_and_claude_code_connect() {
+    let stack = Stack::start().await;
+    let readme = readme();
+    let token = full_token();
+    let cursor: Value = serde_json::from_str(&readme_block(&readme, "cursor")).unwrap();
+    let vscode: Value = serde_json::from_str(&readme_block(&readme, "vscode")).unwrap();
+    let cursor = &cursor["mcpServers"]["kobana"];
+    let vscode = &vscode["servers"]["kobana"];
+    assert_eq!(vscode["type"], "http");
+    let claude_code = readme_block(&readme, "claude-code");
+    let words: Vec<&str> = claude_code.split_whitespace().collect();
+    assert_eq!(words[..4], ["claude", "mcp", "add", "--transport"]);
+    let url_at = words
+        .iter()
+        .position(|w| w.starts_with("https://"))
+        .unwrap();
+    let header = claude_code
+        .split_once("--header \"")
+        .unwrap()
+        .1
+        .split_once('"')
+        .unwrap()
+        .0;
+    let (name, value) = header.split_once(": ").unwrap();
+    let entries = [
+        (
+            "cursor",
+            cursor["url"].as_str().unwrap(),
+            cursor["headers"].clone(),
+        ),
+        (
+            "vscode",
+            vscode["url"].as_str().unwrap(),
+            vscode["headers"].clone(),
+        ),
+        ("claude-code", words[url_at], json!({name: value})),
+    ];
+    for (client, url, headers) in entries {
+        assert_eq!(url, README_URL, "{client}");
+        let mut request = stack
+            .http
+            .post(&stack.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25");
+        for (k, v) in headers.as_object().unwrap() {
+            let v = v
+                .as_str()
+                .unwrap()
+                .replace("${env:KOBANA_TOKEN}", &token)
+                .replace("${input:kobana-token}", &token)
+                .replace("$KOBANA_TOKEN", &token);
+            request = request.header(k.as_str(), v);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let (status, body) =
+            common::read(request.body(body.to_string()).send().await.unwrap()).await;
+        assert_eq!(status, 200, "{client}: {body}");
+        assert!(
+            body["result"]["tools"]
+                .as_array()
+                .is_some_and(|t| t.len() > 30),
+            "{client}: {body}"
+        );
+    }
+}

@@ -1,0 +1,426 @@
+//! The house rules the code keeps, checked on the sources themselves:
+//!
+//! - data flows one way: no module below the HTTP front imports it, and the layers under the
+//!   handler — the features (`catalog`, `confirm`, `resources`, `prompts`, `completions`), then
+//!   `deferred`, `kobana`, `telemetry` (the request record the client fills in), and the base
+//!   (`access`, `canonical`, `format`, `config`, `net`) — never import the ones above;
+//! - modules of one rank never import each other in a cycle, and the tools (`catalog`) know
+//!   nothing of confirmation (`confirm`);
+//! - no Rust source file over 800 lines, except data-like corpora that say so in their first
+//!   line; the function binary's `main.rs` at most 150 lines.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace root")
+        .to_path_buf()
+}
+
+/// Every `.rs` file under `dir`, skipping build output and installed packages.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if path.is_dir() {
+            if !matches!(
+                name.as_ref(),
+                "target" | "node_modules" | ".git" | ".venv" | "corpus" | "artifacts"
+            ) && !name.starts_with(".venv")
+            {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module a file of `shared/src` belongs to (`http`, `server`, `catalog`, …).
+fn module_of(relative: &Path) -> String {
+    let first = relative
+        .components()
+        .next()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .unwrap_or_default();
+    first.trim_end_matches(".rs").to_owned()
+}
+
+/// The source with comments (line, block, doc) and string, char and raw-string literals
+/// blanked out, so only code is searched for paths.
+fn code_only(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &text[i..];
+        if rest.starts_with("//") {
+            let end = rest.find('\n').unwrap_or(rest.len());
+            i += end;
+        } else if let Some(comment) = rest.strip_prefix("/*") {
+            let end = comment.find("*/").map_or(rest.len(), |e| e + 4);
+            i += end;
+            out.push(' ');
+        } else if let Some(hashes) = raw_string_start(rest) {
+            let close = format!("\"{}", "#".repeat(hashes));
+            let open = hashes + 2;
+            let end = rest[open..]
+                .find(&close)
+                .map_or(rest.len(), |e| open + e + close.len());
+            i += end;
+            out.push_str("\"\"");
+        } else if rest.starts_with('"') {
+            let mut j = 1;
+            while j < rest.len() {
+                match rest.as_bytes()[j] {
+                    b'\\' => j += 2,
+                    b'"' => break,
+                    _ => j += 1,
+                }
+            }
+            i += (j + 1).min(rest.len());
+            out.push_str("\"\"");
+        } else if let Some(len) = char_literal_len(rest) {
+            i += len;
+            out.push_str("' '");
+        } else {
+            let c = rest.chars().next().expect("not at the end");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// `r"`, `r#"`, `br##"`…: the number of `#` of a raw string starting here.
+fn raw_string_start(rest: &str) -> Option<usize> {
+    let after = rest.strip_prefix("br").or_else(|| rest.strip_prefix('r'))?;
+    let hashes = after.chars().take_while(|c| *c == '#').count();
+    after[hashes..].starts_with('"').then_some(hashes)
+}
+
+/// The length of a char literal (`'a'`, `'\n'`, `'\u{1F600}'`) starting here; `None` for a
+/// lifetime (`'a`).
+fn char_literal_len(rest: &str) -> Option<usize> {
+    let body = rest.strip_prefix('\'')?;
+    let len = if body.starts_with('\\') {
+        // The escaped character itself may be a quote (`'\''`): the literal closes after it.
+        2 + body.get(2..)?.find('\'')?
+    } else {
+        body.chars().next()?.len_utf8()
+    };
+    (body[len..].starts_with('\'') && len <= 12).then_some(len + 2)
+}
+
+/// The identifier at the start of `text` (after blanks).
+fn ident(text: &str) -> &str {
+    let text = text.trim_start();
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// The first segments of every path in a `use` tree body (`{a, b::{c, d}, e as f}`): the
+/// names the tree imports from where it stands.
+fn group_heads(group: &str) -> Vec<String> {
+    let mut heads = Vec::new();
+    let mut depth = 0usize;
+    let mut at_item_start = true;
+    for (at, c) in group.char_indices() {
+        match c {
+            '{' => {
+                depth += 1;
+                at_item_start = depth == 1;
+            }
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth <= 1 => at_item_start = true,
+            c if at_item_start && depth == 1 && !c.is_whitespace() => {
+                let name = ident(&group[at..]);
+                if !name.is_empty() {
+                    heads.push(name.to_owned());
+                }
+                at_item_start = false;
+            }
+            _ => {}
+        }
+    }
+    heads
+}
+
+/// The crate modules a source file imports or names in code: `crate::x` paths, `use crate::{…}`
+/// groups at any depth of nesting, and `super::` paths that climb out of the file's own
+/// top-level module. Comments (doc links included) and string literals do not count.
+/// `depth` is how many modules below its top-level module the file sits (`catalog/mod.rs`: 0,
+/// `catalog/rows.rs`: 1, `server.rs`: 0).
+fn crate_modules_used_at(text: &str, depth: usize) -> Vec<String> {
+    let code = code_only(text);
+    let text = code.as_str();
+    let mut used = Vec::new();
+    for (at, _) in text.match_indices("crate::") {
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue; // `$crate::`, `mycrate::`
+        }
+        let rest = text[at + "crate::".len()..].trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            let close = matching_brace(group);
+            used.extend(group_heads(&format!("{{{}}}", &group[..close])));
+        } else {
+            let name = ident(rest);
+            if !name.is_empty() {
+                used.push(name.to_owned());
+            }
+        }
+    }
+    // `super::super::x` from a file `depth` levels down names the top-level module `x`.
+    let climb = "super::".repeat(depth + 1);
+    for (at, _) in text.match_indices(&climb) {
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let rest = text[at + climb.len()..].trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            let close = matching_brace(group);
+            used.extend(group_heads(&format!("{{{}}}", &group[..close])));
+        } else {
+            let name = ident(rest);
+            if !name.is_empty() && name != "super" {
+                used.push(name.to_owned());
+            }
+        }
+    }
+    used
+}
+
+/// The index of the `}` closing a group whose `{` was just before `text`.
+fn matching_brace(text: &str) -> usize {
+    let mut depth = 1usize;
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return at;
+                }
+            }
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+/// [`crate_modules_used_at`] for a file at the top of its module.
+fn crate_modules_used(text: &str) -> Vec<String> {
+    crate_modules_used_at(text, 0)
+}
+
+/// How many modules below its top-level module a file of `shared/src` sits.
+fn depth_of(relative: &Path) -> usize {
+    let parts = relative.components().count();
+    let is_mod = relative.file_name().is_some_and(|n| n == "mod.rs");
+    parts.saturating_sub(if is_mod { 2 } else { 1 })
+}
+
+/// Every arrow `module → module it uses` between top-level modules of `shared/src`, with the
+/// file that draws it.
+fn module_arrows() -> Vec<(String, String, String)> {
+    let src = root().join("shared/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 20, "found only {} files", files.len());
+    let mut arrows = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(&src).expect("under src");
+        let module = module_of(relative);
+        let text = std::fs::read_to_string(file).expect("readable");
+        for used in crate_modules_used_at(&text, depth_of(relative)) {
+            if used != module && rank(&used).is_some() {
+                arrows.push((module.clone(), used, relative.display().to_string()));
+            }
+        }
+    }
+    arrows
+}
+
+/// How high a module sits: a module may only use modules of a lower rank (or its own).
+fn rank(module: &str) -> Option<u8> {
+    Some(match module {
+        "lib" => 8,
+        "http" => 7,
+        "server" => 6,
+        "catalog" | "confirm" | "resources" | "prompts" | "completions" => 5,
+        "deferred" => 4,
+        "kobana" => 3,
+        "telemetry" => 2,
+        "access" | "canonical" | "format" | "config" | "net" => 1,
+        _ => return None,
+    })
+}
+
+#[test]
+fn modules_depend_one_way_front_server_features_base() {
+    let src = root().join("shared/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut wrong: Vec<String> = files
+        .iter()
+        .map(|f| module_of(f.strip_prefix(&src).expect("under src")))
+        .filter(|m| rank(m).is_none())
+        .map(|m| format!("module `{m}` has no rank"))
+        .collect();
+    for (module, used, file) in module_arrows() {
+        let (Some(own), Some(theirs)) = (rank(&module), rank(&used)) else {
+            continue;
+        };
+        // Features may use each other (confirm uses catalog), never upwards; see
+        // `no_cycle_between_modules_of_one_rank` for the rule that keeps that one way too.
+        if theirs > own || (theirs == own && own != 5) {
+            wrong.push(format!("{file} (`{module}`) uses `crate::{used}`"));
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    assert!(
+        wrong.is_empty(),
+        "arrows against the flow:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn no_cycle_between_modules_of_one_rank() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, used, _) in module_arrows() {
+        if rank(&module) == rank(&used) {
+            edges.entry(module).or_default().insert(used);
+        }
+    }
+    // A module reaches itself through same-rank arrows: a cycle.
+    let mut cycles = Vec::new();
+    for start in edges.keys() {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<(String, Vec<String>)> = vec![(start.clone(), vec![start.clone()])];
+        while let Some((at, path)) = stack.pop() {
+            for next in edges.get(&at).into_iter().flatten() {
+                if next == start {
+                    cycles.push(format!("{} -> {start}", path.join(" -> ")));
+                } else if seen.insert(next.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "cycles between modules of one rank:\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn tools_know_nothing_of_confirmation() {
+    let offenders: Vec<String> = module_arrows()
+        .into_iter()
+        .filter(|(module, used, _)| module == "catalog" && used == "confirm")
+        .map(|(_, _, file)| file)
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "catalog imports crate::confirm in: {offenders:?} (shared forms go in crate::canonical)"
+    );
+}
+
+#[test]
+fn only_the_front_imports_the_front() {
+    let src = root().join("shared/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let relative = f.strip_prefix(&src).expect("under src");
+            !(relative.starts_with("http") || relative == Path::new("lib.rs"))
+        })
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).expect("readable");
+            let relative = f.strip_prefix(&src).expect("under src");
+            crate_modules_used_at(&text, depth_of(relative))
+                .iter()
+                .any(|m| m == "http")
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(offenders.is_empty(), "import crate::http: {offenders:?}");
+}
+
+#[test]
+fn no_source_file_is_longer_than_a_reader_keeps_in_mind() {
+    let mut files = Vec::new();
+    rust_files(&root(), &mut files);
+    assert!(files.len() > 50, "found only {} files", files.len());
+    let mut long = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("readable");
+        let lines = text.lines().count();
+        let data_like = text
+            .lines()
+            .next()
+            .is_some_and(|first| first.contains("Data-like corpus"));
+        if lines > 800 && !data_like {
+            long.push(format!("{}: {lines} lines", file.display()));
+        }
+    }
+    assert!(long.is_empty(), "over 800 lines:\n{}", long.join("\n"));
+    let main = std::fs::read_to_string(root().join("functions/mcp/src/main.rs")).expect("main.rs");
+    let lines = main.lines().count();
+    assert!(
+        lines <= 150,
+        "functions/mcp/src/main.rs has {lines} lines (at most 150)"
+    );
+}
+
+#[test]
+fn the_import_reader_sees_plain_and_grouped_imports() {
+    let used = crate_modules_used("use crate::{catalog::X, http};\nlet a = crate::server::f();");
+    for module in ["catalog", "http", "server"] {
+        assert!(used.iter().any(|u| u == module), "{module}: {used:?}");
+    }
+}
+
+#[test]
+fn the_import_reader_sees_nested_groups_and_climbing_paths_but_not_comments_or_strings() {
+    let text = r###"
+use crate::{
+    access::{Principal, Visibility},
+    catalog::{self, ToolCtx},
+    format,
+};
+use super::super::confirm::question;
+use super::rows; // a sibling inside the same module
+// use crate::http::Fake;
+/* crate::server in a block comment */
+let s = "crate::kobana in a string";
+let r = r##"crate::telemetry in a raw string"##;
+let c = '{';
+fn f<'a>(x: &'a str) -> &'a str { crate::deferred::g(x) }
+"###;
+    let mut used = crate_modules_used_at(text, 1);
+    used.sort();
+    used.dedup();
+    assert_eq!(
+        used,
+        ["access", "catalog", "confirm", "deferred", "format"],
+        "{used:?}"
+    );
+}

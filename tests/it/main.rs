@@ -1,0 +1,50 @@
+//! The integration tests of kobana-mcp, in one binary (one link, one `cargo test` filter).
+//!
+//! One module per area. The support modules come first; every other module is a test area
+//! named after what it proves. Run one area with `cargo test -p kobana-mcp-tests --test it <area>::`.
+
+// Support shared by the areas.
+mod catalog_support;
+mod common;
+mod confirm_support;
+mod fake_common;
+mod hostile_support;
+mod lambda_support;
+
+// The areas.
+mod browser_cors;
+mod catalog;
+mod catalog_contract;
+mod catalog_invoices;
+mod catalog_lists;
+mod catalog_nfes;
+mod catalog_payments;
+mod catalog_subscriptions;
+mod client_matrix;
+mod compact_rows;
+mod confirm;
+mod confirm_refusals;
+mod confirm_truth;
+mod contract;
+mod contract_fixes;
+mod fake_access;
+mod fake_invoices;
+mod fake_lists;
+mod fake_resources;
+mod fake_transport;
+mod hostile;
+mod house;
+mod lambda;
+mod load;
+mod metrics;
+mod oauth_discovery;
+mod output_schemas;
+mod prompts;
+mod protocol;
+mod real_client_flows;
+mod real_clients;
+mod request_log;
+mod resources;
+mod secrets;
+mod unknown_method;
+mod upstream_faults;

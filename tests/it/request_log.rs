@@ -1,0 +1,633 @@
+//! The request line (#18 item 1): a full end-to-end run, logged through the server's own
+//! JSON-lines subscriber at its default filter, yields exactly one `kobana_mcp::request` line
+//! per HTTP request, each with every field, and no line of the run — request line or any
+//! other — holds the token, an argument value or a record's contents.
+//!
+//! The server runs on its own thread under the capturing dispatcher (as in `secrets.rs`); the
+//! fake Kobana and the client run on the test's runtime.
+
+use crate::common;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::thread_server::ThreadServer;
+use fake_kobana::{FakeKobana, Fault, FaultKind, full_token};
+use kobana_mcp::Config;
+use kobana_mcp::access::{BearerToken, Principal};
+use kobana_mcp::telemetry::logging::{json_subscriber, log_filter};
+use kobana_mcp::telemetry::record::person_digest;
+use serde_json::{Value, json};
+
+const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
+const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
+const SEARCH: &str = "Padaria";
+const REASON: &str = "motivo-de-teste-do-log";
+
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What one request's line must say (`None` = the field must be absent).
+#[derive(Debug, Clone, Default)]
+struct Expect {
+    http_method: &'static str,
+    status: u16,
+    mcp_method: Option<&'static str>,
+    target: Option<String>,
+    era: Option<&'static str>,
+    protocol_version: Option<&'static str>,
+    client: Option<(&'static str, &'static str)>,
+    person: bool,
+    outcome: &'static str,
+    error_code: Option<String>,
+    kobana_statuses: Option<&'static str>,
+    confirmation: Option<&'static str>,
+}
+
+struct Sent {
+    expect: Expect,
+    bytes: usize,
+    /// Calls the fake Kobana saw during this request.
+    kobana_seen: usize,
+}
+
+struct Client<'a> {
+    fake: &'a FakeKobana,
+    http: reqwest::Client,
+    url: String,
+    sent: Vec<Sent>,
+    token: String,
+}
+
+impl Client<'_> {
+    async fn send(&mut self, request: reqwest::RequestBuilder, expect: Expect) -> Value {
+        let before = self.fake.calls().len();
+        let response = request.send().await.expect("server answers");
+        assert_eq!(response.status().as_u16(), expect.status, "{expect:?}");
+        let body = response.bytes().await.expect("whole answer");
+        self.sent.push(Sent {
+            expect,
+            bytes: body.len(),
+            kobana_seen: self.fake.calls().len() - before,
+        });
+        serde_json::from_slice(&body).unwrap_or(Value::Null)
+    }
+
+    fn post(&self, headers: &[(&str, &str)], body: String) -> reqwest::RequestBuilder {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .bearer_auth(&self.token)
+            .body(body);
+        for (k, v) in headers {
+            request = request.header(*k, *v);
+        }
+        request
+    }
+
+    /// An era-2025 request (after `initialize`, with the version header).
+    async fn legacy(&mut self, method: &'static str, params: Value, expect: Expect) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let request = self.post(&[("mcp-protocol-version", "2025-11-25")], body.to_string());
+        let expect = Expect {
+            http_method: "POST",
+            mcp_method: Some(method),
+            era: Some("2025"),
+            protocol_version: Some("2025-11-25"),
+            person: true,
+            ..expect
+        };
+        self.send(request, expect).await
+    }
+
+    /// An era-2026 request, saying its client.
+    async fn modern(
+        &mut self,
+        method: &'static str,
+        mut params: Value,
+        caps: Value,
+        expect: Expect,
+    ) -> Value {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": caps,
+            "io.modelcontextprotocol/clientInfo": {"name": "log-check", "version": "2.1.0"},
+        });
+        let name = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let mut headers = vec![
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+        ];
+        if let Some(name) = name.as_deref() {
+            headers.push(("mcp-name", name));
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+        let request = self.post(&headers, body.to_string());
+        let expect = Expect {
+            http_method: "POST",
+            mcp_method: Some(method),
+            era: Some("2026"),
+            protocol_version: Some("2026-07-28"),
+            client: Some(("log-check", "2.1.0")),
+            person: true,
+            ..expect
+        };
+        self.send(request, expect).await
+    }
+}
+
+fn ok() -> Expect {
+    Expect {
+        status: 200,
+        outcome: "ok",
+        ..Expect::default()
+    }
+}
+
+fn tool_ok(name: &str, kobana: &'static str) -> Expect {
+    Expect {
+        target: Some(name.to_owned()),
+        kobana_statuses: Some(kobana),
+        ..ok()
+    }
+}
+
+/// Every kind of request the product answers, with what its line must say.
+async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
+    // Era 2025: the handshake says the client; later requests carry the header.
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "legacy-client", "version": "1.0.3"}}});
+    let request = client.post(&[], body.to_string());
+    let expect = Expect {
+        http_method: "POST",
+        mcp_method: Some("initialize"),
+        era: Some("2025"),
+        protocol_version: Some("2025-06-18"),
+        client: Some(("legacy-client", "1.0.3")),
+        person: true,
+        ..ok()
+    };
+    client.send(request, expect).await;
+    client.legacy("tools/list", json!({}), ok()).await;
+    client
+        .modern("server/discover", json!({}), json!({}), ok())
+        .await;
+    client
+        .modern("tools/list", json!({}), json!({}), ok())
+        .await;
+    let call = |name: &str, args: Value| json!({"name": name, "arguments": args});
+    client
+        .legacy(
+            "tools/call",
+            call("billing_customers_list", json!({"search": SEARCH})),
+            tool_ok("billing_customers_list", "200"),
+        )
+        .await;
+    let customer = client
+        .legacy(
+            "tools/call",
+            call("billing_customers_get", json!({"id": CUSTOMER})),
+            tool_ok("billing_customers_get", "200,200"),
+        )
+        .await;
+    assert_eq!(customer["result"]["isError"], false, "{customer}");
+    // A retried write: Kobana's 503, then its 200.
+    fake.inject(Fault {
+        method: Some("POST".into()),
+        path_prefix: format!("/v1/invoices/{OPEN_INVOICE}/send-reminder"),
+        kind: FaultKind::Status {
+            status: 503,
+            retry_after: None,
+        },
+        times: Some(1),
+    });
+    client
+        .legacy(
+            "tools/call",
+            call(
+                "billing_invoices_send_reminder",
+                json!({"id": OPEN_INVOICE}),
+            ),
+            tool_ok("billing_invoices_send_reminder", "503,200"),
+        )
+        .await;
+    // A tool error from Kobana, one before Kobana, and a JSON-RPC error.
+    client
+        .legacy(
+            "tools/call",
+            call(
+                "billing_invoices_get",
+                json!({"id": "00000000-0000-4000-8000-000000000000"}),
+            ),
+            Expect {
+                outcome: "tool_error",
+                error_code: Some("KOBANA_NOT_FOUND".into()),
+                ..tool_ok("billing_invoices_get", "404")
+            },
+        )
+        .await;
+    client
+        .legacy(
+            "tools/call",
+            call("billing_customers_list", json!({"per_page": "ten"})),
+            Expect {
+                outcome: "tool_error",
+                error_code: Some("INVALID_ARGUMENTS".into()),
+                ..tool_ok("billing_customers_list", "")
+            },
+        )
+        .await;
+    client
+        .legacy(
+            "tools/call",
+            call("billing_nope_for_someone@example.com", json!({})),
+            Expect {
+                outcome: "jsonrpc_error",
+                error_code: Some("-32602".into()),
+                ..tool_ok("unknown", "")
+            },
+        )
+        .await;
+    // A resource (by its template), a PDF streamed, a prompt and a completion.
+    client
+        .legacy(
+            "resources/read",
+            json!({"uri": format!("kobana://billing/invoices/{OPEN_INVOICE}")}),
+            tool_ok("kobana://billing/invoices/{id}", "200"),
+        )
+        .await;
+    client
+        .legacy(
+            "resources/read",
+            json!({"uri": format!("kobana://billing/invoices/{OPEN_INVOICE}/pdf")}),
+            tool_ok("kobana://billing/invoices/{id}/pdf", "200"),
+        )
+        .await;
+    client
+        .legacy(
+            "prompts/get",
+            json!({"name": "customer_overview", "arguments": {"customer_id": CUSTOMER}}),
+            Expect {
+                target: Some("customer_overview".into()),
+                ..ok()
+            },
+        )
+        .await;
+    client
+        .legacy(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "customer_overview"},
+                   "argument": {"name": "customer_id", "value": "Pa"}}),
+            tool_ok("customer_overview", "200"),
+        )
+        .await;
+    // Confirmations: asked then declined, asked then confirmed, and a mismatched answer.
+    let form = json!({"elicitation": {"form": {}}});
+    let void = json!({"name": "billing_invoices_void",
+        "arguments": {"id": OPEN_INVOICE, "reason": REASON}});
+    let destructive = |outcome, confirmation, kobana| Expect {
+        target: Some("billing_invoices_void".into()),
+        outcome,
+        confirmation: Some(confirmation),
+        kobana_statuses: Some(kobana),
+        ..ok()
+    };
+    for (answer, outcome, error, step, kobana) in [
+        (
+            json!({"action": "decline"}),
+            "tool_error",
+            Some("USER_DECLINED"),
+            "declined",
+            "",
+        ),
+        (
+            json!({"action": "accept", "content": {"confirm": true}}),
+            "ok",
+            None,
+            "confirmed",
+            "200",
+        ),
+    ] {
+        let asked = client
+            .modern(
+                "tools/call",
+                void.clone(),
+                form.clone(),
+                destructive("input_required", "asked", "200,200"),
+            )
+            .await;
+        let state = asked["result"]["requestState"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{asked}"))
+            .to_owned();
+        let mut retry = void.clone();
+        retry["requestState"] = json!(state);
+        retry["inputResponses"] = json!({"confirm": answer});
+        let expect = Expect {
+            error_code: error.map(str::to_owned),
+            ..destructive(outcome, step, kobana)
+        };
+        client
+            .modern("tools/call", retry, form.clone(), expect)
+            .await;
+    }
+    let mut stale = json!({"name": "billing_invoices_void",
+        "arguments": {"id": "6f1c1b1e-3c2d-4e5f-8a9b-0c1d2e3f4a5b", "reason": REASON}});
+    stale["requestState"] = json!(kobana_mcp::confirm::new_nonce().unwrap());
+    stale["inputResponses"] =
+        json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    let body = client
+        .modern(
+            "tools/call",
+            stale,
+            form.clone(),
+            Expect {
+                outcome: "tool_error",
+                error_code: Some("KOBANA_NOT_FOUND".into()),
+                ..destructive("tool_error", "mismatched", "404")
+            },
+        )
+        .await;
+    assert!(body.get("result").is_some(), "{body}");
+
+    // Failures before the handler: bad JSON, no token, a GET, another path, the metadata.
+    let request = client.post(&[("mcp-protocol-version", "2025-11-25")], "{nope".into());
+    let expect = Expect {
+        http_method: "POST",
+        status: 400,
+        person: true,
+        outcome: "jsonrpc_error",
+        error_code: Some("-32700".into()),
+        ..Expect::default()
+    };
+    client.send(request, expect).await;
+    let request = client
+        .http
+        .post(&client.url)
+        .header("content-type", "application/json")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string());
+    let expect = Expect {
+        http_method: "POST",
+        status: 401,
+        outcome: "http_error",
+        ..Expect::default()
+    };
+    client.send(request, expect).await;
+    let request = client
+        .http
+        .get(&client.url)
+        .header("accept", "text/event-stream");
+    let expect = Expect {
+        http_method: "GET",
+        status: 405,
+        outcome: "http_error",
+        ..Expect::default()
+    };
+    client.send(request, expect).await;
+    let base = client.url.trim_end_matches("/mcp").to_owned();
+    let request = client
+        .http
+        .get(format!("{base}/.well-known/oauth-protected-resource/mcp"));
+    let expect = Expect {
+        http_method: "GET",
+        ..ok()
+    };
+    client.send(request, expect).await;
+    let request = client.http.get(format!("{base}/elsewhere"));
+    let expect = Expect {
+        http_method: "GET",
+        status: 404,
+        outcome: "http_error",
+        ..Expect::default()
+    };
+    client.send(request, expect).await;
+}
+
+fn field<'a>(line: &'a Value, name: &str) -> Option<&'a Value> {
+    line["fields"].get(name)
+}
+
+fn text<'a>(line: &'a Value, name: &str) -> Option<&'a str> {
+    field(line, name).and_then(Value::as_str)
+}
+
+/// Text in a record that must never be logged: names, e-mails, documents, descriptions.
+fn record_contents(fake: &FakeKobana) -> Vec<String> {
+    let mut found = Vec::new();
+    for collection in ["customers", "invoices"] {
+        for record in fake.records(collection) {
+            for key in ["name", "email", "document_number", "description", "phone"] {
+                if let Some(value) = record.get(key).and_then(Value::as_str)
+                    && value.len() >= 6
+                {
+                    found.push(value.to_owned());
+                }
+            }
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn one_request_line_per_http_request_with_every_field_and_nothing_private() {
+    let fake = FakeKobana::start().await;
+    let config = Config {
+        kobana_api_url: fake.base_url(),
+        kobana_timeout: Duration::from_secs(5),
+        ..Config::default()
+    };
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = json_subscriber(log_filter(None), move || writer.clone());
+    let mut server = ThreadServer::start(config, tracing::Dispatch::new(subscriber), || {});
+    let token = full_token();
+    let mut client = Client {
+        fake: &fake,
+        http: kobana_mcp::net::client_builder().build().unwrap(),
+        url: server.url(),
+        sent: Vec::new(),
+        token: token.clone(),
+    };
+    full_run(&mut client, &fake).await;
+    // A line is written when its answer's body is dropped, just after the client read it.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    server.stop();
+    let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let requests: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["target"] == "kobana_mcp::request")
+        .collect();
+    assert_eq!(
+        requests.len(),
+        client.sent.len(),
+        "one request line per HTTP request:\n{log}"
+    );
+    let principal = Principal::from_token(BearerToken::new(token.clone()), 0).unwrap();
+    let person = person_digest(&principal.organization, &principal.person);
+    let mut ids = std::collections::HashSet::new();
+    for (line, sent) in requests.iter().zip(&client.sent) {
+        let e = &sent.expect;
+        let say = |name: &str| format!("{name} in {line} for {e:?}");
+        assert_eq!(line["level"], "INFO");
+        assert_eq!(text(line, "message"), Some("request"));
+        let id = text(line, "request_id").expect("request_id");
+        assert!(
+            id.starts_with("local-") && ids.insert(id.to_owned()),
+            "{}",
+            say("request_id")
+        );
+        assert_eq!(
+            text(line, "http_method"),
+            Some(e.http_method),
+            "{}",
+            say("http_method")
+        );
+        assert_eq!(
+            field(line, "http_status"),
+            Some(&json!(e.status)),
+            "{}",
+            say("status")
+        );
+        assert_eq!(
+            text(line, "mcp_method"),
+            e.mcp_method,
+            "{}",
+            say("mcp_method")
+        );
+        assert_eq!(
+            text(line, "target"),
+            e.target.as_deref(),
+            "{}",
+            say("target")
+        );
+        if e.mcp_method.is_some() {
+            assert_eq!(text(line, "era"), e.era, "{}", say("era"));
+            assert_eq!(
+                text(line, "protocol_version"),
+                e.protocol_version,
+                "{}",
+                say("version")
+            );
+        }
+        assert_eq!(
+            text(line, "client_name"),
+            e.client.map(|c| c.0),
+            "{}",
+            say("client")
+        );
+        assert_eq!(
+            text(line, "client_version"),
+            e.client.map(|c| c.1),
+            "{}",
+            say("client")
+        );
+        let expected_person = e.person.then_some(person.as_str());
+        assert_eq!(text(line, "person"), expected_person, "{}", say("person"));
+        assert_eq!(text(line, "outcome"), Some(e.outcome), "{}", say("outcome"));
+        assert_eq!(
+            text(line, "error_code"),
+            e.error_code.as_deref(),
+            "{}",
+            say("error_code")
+        );
+        let calls = field(line, "kobana_calls").and_then(Value::as_u64);
+        assert_eq!(
+            calls,
+            Some(sent.kobana_seen as u64),
+            "{}",
+            say("kobana_calls = the fake's")
+        );
+        if let Some(statuses) = e.kobana_statuses {
+            assert_eq!(
+                text(line, "kobana_statuses"),
+                Some(statuses),
+                "{}",
+                say("kobana")
+            );
+            let calls = if statuses.is_empty() {
+                0
+            } else {
+                statuses.split(',').count()
+            };
+            assert_eq!(
+                field(line, "kobana_calls"),
+                Some(&json!(calls)),
+                "{}",
+                say("calls")
+            );
+            let ms = field(line, "kobana_ms").and_then(Value::as_f64).unwrap();
+            assert_eq!(calls == 0, ms == 0.0, "{}", say("kobana_ms"));
+        }
+        assert_eq!(
+            text(line, "confirmation"),
+            e.confirmation,
+            "{}",
+            say("confirmation")
+        );
+        let duration = field(line, "duration_ms").and_then(Value::as_f64).unwrap();
+        assert!(duration > 0.0, "{}", say("duration_ms"));
+        assert_eq!(
+            field(line, "bytes_out"),
+            Some(&json!(sent.bytes)),
+            "{}",
+            say("bytes_out")
+        );
+    }
+    // The PDF line counted the streamed document, not the placeholder.
+    let pdf = requests
+        .iter()
+        .find(|l| text(l, "target") == Some("kobana://billing/invoices/{id}/pdf"))
+        .unwrap();
+    assert!(
+        field(pdf, "bytes_out").unwrap().as_u64().unwrap() > 1000,
+        "{pdf}"
+    );
+
+    // Nothing private in any line of the run.
+    let mut needles = vec![
+        token.clone(),
+        kobana_mcp::access::token_digest(&BearerToken::new(token.clone())),
+        SEARCH.to_owned(),
+        REASON.to_owned(),
+        CUSTOMER.to_owned(),
+        OPEN_INVOICE.to_owned(),
+        "someone@example.com".to_owned(),
+    ];
+    let contents = record_contents(&fake);
+    assert!(
+        contents.len() >= 10,
+        "the fixtures hold names and e-mails: {contents:?}"
+    );
+    needles.extend(contents);
+    for line in log.lines() {
+        for needle in &needles {
+            assert!(
+                !line.contains(needle.as_str()),
+                "{needle:?} is logged: {line}"
+            );
+        }
+    }
+}
