@@ -279,7 +279,11 @@ impl Config {
         if let Some(url) = self.public_url.iter().find(|u| !origin::is_http_url(u)) {
             return Err(invalid("MCP_PUBLIC_URL", url.clone(), URL));
         }
-        if let Some(bad) = self.authorization_servers.iter().find(|u| !origin::is_http_url(u)) {
+        if let Some(bad) = self
+            .authorization_servers
+            .iter()
+            .find(|u| !origin::is_http_url(u))
+        {
             return Err(invalid("MCP_AUTHORIZATION_SERVERS", bad.clone(), URL));
         }
         Ok(())
@@ -295,7 +299,8 @@ impl Config {
     }
 }
 
-const HOSTS: &str = "each entry must be host or host:port (letters, digits, dots, hyphens; IPv6 in brackets)";
+const HOSTS: &str =
+    "each entry must be host or host:port (letters, digits, dots, hyphens; IPv6 in brackets)";
 const ORIGINS: &str =
     "each entry must be scheme://host, scheme://host:port or scheme://host:* (http or https)";
 const URL: &str = "must be an http(s):// URL without blanks, quotes, query or fragment";
@@ -412,12 +417,32 @@ mod tests {
 
     #[test]
     fn n7_an_empty_origin_list_means_no_origin_and_unset_means_loopback() {
-        assert!(config(&[("MCP_ALLOWED_ORIGINS", "")]).unwrap().allowed_origins.is_empty());
-        assert!(config(&[("MCP_ALLOWED_ORIGINS", " , ")]).unwrap().allowed_origins.is_empty());
+        assert!(
+            config(&[("MCP_ALLOWED_ORIGINS", "")])
+                .unwrap()
+                .allowed_origins
+                .is_empty()
+        );
+        assert!(
+            config(&[("MCP_ALLOWED_ORIGINS", " , ")])
+                .unwrap()
+                .allowed_origins
+                .is_empty()
+        );
         assert_eq!(config(&[]).unwrap().allowed_origins, loopback_origins());
-        for bad in ["http://127.0.0.1:80@evil", "null", "https://*.example.com", "localhost"] {
-            let err = config(&[("MCP_ALLOWED_ORIGINS", bad)]).unwrap_err().to_string();
-            assert!(err.contains("MCP_ALLOWED_ORIGINS") && err.contains(bad), "{err}");
+        for bad in [
+            "http://127.0.0.1:80@evil",
+            "null",
+            "https://*.example.com",
+            "localhost",
+        ] {
+            let err = config(&[("MCP_ALLOWED_ORIGINS", bad)])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("MCP_ALLOWED_ORIGINS") && err.contains(bad),
+                "{err}"
+            );
         }
         let err = config(&[("MCP_ALLOWED_HOSTS", "mcp.example.com, evil\", x=\"y")])
             .unwrap_err()
@@ -428,7 +453,10 @@ mod tests {
     #[test]
     fn no_authorization_server_by_default_and_urls_are_checked() {
         assert!(config(&[]).unwrap().authorization_servers.is_empty());
-        let set = config(&[("MCP_AUTHORIZATION_SERVERS", "https://a.example, https://b.example")]);
+        let set = config(&[(
+            "MCP_AUTHORIZATION_SERVERS",
+            "https://a.example, https://b.example",
+        )]);
         assert_eq!(
             set.unwrap().authorization_servers,
             ["https://a.example", "https://b.example"]

@@ -13,7 +13,13 @@ use serde_json::{Value, json};
 
 /// The port of the stack's endpoint (`http://127.0.0.1:PORT/mcp`).
 fn port(stack: &Stack) -> String {
-    stack.url.rsplit(':').next().unwrap().trim_end_matches("/mcp").to_owned()
+    stack
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .to_owned()
 }
 
 fn metadata_url(stack: &Stack) -> String {
@@ -54,7 +60,10 @@ async fn n3_a_foreign_host_gets_403_before_the_challenge_and_the_metadata() {
     for host in ["evil.example", "evil\", x=\"y", "localhost:1\", x=\"y"] {
         let response = no_token(&stack, &[("host", host)]).await;
         assert_eq!(response.status().as_u16(), 403, "{host}");
-        assert!(response.headers().get("www-authenticate").is_none(), "{host}");
+        assert!(
+            response.headers().get("www-authenticate").is_none(),
+            "{host}"
+        );
         let response = metadata(&stack, &[("host", host)]).await;
         assert_eq!(response.status().as_u16(), 403, "{host}: metadata");
         let (_, body) = read(response).await;
@@ -65,7 +74,10 @@ async fn n3_a_foreign_host_gets_403_before_the_challenge_and_the_metadata() {
 #[tokio::test]
 async fn n3_forwarded_proto_cannot_change_the_resource() {
     let stack = Stack::start().await;
-    let forwarded = [("x-forwarded-proto", "https"), ("x-forwarded-host", "evil.example")];
+    let forwarded = [
+        ("x-forwarded-proto", "https"),
+        ("x-forwarded-host", "evil.example"),
+    ];
     let response = metadata(&stack, &forwarded).await;
     assert_eq!(response.status().as_u16(), 200);
     let (_, body) = read(response).await;
@@ -91,7 +103,10 @@ async fn n3_an_unchecked_host_names_nothing_and_cannot_add_a_parameter() {
     assert_eq!(response.status().as_u16(), 500);
     assert_eq!(response.headers()["cache-control"], "no-store");
     let (_, body) = read(response).await;
-    assert!(body["message"].as_str().unwrap().contains("MCP_PUBLIC_URL"), "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("MCP_PUBLIC_URL"),
+        "{body}"
+    );
     assert!(!body.to_string().contains("evil"), "{body}");
 }
 
@@ -105,7 +120,11 @@ async fn n3_a_public_url_wins_over_any_host_and_needs_no_vary() {
     .await;
     let response = metadata(&stack, &[("host", "evil.example")]).await;
     assert_eq!(response.headers()["cache-control"], "public, max-age=3600");
-    assert!(response.headers().get("vary").is_none(), "{:?}", response.headers());
+    assert!(
+        response.headers().get("vary").is_none(),
+        "{:?}",
+        response.headers()
+    );
     let (_, body) = read(response).await;
     assert_eq!(body["resource"], public);
     let value = challenge(&no_token(&stack, &[("host", "evil.example")]).await);
@@ -120,7 +139,10 @@ async fn n3_a_public_url_wins_over_any_host_and_needs_no_vary() {
 #[tokio::test]
 async fn n3_metadata_built_from_the_host_varies_on_it() {
     let stack = Stack::start().await;
-    for host in [format!("127.0.0.1:{}", port(&stack)), format!("localhost:{}", port(&stack))] {
+    for host in [
+        format!("127.0.0.1:{}", port(&stack)),
+        format!("localhost:{}", port(&stack)),
+    ] {
         let response = metadata(&stack, &[("host", &host)]).await;
         assert_eq!(response.status().as_u16(), 200);
         let headers = response.headers().clone();
@@ -130,7 +152,10 @@ async fn n3_metadata_built_from_the_host_varies_on_it() {
             .iter()
             .map(|v| v.to_str().unwrap())
             .collect();
-        assert!(vary.iter().any(|v| v.eq_ignore_ascii_case("host")), "{vary:?}");
+        assert!(
+            vary.iter().any(|v| v.eq_ignore_ascii_case("host")),
+            "{vary:?}"
+        );
         let (_, body) = read(response).await;
         assert_eq!(body["resource"], format!("http://{host}/mcp"));
     }
@@ -152,8 +177,24 @@ async fn i24_by_default_no_authorization_server_and_the_401_says_how_to_pass_a_t
     let pt = help["pt-BR"].as_str().unwrap();
     let en = help["en"].as_str().unwrap();
     for (text, words) in [
-        (pt, ["Authorization: Bearer <token>", "Faturamento Automático", "sandbox", "produção"]),
-        (en, ["Authorization: Bearer <token>", "Automatic Billing", "sandbox", "production"]),
+        (
+            pt,
+            [
+                "Authorization: Bearer <token>",
+                "Faturamento Automático",
+                "sandbox",
+                "produção",
+            ],
+        ),
+        (
+            en,
+            [
+                "Authorization: Bearer <token>",
+                "Automatic Billing",
+                "sandbox",
+                "production",
+            ],
+        ),
     ] {
         for word in words {
             let found = text.to_lowercase().contains(&word.to_lowercase());

@@ -148,7 +148,10 @@ fn check(name: &str, reply: &HttpReply, harness: &Harness, auth_server: &str) {
             );
             if auth_server.is_empty() {
                 // #24 row 1: by default no authorization server is advertised.
-                assert!(metadata.get("authorization_servers").is_none(), "{metadata}");
+                assert!(
+                    metadata.get("authorization_servers").is_none(),
+                    "{metadata}"
+                );
             } else {
                 assert_eq!(metadata["authorization_servers"], json!([auth_server]));
             }

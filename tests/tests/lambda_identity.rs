@@ -59,9 +59,17 @@ fn http_api(method: &str, path: &str, stage: &str, host: &str) -> Value {
 }
 
 fn resource_metadata(reply: &HttpReply) -> String {
-    assert_eq!(reply.status, 401, "{:?}", String::from_utf8_lossy(&reply.body));
+    assert_eq!(
+        reply.status,
+        401,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
     let challenge = reply.header("www-authenticate").expect("a challenge");
-    let start = challenge.find("resource_metadata=\"").expect("resource_metadata") + 19;
+    let start = challenge
+        .find("resource_metadata=\"")
+        .expect("resource_metadata")
+        + 19;
     let end = challenge[start..].find('"').unwrap() + start;
     assert!(!challenge.contains("evil"), "{challenge}");
     challenge[start..end].to_owned()
@@ -69,14 +77,20 @@ fn resource_metadata(reply: &HttpReply) -> String {
 
 fn assert_varies_on_host(reply: &HttpReply) {
     assert_eq!(reply.header("cache-control"), Some("public, max-age=3600"));
-    let vary = reply.header("vary").unwrap_or_default().to_ascii_lowercase();
+    let vary = reply
+        .header("vary")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
     assert!(vary.contains("host"), "Vary: {vary:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn n3_a_rest_api_event_names_the_gateway_domain_whatever_host_says() {
     let mut harness = Harness::start_bare(&[]).await;
-    let reply = harness.invoke(&forged(event("no-token"), "evil.example")).await.http();
+    let reply = harness
+        .invoke(&forged(event("no-token"), "evil.example"))
+        .await
+        .http();
     assert_eq!(
         resource_metadata(&reply),
         format!("https://{DOMAIN}/Prod/.well-known/oauth-protected-resource/mcp")
@@ -84,13 +98,17 @@ async fn n3_a_rest_api_event_names_the_gateway_domain_whatever_host_says() {
     let metadata = forged(event("well-known-protected-resource"), "evil.example");
     let reply = harness.invoke(&metadata).await.http();
     assert_eq!(reply.status, 200);
-    assert_eq!(reply.json()["resource"], format!("https://{DOMAIN}/Prod/mcp"));
+    assert_eq!(
+        reply.json()["resource"],
+        format!("https://{DOMAIN}/Prod/mcp")
+    );
     assert!(
         reply.json().get("authorization_servers").is_none(),
         "no authorization server by default: {}",
         reply.json()
     );
     assert_varies_on_host(&reply);
+    assert!(harness.fake.calls().is_empty(), "nothing reached Kobana");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -132,7 +150,8 @@ async fn n3_an_http_api_event_names_the_gateway_domain_whatever_host_says() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn n3_a_public_url_still_wins_under_lambda() {
     let public = "https://mcp.example.com/mcp";
-    let mut harness = Harness::start_bare(&[("MCP_PUBLIC_URL", public)]).await;
+    // As the template sets it up (`MCP_ALLOWED_HOSTS=*`), with a custom domain's URL.
+    let mut harness = Harness::start(&[("MCP_PUBLIC_URL", public)]).await;
     let metadata = forged(event("well-known-protected-resource"), "evil.example");
     let reply = harness.invoke(&metadata).await.http();
     assert_eq!(reply.json()["resource"], public);

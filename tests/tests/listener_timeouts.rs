@@ -96,7 +96,8 @@ async fn n10_an_idle_kept_alive_connection_is_closed_too() {
     })
     .await;
     let mut stream = TcpStream::connect(address(&stack)).await.unwrap();
-    let request = "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    let request =
+        "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut first = [0u8; 12];
     stream.read_exact(&mut first).await.unwrap();

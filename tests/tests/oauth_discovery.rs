@@ -89,7 +89,7 @@ impl Setup {
             env.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone())
         })
         .expect("the configuration reads");
-        assert_eq!(config.authorization_servers, [issuer.clone()]);
+        assert_eq!(config.authorization_servers, std::slice::from_ref(&issuer));
         tokio::spawn(kobana_mcp::serve(App::new(config).unwrap(), listener));
         Self {
             issuer,

@@ -40,7 +40,11 @@ fn rmcp_with(allowed: &[String]) -> StreamableHttpService<Nothing, NeverSessionM
         .disable_allowed_hosts()
         .with_allowed_origins(allowed.to_vec())
         .enforce_origin_validation();
-    StreamableHttpService::new(|| Ok(Nothing), Arc::new(NeverSessionManager::default()), config)
+    StreamableHttpService::new(
+        || Ok(Nothing),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    )
 }
 
 /// Whether rmcp lets a request with this `Origin` past its gate (403 means refused; a GET
@@ -67,7 +71,10 @@ fn lists() -> Vec<Vec<String>> {
     let written: Vec<Vec<String>> = vec![
         kobana_mcp::config::loopback_origins(),
         vec!["https://app.example.com".into()],
-        vec!["http://localhost:6274".into(), "https://APP.example.com:8443".into()],
+        vec![
+            "http://localhost:6274".into(),
+            "https://APP.example.com:8443".into(),
+        ],
         vec!["http://[::1]:*".into(), "http://127.0.0.1:80".into()],
     ];
     let for_rmcp = written.iter().map(|list| {
@@ -85,21 +92,37 @@ fn origin_text() -> impl Strategy<Value = String> {
     let seps = select(vec!["://", ":/", "//", "", ":///"]);
     let hosts = || {
         select(vec![
-            "localhost", "127.0.0.1", "[::1]", "app.example.com", "APP.example.com", "evil",
-            "localhost.evil", "[::1]evil", "127.0.0.1:80@evil", "user@localhost", "[0::1]", "",
-            "[", "loc%61lhost", "127.1", "xn--80ak6aa92e.com", "a..b", "-x-",
+            "localhost",
+            "127.0.0.1",
+            "[::1]",
+            "app.example.com",
+            "APP.example.com",
+            "evil",
+            "localhost.evil",
+            "[::1]evil",
+            "127.0.0.1:80@evil",
+            "user@localhost",
+            "[0::1]",
+            "",
+            "[",
+            "loc%61lhost",
+            "127.1",
+            "xn--80ak6aa92e.com",
+            "a..b",
+            "-x-",
             "[::ffff:127.0.0.1]",
         ])
     };
     let tails = || {
         select(vec![
-            "", ":80", ":443", ":8443", ":6274", ":5173", ":abc", ":", ":99999", ":0080",
-            ":65535", ":65536", "@evil", "evil:1", "/", "/path", "?q", "#f", " ", ":80:80", ":*",
-            ":1 ",
+            "", ":80", ":443", ":8443", ":6274", ":5173", ":abc", ":", ":99999", ":0080", ":65535",
+            ":65536", "@evil", "evil:1", "/", "/path", "?q", "#f", " ", ":80:80", ":*", ":1 ",
         ])
     };
     let junk = || {
-        let pieces = select(vec!["@", ":", "[", "]", "/", "?", "#", "%", "\"", " ", "1", "a", "."]);
+        let pieces = select(vec![
+            "@", ":", "[", "]", "/", "?", "#", "%", "\"", " ", "1", "a", ".",
+        ]);
         prop_oneof![
             2 => Just(Vec::new()),
             1 => proptest::collection::vec(pieces, 1..3),
@@ -131,14 +154,23 @@ fn n8_whatever_the_front_admits_rmcp_admits_too() {
                 if origin_allowed(list, &origin) {
                     admitted.set(admitted.get() + 1);
                     let rmcp = runtime.block_on(rmcp_admits(service, &value));
-                    prop_assert!(rmcp, "the front admits {origin:?} under {list:?}, rmcp does not");
+                    prop_assert!(
+                        rmcp,
+                        "the front admits {origin:?} under {list:?}, rmcp does not"
+                    );
                 }
             }
             Ok(())
         })
         .unwrap();
-    eprintln!("the front admitted {} generated (origin, list) pairs", admitted.get());
-    assert!(admitted.get() > 30, "the generator reaches admitted origins");
+    eprintln!(
+        "the front admitted {} generated (origin, list) pairs",
+        admitted.get()
+    );
+    assert!(
+        admitted.get() > 30,
+        "the generator reaches admitted origins"
+    );
 }
 
 #[test]
@@ -184,7 +216,9 @@ fn n8_the_two_checks_agree_on_this_table() {
 }
 
 fn has_cors(headers: &reqwest::header::HeaderMap) -> bool {
-    headers.keys().any(|k| k.as_str().starts_with("access-control-"))
+    headers
+        .keys()
+        .any(|k| k.as_str().starts_with("access-control-"))
 }
 
 async fn preflight(stack: &Stack, origin: &str) -> reqwest::Response {
@@ -208,10 +242,18 @@ async fn post(stack: &Stack, origin: &str) -> reqwest::Response {
 async fn assert_refused(stack: &Stack, origin: &str) {
     let response = preflight(stack, origin).await;
     assert_eq!(response.status().as_u16(), 403, "preflight from {origin}");
-    assert!(!has_cors(response.headers()), "{origin}: {:?}", response.headers());
+    assert!(
+        !has_cors(response.headers()),
+        "{origin}: {:?}",
+        response.headers()
+    );
     let response = post(stack, origin).await;
     assert_eq!(response.status().as_u16(), 403, "request from {origin}");
-    assert!(!has_cors(response.headers()), "{origin}: {:?}", response.headers());
+    assert!(
+        !has_cors(response.headers()),
+        "{origin}: {:?}",
+        response.headers()
+    );
 }
 
 #[tokio::test]
@@ -227,14 +269,22 @@ async fn n8_origins_outside_the_grammar_get_no_cors_and_403() {
         response.headers()["access-control-allow-origin"],
         "http://localhost:6274"
     );
-    assert_eq!(post(&stack, "http://localhost:6274").await.status().as_u16(), 200);
+    assert_eq!(
+        post(&stack, "http://localhost:6274")
+            .await
+            .status()
+            .as_u16(),
+        200
+    );
 }
 
 /// `AllowedOrigins`' default in template.yaml.
 fn template_default_origins() -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../template.yaml");
     let template = std::fs::read_to_string(path).unwrap();
-    let mut lines = template.lines().skip_while(|l| l.trim() != "AllowedOrigins:");
+    let mut lines = template
+        .lines()
+        .skip_while(|l| l.trim() != "AllowedOrigins:");
     lines
         .find_map(|l| l.trim().strip_prefix("Default:"))
         .expect("AllowedOrigins has a Default")
@@ -247,11 +297,20 @@ fn template_default_origins() -> String {
 async fn n7_the_templates_empty_allowed_origins_refuses_every_browser_origin() {
     let default = template_default_origins();
     assert_eq!(default, "", "the template's default");
-    let config = Config::from_lookup(|name| (name == "MCP_ALLOWED_ORIGINS").then(|| default.clone()))
-        .unwrap();
-    assert!(config.allowed_origins.is_empty(), "{:?}", config.allowed_origins);
+    let config =
+        Config::from_lookup(|name| (name == "MCP_ALLOWED_ORIGINS").then(|| default.clone()))
+            .unwrap();
+    assert!(
+        config.allowed_origins.is_empty(),
+        "{:?}",
+        config.allowed_origins
+    );
     let stack = Stack::start_with(move |c| c.allowed_origins = config.allowed_origins).await;
-    for origin in ["http://localhost:6274", "http://127.0.0.1:5173", "http://[::1]:8080"] {
+    for origin in [
+        "http://localhost:6274",
+        "http://127.0.0.1:5173",
+        "http://[::1]:8080",
+    ] {
         assert_refused(&stack, origin).await;
     }
     let (status, _) = stack
@@ -274,5 +333,8 @@ fn n7_an_origin_entry_outside_the_grammar_stops_the_server_at_start() {
         allowed_origins: vec!["http://localhost:abc".into()],
         ..Config::default()
     };
-    assert!(kobana_mcp::App::new(config).is_err(), "the app refuses it too");
+    assert!(
+        kobana_mcp::App::new(config).is_err(),
+        "the app refuses it too"
+    );
 }

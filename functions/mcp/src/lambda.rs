@@ -5,9 +5,9 @@
 //! the client reached and the path it asked for), from which the app names its endpoint when
 //! `MCP_PUBLIC_URL` is unset, instead of the `Host` header the client wrote.
 
+use kobana_mcp::App;
 use kobana_mcp::http::GatewayContext;
 use kobana_mcp::telemetry::RequestId;
-use kobana_mcp::App;
 use lambda_http::request::RequestContext;
 use lambda_http::{Error, Request, RequestExt, service_fn};
 use tracing::Instrument;

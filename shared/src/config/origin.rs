@@ -174,9 +174,12 @@ pub fn host_allowed(allowed: &[String], host: &str) -> bool {
     let Some(host) = Authority::parse(host) else {
         return false;
     };
-    allowed.iter().filter_map(|entry| allowed_host(entry)).any(|entry| {
-        entry.host == host.host && entry.port.is_none_or(|port| Some(port) == host.port)
-    })
+    allowed
+        .iter()
+        .filter_map(|entry| allowed_host(entry))
+        .any(|entry| {
+            entry.host == host.host && entry.port.is_none_or(|port| Some(port) == host.port)
+        })
 }
 
 /// One `MCP_ALLOWED_HOSTS` entry.
@@ -296,7 +299,9 @@ fn parse_host(host: &str) -> Option<String> {
         && host.split('.').all(|label| {
             !label.is_empty()
                 && label.len() <= MAX_LABEL_LEN
-                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
         });
     valid.then(|| host.to_ascii_lowercase())
 }
@@ -340,7 +345,10 @@ mod tests {
     #[test]
     fn origins_in_the_grammar_are_normalised() {
         let o = Origin::parse("HTTPS://App.Example.COM").unwrap();
-        assert_eq!((o.scheme, o.host.as_str(), o.port), ("https", "app.example.com", 443));
+        assert_eq!(
+            (o.scheme, o.host.as_str(), o.port),
+            ("https", "app.example.com", 443)
+        );
         let o = Origin::parse("http://[::1]:8080").unwrap();
         assert_eq!((o.scheme, o.host.as_str(), o.port), ("http", "[::1]", 8080));
         let o = Origin::parse("http://127.0.0.1").unwrap();
@@ -358,7 +366,13 @@ mod tests {
         for (entry, rmcp) in cases {
             assert_eq!(AllowedOrigin::parse(entry).unwrap().for_rmcp(), rmcp);
         }
-        for bad in ["https://x:443:*", "null", "https://x/", "*", "https://*.x.com"] {
+        for bad in [
+            "https://x:443:*",
+            "null",
+            "https://x/",
+            "*",
+            "https://*.x.com",
+        ] {
             assert_eq!(AllowedOrigin::parse(bad), None, "{bad:?}");
         }
     }

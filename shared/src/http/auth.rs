@@ -134,7 +134,10 @@ mod tests {
         assert_eq!(quoted("plain"), "\"plain\"");
         assert_eq!(quoted("evil\", x=\"y"), "\"evil\\\", x=\\\"y\"");
         assert_eq!(quoted("a\\b"), "\"a\\\\b\"");
-        assert_eq!(quoted("line\r\nX-Injected: 1"), "\"line%0D%0AX-Injected: 1\"");
+        assert_eq!(
+            quoted("line\r\nX-Injected: 1"),
+            "\"line%0D%0AX-Injected: 1\""
+        );
         assert_eq!(quoted("ç"), "\"%C3%A7\"");
         let value = challenge_value(Some("https://h/\", x=\"y"), &AuthError::Malformed);
         assert_eq!(

@@ -138,20 +138,33 @@ mod tests {
         let config = Config::default();
         let metadata = "/.well-known/oauth-protected-resource/mcp";
         let req = request(metadata, "127.0.0.1:3000");
-        assert_eq!(resource(&config, &req).unwrap(), "http://127.0.0.1:3000/mcp");
+        assert_eq!(
+            resource(&config, &req).unwrap(),
+            "http://127.0.0.1:3000/mcp"
+        );
         assert_eq!(endpoint(&config, &req).unwrap().vary(), Some("Host"));
         let root = request("/.well-known/oauth-protected-resource", "localhost:3000");
-        assert_eq!(resource(&config, &root).unwrap(), "http://localhost:3000/mcp");
+        assert_eq!(
+            resource(&config, &root).unwrap(),
+            "http://localhost:3000/mcp"
+        );
         let mut open = Config::default();
         open.allowed_hosts.clear();
-        assert_eq!(resource(&open, &req), None, "a Host nobody checks names nothing");
+        assert_eq!(
+            resource(&open, &req),
+            None,
+            "a Host nobody checks names nothing"
+        );
         assert_eq!(resource(&config, &request("/mcp", "evil\", x=\"y")), None);
         assert_eq!(resource(&config, &request("/a\"b/mcp", "localhost")), None);
     }
 
     #[test]
     fn n3_the_gateway_context_wins_over_host() {
-        let mut req = request("/Prod/.well-known/oauth-protected-resource/mcp", "evil.example");
+        let mut req = request(
+            "/Prod/.well-known/oauth-protected-resource/mcp",
+            "evil.example",
+        );
         req.extensions_mut().insert(GatewayContext {
             domain_name: Some("abc.execute-api.sa-east-1.amazonaws.com".into()),
             path: Some("/Prod/.well-known/oauth-protected-resource/mcp".into()),
@@ -169,7 +182,10 @@ mod tests {
             domain_name: Some("mcp.example.com".into()),
             path: Some("/mcp".into()),
         });
-        assert_eq!(resource(&config, &req).unwrap(), "https://mcp.example.com/mcp");
+        assert_eq!(
+            resource(&config, &req).unwrap(),
+            "https://mcp.example.com/mcp"
+        );
         config.public_url = Some("https://configured.example/mcp".into());
         let found = endpoint(&config, &req).unwrap();
         assert_eq!(found.resource, "https://configured.example/mcp");

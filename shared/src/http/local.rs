@@ -171,12 +171,17 @@ mod tests {
         });
         let mut byte = [0u8; 1];
         for _ in 0..4 {
-            io.read_exact(&mut byte).await.expect("a byte every 100 ms keeps it alive");
+            io.read_exact(&mut byte)
+                .await
+                .expect("a byte every 100 ms keeps it alive");
         }
         let started = Instant::now();
         let error = io.read_exact(&mut byte).await.unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::TimedOut);
         let waited = started.elapsed();
-        assert!(waited >= idle / 2 && waited < Duration::from_secs(10), "{waited:?}");
+        assert!(
+            waited >= idle / 2 && waited < Duration::from_secs(10),
+            "{waited:?}"
+        );
     }
 }

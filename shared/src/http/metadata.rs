@@ -81,7 +81,10 @@ pub(crate) fn response<B>(config: &Config, request: &Request<B>) -> Response<Res
     let body = document(config, &endpoint);
     let mut response = fixed(StatusCode::OK, "application/json", body.to_string());
     let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(CACHE_CONTROL));
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CACHE_CONTROL),
+    );
     if let Some(vary) = endpoint.vary() {
         headers.append(header::VARY, HeaderValue::from_static(vary));
     }
@@ -111,7 +114,11 @@ mod tests {
             source: super::super::identity::Source::Configured,
         };
         let mut config = Config::default();
-        assert!(document(&config, &endpoint).get("authorization_servers").is_none());
+        assert!(
+            document(&config, &endpoint)
+                .get("authorization_servers")
+                .is_none()
+        );
         config.authorization_servers = vec!["https://auth.example".into()];
         assert_eq!(
             document(&config, &endpoint)["authorization_servers"],

@@ -21,8 +21,7 @@ fn environment(api_url: &str) -> Option<(&'static str, &'static str)> {
     let host = api_url.split_once("://").map_or(api_url, |(_, rest)| rest);
     if api_url == PRODUCTION_API {
         Some(("produção", "production"))
-    } else if host.starts_with("api.billing.sandbox.") || host.starts_with("api-sandbox.billing.")
-    {
+    } else if host.starts_with("api.billing.sandbox.") || host.starts_with("api-sandbox.billing.") {
         Some(("sandbox", "sandbox"))
     } else {
         None
@@ -74,15 +73,30 @@ mod tests {
         let mut config = Config::default();
         let sandbox = help(&config);
         assert_eq!(sandbox["environment"], "sandbox");
-        assert!(sandbox["pt-BR"].as_str().unwrap().contains("ambiente sandbox"));
+        assert!(
+            sandbox["pt-BR"]
+                .as_str()
+                .unwrap()
+                .contains("ambiente sandbox")
+        );
         assert!(sandbox["en"].as_str().unwrap().contains(HEADER_FORM));
         config.kobana_api_url = PRODUCTION_API.into();
         let production = help(&config);
         assert_eq!(production["environment"], "production");
-        assert!(production["pt-BR"].as_str().unwrap().contains("ambiente produção"));
+        assert!(
+            production["pt-BR"]
+                .as_str()
+                .unwrap()
+                .contains("ambiente produção")
+        );
         config.kobana_api_url = "http://127.0.0.1:9".into();
         let other = help(&config);
         assert!(other["environment"].is_null());
-        assert!(other["en"].as_str().unwrap().contains("the API at http://127.0.0.1:9"));
+        assert!(
+            other["en"]
+                .as_str()
+                .unwrap()
+                .contains("the API at http://127.0.0.1:9")
+        );
     }
 }
