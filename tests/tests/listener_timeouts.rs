@@ -19,6 +19,17 @@ const HEADER_READ: Duration = Duration::from_millis(500);
 const IDLE: Duration = Duration::from_millis(800);
 /// How much later than its timeout a connection may close and still pass.
 const MARGIN: Duration = Duration::from_secs(5);
+/// The timeout a test does not exercise: far longer than the test runs.
+const LONG: Duration = Duration::from_secs(60);
+
+/// A stack whose listener has these two timeouts.
+async fn stack(header_read: Duration, idle: Duration) -> Stack {
+    Stack::start_with(|c| {
+        c.header_read_timeout = header_read;
+        c.idle_timeout = idle;
+    })
+    .await
+}
 
 fn address(stack: &Stack) -> String {
     stack
@@ -44,11 +55,7 @@ async fn closed_within(stream: &mut TcpStream, limit: Duration) -> Option<Durati
 
 #[tokio::test]
 async fn n10_partial_header_connections_are_closed_within_the_header_read_timeout() {
-    let stack = Stack::start_with(|c| {
-        c.header_read_timeout = HEADER_READ;
-        c.idle_timeout = Duration::from_secs(60);
-    })
-    .await;
+    let stack = stack(HEADER_READ, LONG).await;
     let mut streams = Vec::new();
     for i in 0..3 {
         let mut stream = TcpStream::connect(address(&stack)).await.unwrap();
@@ -70,11 +77,7 @@ async fn n10_partial_header_connections_are_closed_within_the_header_read_timeou
 
 #[tokio::test]
 async fn n10_a_stalled_body_is_closed_within_the_idle_timeout() {
-    let stack = Stack::start_with(|c| {
-        c.header_read_timeout = Duration::from_secs(60);
-        c.idle_timeout = IDLE;
-    })
-    .await;
+    let stack = stack(LONG, IDLE).await;
     let mut stream = TcpStream::connect(address(&stack)).await.unwrap();
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n\
@@ -90,11 +93,7 @@ async fn n10_a_stalled_body_is_closed_within_the_idle_timeout() {
 
 #[tokio::test]
 async fn n10_an_idle_kept_alive_connection_is_closed_too() {
-    let stack = Stack::start_with(|c| {
-        c.header_read_timeout = HEADER_READ;
-        c.idle_timeout = Duration::from_secs(60);
-    })
-    .await;
+    let stack = stack(HEADER_READ, LONG).await;
     let mut stream = TcpStream::connect(address(&stack)).await.unwrap();
     let request =
         "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
