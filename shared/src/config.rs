@@ -3,6 +3,8 @@
 //! Every variable is optional: with none set the server talks to Kobana's billing sandbox,
 //! listens on loopback and keeps confirmations in memory.
 
+pub mod origin;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -36,6 +38,13 @@ pub const DEFAULT_KOBANA_API_URL: &str = "https://api.billing.sandbox.kobana.com
 pub const DEFAULT_BIND: &str = "127.0.0.1:3000";
 /// Largest JSON-RPC request body accepted, in bytes.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// How long the local listener waits for a request head to be complete, counted from the
+/// moment the connection is ready for one (`MCP_HEADER_READ_TIMEOUT_MS`).
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a local connection may move no byte either way before it is closed
+/// (`MCP_IDLE_TIMEOUT_MS`). Longer than two Kobana deadlines in a row (a list answer's two
+/// rounds), so a slow Kobana never cuts an answer short.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A configuration value that could not be understood.
 #[derive(Debug, thiserror::Error)]
@@ -63,14 +72,18 @@ pub struct Config {
     /// empty disables the check (behind API Gateway, which fixes the host itself). Default:
     /// the loopback names, or empty under Lambda (`AWS_LAMBDA_RUNTIME_API` set).
     pub allowed_hosts: Vec<String>,
-    /// Browser origins accepted in the `Origin` header (`MCP_ALLOWED_ORIGINS`, comma-separated,
-    /// scheme included, `:*` for any port; default the loopback origins); a request with any
-    /// other `Origin` is refused with 403. Requests without `Origin` pass.
+    /// Browser origins accepted in the `Origin` header (`MCP_ALLOWED_ORIGINS`, comma-separated
+    /// `scheme://host[:port]` entries, `:*` for any port, see [`origin`]; unset: the loopback
+    /// origins; set but empty: none); a request with any other `Origin` is refused with 403.
+    /// Requests without `Origin` pass.
     pub allowed_origins: Vec<String>,
     /// Public URL of the MCP endpoint (`MCP_PUBLIC_URL`, e.g. `https://mcp.example.com/mcp`),
-    /// used as the protected resource's identifier; derived from the request when unset.
+    /// used as the protected resource's identifier. When unset it comes from API Gateway's
+    /// request context under Lambda, or from a `Host` the host check admitted locally.
     pub public_url: Option<String>,
-    /// OAuth authorization servers that issue Kobana tokens (`MCP_AUTHORIZATION_SERVERS`).
+    /// OAuth authorization servers the protected-resource metadata names
+    /// (`MCP_AUTHORIZATION_SERVERS`). Default none: no server we know of issues billing
+    /// tokens, and a client sent to one that cannot would end in a token Kobana refuses.
     pub authorization_servers: Vec<String>,
     /// DynamoDB table for confirmation nonces (`CONFIRMATIONS_TABLE`); in memory when unset.
     pub confirmations_table: Option<String>,
@@ -90,6 +103,10 @@ pub struct Config {
     /// Write CloudWatch EMF metric lines to stdout (`MCP_METRICS`: `on` / `off`); on under
     /// Lambda, off anywhere else unless asked for.
     pub metrics: bool,
+    /// The local listener's header-read timeout (`MCP_HEADER_READ_TIMEOUT_MS`).
+    pub header_read_timeout: Duration,
+    /// The local listener's idle timeout (`MCP_IDLE_TIMEOUT_MS`).
+    pub idle_timeout: Duration,
 }
 
 impl Default for Config {
@@ -100,7 +117,7 @@ impl Default for Config {
             allowed_hosts: loopback_hosts(),
             allowed_origins: loopback_origins(),
             public_url: None,
-            authorization_servers: vec!["https://app.kobana.com.br".to_owned()],
+            authorization_servers: Vec::new(),
             confirmations_table: None,
             kobana_timeout: Duration::from_secs(25),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
@@ -108,6 +125,8 @@ impl Default for Config {
             anonymous_token: None,
             rows: RowPolicy::default(),
             metrics: false,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
         }
     }
 }
@@ -183,7 +202,9 @@ impl Config {
                 split_list(&hosts)
             };
         }
-        if let Some(origins) = get("MCP_ALLOWED_ORIGINS") {
+        // Set but empty means no browser origin at all (the template's default); only an
+        // unset variable keeps the loopback origins.
+        if let Some(origins) = lookup("MCP_ALLOWED_ORIGINS") {
             config.allowed_origins = split_list(&origins);
         }
         config.public_url = get("MCP_PUBLIC_URL").map(|u| u.trim().to_owned());
@@ -205,6 +226,12 @@ impl Config {
                 value: bytes.clone(),
                 reason: "must be a whole number of bytes",
             })?;
+        }
+        if let Some(ms) = get("MCP_HEADER_READ_TIMEOUT_MS") {
+            config.header_read_timeout = millis("MCP_HEADER_READ_TIMEOUT_MS", &ms)?;
+        }
+        if let Some(ms) = get("MCP_IDLE_TIMEOUT_MS") {
+            config.idle_timeout = millis("MCP_IDLE_TIMEOUT_MS", &ms)?;
         }
         if let Some(contact) = get("KOBANA_USER_AGENT_CONTACT") {
             config.user_agent_contact = contact.trim().to_owned();
@@ -234,7 +261,32 @@ impl Config {
                 }
             };
         }
+        config.validate()?;
         Ok(config)
+    }
+
+    /// Checks the values that end up in headers and in the front's checks against the one
+    /// grammar of [`origin`]: every allowed host and origin, the public URL and each
+    /// authorization server. A value outside it is refused here, at start-up, rather than
+    /// silently matching nothing (or something else) later.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(bad) = origin::first_invalid_host(&self.allowed_hosts) {
+            return Err(invalid("MCP_ALLOWED_HOSTS", bad.to_owned(), HOSTS));
+        }
+        if let Some(bad) = origin::first_invalid_origin(&self.allowed_origins) {
+            return Err(invalid("MCP_ALLOWED_ORIGINS", bad.to_owned(), ORIGINS));
+        }
+        if let Some(url) = self.public_url.iter().find(|u| !origin::is_http_url(u)) {
+            return Err(invalid("MCP_PUBLIC_URL", url.clone(), URL));
+        }
+        if let Some(bad) = self
+            .authorization_servers
+            .iter()
+            .find(|u| !origin::is_http_url(u))
+        {
+            return Err(invalid("MCP_AUTHORIZATION_SERVERS", bad.clone(), URL));
+        }
+        Ok(())
     }
 
     /// The `User-Agent` sent to Kobana: product, version and a contact, as Kobana asks.
@@ -244,6 +296,32 @@ impl Config {
             env!("CARGO_PKG_VERSION"),
             self.user_agent_contact
         )
+    }
+}
+
+const HOSTS: &str =
+    "each entry must be host or host:port (letters, digits, dots, hyphens; IPv6 in brackets)";
+const ORIGINS: &str =
+    "each entry must be scheme://host, scheme://host:port or scheme://host:* (http or https)";
+const URL: &str = "must be an http(s):// URL without blanks, quotes, query or fragment";
+
+fn invalid(name: &'static str, value: String, reason: &'static str) -> ConfigError {
+    ConfigError::Invalid {
+        name,
+        value,
+        reason,
+    }
+}
+
+/// A positive whole number of milliseconds.
+fn millis(name: &'static str, value: &str) -> Result<Duration, ConfigError> {
+    match value.trim().parse::<u64>() {
+        Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
+        _ => Err(invalid(
+            name,
+            value.to_owned(),
+            "must be a positive whole number of milliseconds",
+        )),
     }
 }
 
@@ -335,6 +413,83 @@ mod tests {
         assert!(!config(&[lambda, ("MCP_METRICS", "off")]).unwrap().metrics);
         let err = config(&[("MCP_METRICS", "loud")]).unwrap_err().to_string();
         assert!(err.contains("MCP_METRICS"), "{err}");
+    }
+
+    #[test]
+    fn n7_an_empty_origin_list_means_no_origin_and_unset_means_loopback() {
+        assert!(
+            config(&[("MCP_ALLOWED_ORIGINS", "")])
+                .unwrap()
+                .allowed_origins
+                .is_empty()
+        );
+        assert!(
+            config(&[("MCP_ALLOWED_ORIGINS", " , ")])
+                .unwrap()
+                .allowed_origins
+                .is_empty()
+        );
+        assert_eq!(config(&[]).unwrap().allowed_origins, loopback_origins());
+        for bad in [
+            "http://127.0.0.1:80@evil",
+            "null",
+            "https://*.example.com",
+            "localhost",
+        ] {
+            let err = config(&[("MCP_ALLOWED_ORIGINS", bad)])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("MCP_ALLOWED_ORIGINS") && err.contains(bad),
+                "{err}"
+            );
+        }
+        let err = config(&[("MCP_ALLOWED_HOSTS", "mcp.example.com, evil\", x=\"y")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("MCP_ALLOWED_HOSTS"), "{err}");
+    }
+
+    #[test]
+    fn no_authorization_server_by_default_and_urls_are_checked() {
+        assert!(config(&[]).unwrap().authorization_servers.is_empty());
+        let set = config(&[(
+            "MCP_AUTHORIZATION_SERVERS",
+            "https://a.example, https://b.example",
+        )]);
+        assert_eq!(
+            set.unwrap().authorization_servers,
+            ["https://a.example", "https://b.example"]
+        );
+        for (name, bad) in [
+            ("MCP_AUTHORIZATION_SERVERS", "https://a.example\", x=\"y"),
+            ("MCP_PUBLIC_URL", "https://mcp.example.com/mcp\", evil=\"1"),
+            ("MCP_PUBLIC_URL", "mcp.example.com/mcp"),
+        ] {
+            let err = config(&[(name, bad)]).unwrap_err().to_string();
+            assert!(err.contains(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn n10_listener_timeouts_have_defaults_and_are_configurable() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.header_read_timeout, DEFAULT_HEADER_READ_TIMEOUT);
+        assert_eq!(c.idle_timeout, DEFAULT_IDLE_TIMEOUT);
+        assert!(DEFAULT_IDLE_TIMEOUT > 2 * c.kobana_timeout);
+        let c = config(&[
+            ("MCP_HEADER_READ_TIMEOUT_MS", "250"),
+            ("MCP_IDLE_TIMEOUT_MS", "1500"),
+        ])
+        .unwrap();
+        assert_eq!(c.header_read_timeout, Duration::from_millis(250));
+        assert_eq!(c.idle_timeout, Duration::from_millis(1500));
+        for name in ["MCP_HEADER_READ_TIMEOUT_MS", "MCP_IDLE_TIMEOUT_MS"] {
+            for bad in ["0", "-1", "10s"] {
+                let err = config(&[(name, bad)]).unwrap_err().to_string();
+                assert!(err.contains(name), "{err}");
+            }
+        }
     }
 
     #[test]

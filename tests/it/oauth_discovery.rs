@@ -79,12 +79,17 @@ impl Setup {
         let fake = FakeKobana::start().await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let public_url = format!("http://{}/mcp", listener.local_addr().unwrap());
-        let config = Config {
-            kobana_api_url: fake.base_url(),
-            public_url: Some(public_url.clone()),
-            authorization_servers: vec![issuer.clone()],
-            ..Config::default()
-        };
+        // Discovery needs MCP_AUTHORIZATION_SERVERS set: by default none is advertised (#24).
+        let env = [
+            ("KOBANA_API_URL", fake.base_url()),
+            ("MCP_PUBLIC_URL", public_url.clone()),
+            ("MCP_AUTHORIZATION_SERVERS", issuer.clone()),
+        ];
+        let config = Config::from_lookup(|name| {
+            env.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone())
+        })
+        .expect("the configuration reads");
+        assert_eq!(config.authorization_servers, std::slice::from_ref(&issuer));
         tokio::spawn(kobana_mcp::serve(App::new(config).unwrap(), listener));
         Self {
             issuer,

@@ -13,7 +13,7 @@ const USAGE: &str = "usage: kobana-mcp [--demo]\n\
   --demo   serve a built-in fake Kobana with sample data (no account or network needed)\n\
 environment: MCP_BIND, KOBANA_API_URL, CONFIRMATIONS_TABLE, MCP_ALLOWED_HOSTS,\n\
   MCP_ALLOWED_ORIGINS, MCP_PUBLIC_URL, MCP_AUTHORIZATION_SERVERS, KOBANA_TIMEOUT_MS, MCP_METRICS,\n\
-  RUST_LOG";
+  MCP_HEADER_READ_TIMEOUT_MS, MCP_IDLE_TIMEOUT_MS, RUST_LOG";
 
 fn main() -> ExitCode {
     let under_lambda = std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some();
@@ -122,28 +122,4 @@ fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(code)
 }
 
-mod lambda {
-    //! The Lambda entry point: every API Gateway event is one request to the app, answered
-    //! with a streamed response (so bodies over Lambda's 6 MB buffered limit work).
-
-    use kobana_mcp::App;
-    use kobana_mcp::telemetry::RequestId;
-    use lambda_http::{Error, Request, RequestExt, service_fn};
-    use tracing::Instrument;
-
-    /// Runs the Lambda runtime loop until the environment shuts the function down. Every log
-    /// line of an invocation, and its request line, carries its Lambda request id.
-    pub async fn run(app: App) -> Result<(), Error> {
-        lambda_http::run_with_streaming_response(service_fn(move |mut request: Request| {
-            let app = app.clone();
-            let request_id = request
-                .lambda_context_ref()
-                .map(|context| context.request_id.clone())
-                .unwrap_or_default();
-            let span = tracing::info_span!("invocation", request_id = %request_id);
-            request.extensions_mut().insert(RequestId(request_id));
-            async move { Ok::<_, Error>(app.handle(request).await) }.instrument(span)
-        }))
-        .await
-    }
-}
+mod lambda;

@@ -1,4 +1,4 @@
-//! Bearer authentication and the RFC 9728 protected-resource metadata (A-3).
+//! Bearer authentication and the 401 challenge (A-3).
 //!
 //! The token is read here, turned into a [`Principal`] and removed from the request before
 //! anything else (rmcp included) sees the headers, so it cannot end up in a log line.
@@ -8,76 +8,14 @@ use std::sync::Arc;
 use http::{HeaderValue, Request, Response, StatusCode, header};
 use serde_json::json;
 
-use super::{ResponseBody, fixed};
+use super::identity::endpoint;
+use super::metadata::metadata_url;
+use super::{ResponseBody, fixed, token_help};
 use crate::access::{AuthError, BearerToken, Principal, Resource};
 use crate::config::Config;
 
-const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
-
 fn now() -> i64 {
     jiff::Timestamp::now().as_second()
-}
-
-/// `scheme://host` of the request as the client addressed it.
-fn origin<B>(request: &Request<B>) -> String {
-    let headers = request.headers();
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .or_else(|| request.uri().authority().map(|a| a.as_str()))
-        .unwrap_or("localhost");
-    let loopback = ["localhost", "127.", "[::1]"]
-        .iter()
-        .any(|p| host.starts_with(p));
-    let scheme = headers
-        .get("x-forwarded-proto")
-        .and_then(|v| v.to_str().ok())
-        .filter(|p| matches!(*p, "http" | "https"))
-        .unwrap_or(if loopback { "http" } else { "https" });
-    format!("{scheme}://{host}")
-}
-
-/// The MCP endpoint's canonical URL (the protected resource's identifier).
-///
-/// Derived from the request when `MCP_PUBLIC_URL` is unset: behind API Gateway's default URL
-/// the path carries the stage (`/Prod/mcp`), and the metadata is served under it too
-/// (`/Prod/.well-known/oauth-protected-resource/mcp`), so the prefix before the well-known
-/// segment belongs to the resource.
-fn resource_url<B>(config: &Config, request: &Request<B>) -> String {
-    if let Some(url) = &config.public_url {
-        return url.clone();
-    }
-    let path = request.uri().path();
-    let mcp_path = match path.find(WELL_KNOWN) {
-        Some(i) => {
-            let suffix = &path[i + WELL_KNOWN.len()..];
-            format!(
-                "{}{}",
-                &path[..i],
-                if suffix.is_empty() { "/mcp" } else { suffix }
-            )
-        }
-        None => path.to_owned(),
-    };
-    format!("{}{mcp_path}", origin(request))
-}
-
-/// Where the metadata of `resource` lives: RFC 9728 puts the well-known segment right after
-/// the host (`https://host/.well-known/oauth-protected-resource/mcp`). A resource under a path
-/// prefix (API Gateway's `/Prod/mcp`) gets its metadata under the same prefix, the only place
-/// such a gateway can route (`https://host/Prod/.well-known/oauth-protected-resource/mcp`).
-fn metadata_url(resource: &str) -> String {
-    let Some(start) = resource.find("://").map(|i| i + 3) else {
-        return format!("{resource}{WELL_KNOWN}");
-    };
-    let path_at = resource[start..]
-        .find('/')
-        .map_or(resource.len(), |i| start + i);
-    let (origin, path) = resource.split_at(path_at);
-    match path.rfind('/') {
-        Some(last) if last > 0 => format!("{origin}{}{WELL_KNOWN}{}", &path[..last], &path[last..]),
-        _ => format!("{origin}{WELL_KNOWN}{path}"),
-    }
 }
 
 /// The granular scopes, for `scopes_supported`: `<resource>:read` and `<resource>:write`.
@@ -100,24 +38,6 @@ pub fn default_scope() -> String {
         .map(|r| format!("{}:read", r.slug()))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// `GET /.well-known/oauth-protected-resource[/mcp]`.
-pub fn metadata_response<B>(config: &Config, request: &Request<B>) -> Response<ResponseBody> {
-    let body = json!({
-        "resource": resource_url(config, request),
-        "authorization_servers": config.authorization_servers,
-        "scopes_supported": scopes_supported(),
-        "bearer_methods_supported": ["header"],
-        "resource_name": "Kobana — Faturamento Automático (MCP)",
-        "resource_documentation": "https://docs.billing.kobana.com.br",
-    });
-    let mut response = fixed(StatusCode::OK, "application/json", body.to_string());
-    response.headers_mut().insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=3600"),
-    );
-    response
 }
 
 /// Reads the bearer token. On success the request carries an `Arc<Principal>` extension and
@@ -147,23 +67,51 @@ pub fn authenticate<B>(
     }
 }
 
+/// A `quoted-string` (RFC 9110 §5.6.4) holding `value`: `"` and `\\` escaped, and any byte a
+/// header value cannot carry (controls, non-ASCII) percent-encoded, so a value can never end
+/// the string early, add a parameter or break the header.
+pub(crate) fn quoted(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for byte in value.bytes() {
+        match byte {
+            b'"' | b'\\' => {
+                out.push('\\');
+                out.push(char::from(byte));
+            }
+            b' '..=b'~' => out.push(char::from(byte)),
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The `WWW-Authenticate` value: the metadata's URL when the endpoint is known, the default
+/// scope, and the RFC 6750 error code (none for a request that carried no token).
+fn challenge_value(metadata: Option<&str>, error: &AuthError) -> String {
+    let mut params = Vec::with_capacity(3);
+    if let Some(url) = metadata {
+        params.push(format!("resource_metadata={}", quoted(url)));
+    }
+    params.push(format!("scope={}", quoted(&default_scope())));
+    if let Some(code) = error.oauth_code() {
+        params.push(format!("error={}", quoted(code)));
+    }
+    format!("Bearer {}", params.join(", "))
+}
+
 fn challenge<B>(
     config: &Config,
     request: &Request<B>,
     error: &AuthError,
 ) -> Response<ResponseBody> {
-    let resource = resource_url(config, request);
-    let mut value = format!(
-        "Bearer resource_metadata=\"{}\", scope=\"{}\"",
-        metadata_url(&resource),
-        default_scope()
-    );
-    if let Some(code) = error.oauth_code() {
-        value.push_str(&format!(", error=\"{code}\""));
-    }
+    let metadata = endpoint(config, request).map(|e| metadata_url(&e.resource));
+    let value = challenge_value(metadata.as_deref(), error);
     let body = json!({
         "error": error.oauth_code().unwrap_or("invalid_token"),
         "error_description": error.to_string(),
+        "how_to_authenticate": token_help::help(config),
     });
     let mut response = fixed(
         StatusCode::UNAUTHORIZED,
@@ -182,40 +130,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a3_metadata_url_puts_well_known_before_the_path() {
+    fn n3_quoted_values_cannot_add_a_parameter() {
+        assert_eq!(quoted("plain"), "\"plain\"");
+        assert_eq!(quoted("evil\", x=\"y"), "\"evil\\\", x=\\\"y\"");
+        assert_eq!(quoted("a\\b"), "\"a\\\\b\"");
         assert_eq!(
-            metadata_url("https://mcp.example.com/mcp"),
-            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+            quoted("line\r\nX-Injected: 1"),
+            "\"line%0D%0AX-Injected: 1\""
         );
+        assert_eq!(quoted("ç"), "\"%C3%A7\"");
+        let value = challenge_value(Some("https://h/\", x=\"y"), &AuthError::Malformed);
         assert_eq!(
-            metadata_url("https://x.execute-api.us-east-1.amazonaws.com/Prod/mcp"),
-            "https://x.execute-api.us-east-1.amazonaws.com/Prod/.well-known/oauth-protected-resource/mcp"
+            value,
+            format!(
+                "Bearer resource_metadata=\"https://h/\\\", x=\\\"y\", scope=\"{}\", error=\"invalid_request\"",
+                default_scope()
+            )
         );
+        assert!(HeaderValue::from_str(&value).is_ok());
     }
 
     #[test]
-    fn a3_resource_url_follows_the_request() {
-        let config = Config::default();
-        let req = Request::builder()
-            .uri("/.well-known/oauth-protected-resource/mcp")
-            .header("host", "127.0.0.1:3000")
-            .body(())
-            .unwrap();
-        assert_eq!(resource_url(&config, &req), "http://127.0.0.1:3000/mcp");
-        let req = Request::builder()
-            .uri("/mcp")
-            .header("host", "mcp.example.com")
-            .body(())
-            .unwrap();
-        assert_eq!(resource_url(&config, &req), "https://mcp.example.com/mcp");
-        let req = Request::builder()
-            .uri("/Prod/.well-known/oauth-protected-resource/mcp")
-            .header("host", "x.execute-api.sa-east-1.amazonaws.com")
-            .body(())
-            .unwrap();
-        assert_eq!(
-            resource_url(&config, &req),
-            "https://x.execute-api.sa-east-1.amazonaws.com/Prod/mcp"
-        );
+    fn without_a_known_endpoint_the_challenge_names_no_metadata() {
+        let value = challenge_value(None, &AuthError::Missing);
+        assert_eq!(value, format!("Bearer scope=\"{}\"", default_scope()));
     }
 }

@@ -1,17 +1,20 @@
 //! The HTTP front: routes, the OAuth protected-resource metadata, the 401 challenge, and the
 //! hand-off to rmcp's stateless Streamable HTTP service for everything MCP.
 //!
-//! Gates run in this order: route, authentication (401 before anything is parsed), Host and
-//! Origin (403), the body within its size limit (413) and its JSON-RPC shape (400, or -32602
-//! for params a served method cannot take), then rmcp's own checks (method, content type,
-//! protocol era and headers) and the handler.
+//! Gates run in this order: route, `Host` (403, before anything names the endpoint),
+//! authentication (401 before anything is parsed), `Origin` (403), the body within its size
+//! limit (413) and its JSON-RPC shape (400, or -32602 for params a served method cannot take),
+//! then rmcp's own checks (method, content type, protocol era and headers) and the handler.
 
 mod auth;
 mod cors;
 mod guard;
+mod identity;
 mod jsonrpc;
 mod local;
+mod metadata;
 mod request_line;
+mod token_help;
 mod unknown_method;
 
 use std::convert::Infallible;
@@ -24,10 +27,12 @@ use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+pub use identity::GatewayContext;
 pub use local::serve;
 
 use crate::catalog::Narrowing;
-use crate::config::Config;
+use crate::config::origin::AllowedOrigin;
+use crate::config::{Config, ConfigError};
 use crate::confirm::{Clock, DynamoStore, MemoryStore, NonceStore, system_clock};
 use crate::kobana::KobanaClient;
 use crate::server::{AppState, KobanaMcp};
@@ -41,6 +46,9 @@ pub enum AppError {
     /// The Kobana client could not be built.
     #[error("kobana client: {0}")]
     Kobana(Box<crate::kobana::KobanaError>),
+    /// A configuration value is outside what the front accepts.
+    #[error("{0}")]
+    Config(#[from] ConfigError),
 }
 
 /// The whole server as one `http::Request → http::Response` function, shared by the Lambda
@@ -121,6 +129,31 @@ fn narrowing(headers: &http::HeaderMap) -> Result<Narrowing, String> {
     Narrowing::parse(header("x-mcp-toolsets"), header("x-mcp-readonly"))
 }
 
+/// rmcp's own configuration: stateless, JSON answers, the body limit, and the same hosts and
+/// origins as the front's checks (each origin with its port spelled, so rmcp admits exactly
+/// what the front does).
+fn rmcp_config(config: &Config) -> StreamableHttpServerConfig {
+    let mut mcp_config = StreamableHttpServerConfig::default();
+    mcp_config.legacy_session_mode = false;
+    mcp_config.json_response = true;
+    mcp_config.sse_keep_alive = None;
+    mcp_config.sse_retry = None;
+    mcp_config.max_request_body_bytes = config.max_body_bytes;
+    mcp_config = if config.allowed_hosts.is_empty() {
+        mcp_config.disable_allowed_hosts()
+    } else {
+        mcp_config.with_allowed_hosts(config.allowed_hosts.clone())
+    };
+    let origins = config
+        .allowed_origins
+        .iter()
+        .filter_map(|entry| AllowedOrigin::parse(entry))
+        .map(|entry| entry.for_rmcp());
+    mcp_config
+        .with_allowed_origins(origins)
+        .enforce_origin_validation()
+}
+
 impl App {
     /// Builds the app with the store the configuration names (DynamoDB when
     /// `CONFIRMATIONS_TABLE` is set, else in memory) and the wall clock. No network I/O.
@@ -138,6 +171,7 @@ impl App {
         store: Arc<dyn NonceStore>,
         clock: Clock,
     ) -> Result<Self, AppError> {
+        config.validate()?;
         let kobana = KobanaClient::new(&config).map_err(|e| AppError::Kobana(Box::new(e)))?;
         let state = Arc::new(AppState {
             kobana,
@@ -145,20 +179,7 @@ impl App {
             clock,
             rows: config.rows,
         });
-        let mut mcp_config = StreamableHttpServerConfig::default();
-        mcp_config.legacy_session_mode = false;
-        mcp_config.json_response = true;
-        mcp_config.sse_keep_alive = None;
-        mcp_config.sse_retry = None;
-        mcp_config.max_request_body_bytes = config.max_body_bytes;
-        mcp_config = if config.allowed_hosts.is_empty() {
-            mcp_config.disable_allowed_hosts()
-        } else {
-            mcp_config.with_allowed_hosts(config.allowed_hosts.clone())
-        };
-        mcp_config = mcp_config
-            .with_allowed_origins(config.allowed_origins.clone())
-            .enforce_origin_validation();
+        let mcp_config = rmcp_config(&config);
         let mcp = StreamableHttpService::new(
             move || Ok(KobanaMcp::new(state.clone())),
             Arc::new(NeverSessionManager::default()),
@@ -222,7 +243,10 @@ impl App {
     {
         let path = request.uri().path().to_owned();
         if is_metadata_path(&path) {
-            return auth::metadata_response(&self.inner.config, &request);
+            if let Err(response) = guard::check_host(&self.inner.config, request.headers()) {
+                return *response;
+            }
+            return metadata::response(&self.inner.config, &request);
         }
         if !is_mcp_path(&path) {
             return fixed(
@@ -237,13 +261,16 @@ impl App {
             }
             return self.rmcp(request).await;
         }
-        // Authentication first (a 401 is never era evidence), then Host/Origin, and only
-        // then is the body read.
+        // The Host first (the challenge names the endpoint after it), then authentication (a
+        // 401 is never era evidence), then the Origin, and only then is the body read.
+        if let Err(response) = guard::check_host(&self.inner.config, request.headers()) {
+            return *response;
+        }
         let request = match auth::authenticate(&self.inner.config, request) {
             Ok(request) => request,
             Err(response) => return *response,
         };
-        if let Err(response) = guard::check(&self.inner.config, request.headers()) {
+        if let Err(response) = guard::check_origin(&self.inner.config, request.headers()) {
             return *response;
         }
         let mut request = request;
