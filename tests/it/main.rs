@@ -48,6 +48,7 @@ mod protocol;
 mod real_client_flows;
 mod real_clients;
 mod request_log;
+mod requirement_ids;
 mod resources;
 mod secrets;
 mod unknown_method;
