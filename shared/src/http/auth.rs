@@ -19,7 +19,7 @@ fn now() -> i64 {
 }
 
 /// `scheme://host` of the request as the client addressed it.
-fn origin<B>(request: &Request<B>) -> String {
+pub(super) fn origin<B>(request: &Request<B>) -> String {
     let headers = request.headers();
     let host = headers
         .get(header::HOST)
@@ -104,9 +104,10 @@ pub fn default_scope() -> String {
 
 /// `GET /.well-known/oauth-protected-resource[/mcp]`.
 pub fn metadata_response<B>(config: &Config, request: &Request<B>) -> Response<ResponseBody> {
+    let resource = resource_url(config, request);
     let body = json!({
-        "resource": resource_url(config, request),
-        "authorization_servers": config.authorization_servers,
+        "authorization_servers": super::token_front::authorization_servers(config, &resource),
+        "resource": resource,
         "scopes_supported": scopes_supported(),
         "bearer_methods_supported": ["header"],
         "resource_name": "Kobana — Faturamento Automático (MCP)",

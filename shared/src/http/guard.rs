@@ -31,7 +31,7 @@ fn split_authority(authority: &str) -> (String, Option<u16>) {
     }
 }
 
-fn host_allowed(config: &Config, host: &str) -> bool {
+pub(super) fn host_allowed(config: &Config, host: &str) -> bool {
     if config.allowed_hosts.is_empty() {
         return true;
     }

@@ -12,6 +12,7 @@ mod guard;
 mod jsonrpc;
 mod local;
 mod request_line;
+mod token_front;
 mod unknown_method;
 
 use std::convert::Infallible;
@@ -41,6 +42,9 @@ pub enum AppError {
     /// The Kobana client could not be built.
     #[error("kobana client: {0}")]
     Kobana(Box<crate::kobana::KobanaError>),
+    /// The token front could not make its key.
+    #[error("token front: {0}")]
+    TokenFront(#[from] token_front::FrontError),
 }
 
 /// The whole server as one `http::Request → http::Response` function, shared by the Lambda
@@ -54,6 +58,7 @@ struct Inner {
     config: Config,
     telemetry: request_line::Telemetry,
     mcp: StreamableHttpService<KobanaMcp, NeverSessionManager>,
+    token_front: Option<token_front::TokenFront>,
 }
 
 impl std::fmt::Debug for App {
@@ -139,6 +144,8 @@ impl App {
         clock: Clock,
     ) -> Result<Self, AppError> {
         let kobana = KobanaClient::new(&config).map_err(|e| AppError::Kobana(Box::new(e)))?;
+        let token_front =
+            token_front::TokenFront::new(&config, store.clone(), clock.clone(), kobana.clone())?;
         let state = Arc::new(AppState {
             kobana,
             store,
@@ -169,6 +176,7 @@ impl App {
                 telemetry: request_line::Telemetry::new(config.metrics),
                 config,
                 mcp,
+                token_front,
             }),
         })
     }
@@ -191,13 +199,18 @@ impl App {
         request_line::finish(&self.inner.telemetry, record, response)
     }
 
-    /// CORS around [`App::route`].
+    /// The token front's routes when it is on, else CORS around [`App::route`].
     async fn answer<B>(&self, request: Request<B>) -> Response<ResponseBody>
     where
         B: Body + Send + 'static,
         B::Data: Send,
         B::Error: std::fmt::Display,
     {
+        if let Some(front) = &self.inner.token_front
+            && let Some(route) = token_front::Route::of(request.uri().path())
+        {
+            return front.handle(&self.inner.config, route, request).await;
+        }
         let route = cors::Route::of(request.uri().path());
         if cors::answers(route, request.method()) {
             return cors::preflight(&self.inner.config, route, request.headers());
