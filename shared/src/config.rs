@@ -404,7 +404,9 @@ mod tests {
         let set = config(&[lambda, ("MCP_TOKEN_FRONT", "on"), secret]).unwrap();
         assert_eq!(set.token_front.key_secret.as_deref(), Some(secret.1));
         assert!(config(&[lambda]).is_ok(), "off needs no key");
-        let err = config(&[("MCP_TOKEN_FRONT", "yes")]).unwrap_err().to_string();
+        let err = config(&[("MCP_TOKEN_FRONT", "yes")])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("MCP_TOKEN_FRONT"), "{err}");
     }
 

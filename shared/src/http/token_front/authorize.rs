@@ -74,10 +74,16 @@ fn returns_to(redirect_uri: &str) -> String {
 }
 
 /// The redirect to the client: `pairs` added to its redirect URI, `state` and `iss` always.
-fn back_to_client(checked: &Checked, issuer: &str, pairs: &[(&str, &str)]) -> Response<ResponseBody> {
+fn back_to_client(
+    checked: &Checked,
+    issuer: &str,
+    pairs: &[(&str, &str)],
+) -> Response<ResponseBody> {
     let mut url = match reqwest::Url::parse(&checked.redirect_uri) {
         Ok(url) => url,
-        Err(_) => return page::error_page(StatusCode::BAD_REQUEST, "Endereço de retorno inválido."),
+        Err(_) => {
+            return page::error_page(StatusCode::BAD_REQUEST, "Endereço de retorno inválido.");
+        }
     };
     {
         let mut query = url.query_pairs_mut();
@@ -93,19 +99,35 @@ fn back_to_client(checked: &Checked, issuer: &str, pairs: &[(&str, &str)]) -> Re
     let headers = response.headers_mut();
     match HeaderValue::from_str(url.as_str()) {
         Ok(location) => headers.insert(header::LOCATION, location),
-        Err(_) => return page::error_page(StatusCode::BAD_REQUEST, "Endereço de retorno inválido."),
+        Err(_) => {
+            return page::error_page(StatusCode::BAD_REQUEST, "Endereço de retorno inválido.");
+        }
     };
     page::protect(headers);
     response
 }
 
-fn error_back(checked: &Checked, issuer: &str, code: &str, description: &str) -> Response<ResponseBody> {
+fn error_back(
+    checked: &Checked,
+    issuer: &str,
+    code: &str,
+    description: &str,
+) -> Response<ResponseBody> {
     tracing::info!(error = code, "token front: authorization request refused");
-    back_to_client(checked, issuer, &[("error", code), ("error_description", description)])
+    back_to_client(
+        checked,
+        issuer,
+        &[("error", code), ("error_description", description)],
+    )
 }
 
 impl TokenFront {
-    fn context<'a>(&'a self, checked: &'a Checked, returns: &'a str, action: &'a str) -> Context<'a> {
+    fn context<'a>(
+        &'a self,
+        checked: &'a Checked,
+        returns: &'a str,
+        action: &'a str,
+    ) -> Context<'a> {
         Context {
             client_name: checked.client_name.as_deref(),
             returns_to: returns,
@@ -115,7 +137,12 @@ impl TokenFront {
     }
 
     /// Renders the token or the confirmation page for `form`.
-    fn render(&self, sealer: &Sealer, form: &FormToken, notice: Option<&str>) -> Response<ResponseBody> {
+    fn render(
+        &self,
+        sealer: &Sealer,
+        form: &FormToken,
+        notice: Option<&str>,
+    ) -> Response<ResponseBody> {
         let Ok(sealed) = sealer.seal(Purpose::Form, form) else {
             return unavailable();
         };
@@ -123,12 +150,18 @@ impl TokenFront {
         let action = form_action_source(&form.request.redirect_uri);
         let ctx = self.context(&form.request, &returns, &action);
         match &form.organization {
-            Some(organization) if form.token.is_some() => page::confirm_page(&ctx, &sealed, organization),
+            Some(organization) if form.token.is_some() => {
+                page::confirm_page(&ctx, &sealed, organization)
+            }
             _ => page::token_page(&ctx, &sealed, notice),
         }
     }
 
-    async fn client(&self, sealer: &Sealer, client_id: Option<&str>) -> Result<Client, &'static str> {
+    async fn client(
+        &self,
+        sealer: &Sealer,
+        client_id: Option<&str>,
+    ) -> Result<Client, &'static str> {
         let client_id = client_id.ok_or("O pedido não diz qual é o aplicativo (client_id).")?;
         if cimd::is_url_client_id(client_id) {
             return self.fetcher.fetch(client_id).await.map_err(|error| {
@@ -136,11 +169,16 @@ impl TokenFront {
                 "Não foi possível obter os dados do aplicativo no endereço do seu client_id."
             });
         }
-        registered(sealer, client_id).ok_or("Aplicativo desconhecido: ele precisa se registrar de novo.")
+        registered(sealer, client_id)
+            .ok_or("Aplicativo desconhecido: ele precisa se registrar de novo.")
     }
 
     /// `GET /authorize`.
-    pub(super) async fn start<B>(&self, urls: &Urls, request: &Request<B>) -> Response<ResponseBody> {
+    pub(super) async fn start<B>(
+        &self,
+        urls: &Urls,
+        request: &Request<B>,
+    ) -> Response<ResponseBody> {
         let query = request.uri().query().unwrap_or_default();
         let Some(params) = Params::parse(query.as_bytes()) else {
             return page::error_page(StatusCode::BAD_REQUEST, "O pedido repete um parâmetro.");
@@ -152,7 +190,9 @@ impl TokenFront {
             Ok(client) => client,
             Err(message) => return page::error_page(StatusCode::BAD_REQUEST, message),
         };
-        let redirect_uri = params.get("redirect_uri").filter(|uri| client.redirects_to(uri));
+        let redirect_uri = params
+            .get("redirect_uri")
+            .filter(|uri| client.redirects_to(uri));
         let (Some(redirect_uri), state) = (redirect_uri, params.get("state")) else {
             return page::error_page(
                 StatusCode::BAD_REQUEST,
@@ -190,10 +230,16 @@ impl TokenFront {
     {
         if cross_site(request.headers(), &urls.issuer) {
             tracing::info!("token front: a form post from another site refused");
-            return page::error_page(StatusCode::FORBIDDEN, "Este formulário só pode ser enviado desta página.");
+            return page::error_page(
+                StatusCode::FORBIDDEN,
+                "Este formulário só pode ser enviado desta página.",
+            );
         }
         if !content_type_is(request.headers(), "application/x-www-form-urlencoded") {
-            return page::error_page(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Formulário em formato inesperado.");
+            return page::error_page(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Formulário em formato inesperado.",
+            );
         }
         let record = crate::telemetry::record_of(request.extensions());
         let params = read(request.into_body(), MAX_FORM_BYTES)
@@ -217,10 +263,18 @@ impl TokenFront {
             );
         };
         match (params.get("action"), form.token.is_some()) {
-            (Some("check"), false) => self.check_token(sealer, form, params.get("token"), record).await,
+            (Some("check"), false) => {
+                self.check_token(sealer, form, params.get("token"), record)
+                    .await
+            }
             (Some("allow"), true) => self.issue_code(sealer, &urls.issuer, form).await,
             (Some("restart"), true) => self.render(sealer, &restarted(form, now), None),
-            (Some("deny"), _) => error_back(&form.request, &urls.issuer, "access_denied", "the person declined"),
+            (Some("deny"), _) => error_back(
+                &form.request,
+                &urls.issuer,
+                "access_denied",
+                "the person declined",
+            ),
             _ => page::error_page(StatusCode::BAD_REQUEST, "Formulário inválido."),
         }
     }
@@ -244,12 +298,16 @@ impl TokenFront {
         if let Err(AuthError::Expired) = Principal::from_token(bearer.clone(), (self.clock)()) {
             return self.render(sealer, &form, Some(EXPIRED));
         }
-        let answer = self.kobana.observed(record).get(&bearer, &["organization"], &[]).await;
+        let answer = self
+            .kobana
+            .observed(record)
+            .get(&bearer, &["organization"], &[])
+            .await;
         let organization = match answer {
             Ok(envelope) => Organization::from_kobana(&envelope.data),
-            Err(KobanaError::Api { status: 403, code, .. }) if code == "insufficient_scope" => {
-                Organization::default()
-            }
+            Err(KobanaError::Api {
+                status: 403, code, ..
+            }) if code == "insufficient_scope" => Organization::default(),
             Err(error) => {
                 tracing::info!(status = ?error.status(), "token front: Kobana did not accept the token");
                 let notice = match error.status() {
@@ -270,7 +328,12 @@ impl TokenFront {
     }
 
     /// "Conectar": a sealed code, recorded once in the store, sent back to the client.
-    async fn issue_code(&self, sealer: &Sealer, issuer: &str, form: FormToken) -> Response<ResponseBody> {
+    async fn issue_code(
+        &self,
+        sealer: &Sealer,
+        issuer: &str,
+        form: FormToken,
+    ) -> Response<ResponseBody> {
         let now = (self.clock)();
         let (Some(token), Ok(id)) = (form.token, super::token::new_code_id()) else {
             return unavailable();
@@ -288,7 +351,15 @@ impl TokenFront {
         let Ok(code) = sealer.seal(Purpose::Code, &grant) else {
             return unavailable();
         };
-        if let Err(error) = self.store.put(&grant.store_key(), &super::token::digest(&code), grant.expires_at).await {
+        if let Err(error) = self
+            .store
+            .put(
+                &grant.store_key(),
+                &super::token::digest(&code),
+                grant.expires_at,
+            )
+            .await
+        {
             tracing::error!(%error, "token front: the code could not be recorded");
             return unavailable();
         }
@@ -300,17 +371,29 @@ impl TokenFront {
 /// The request's own checks, answered to the client when they fail.
 fn check_request(params: &Params, urls: &Urls) -> Result<(), (&'static str, &'static str)> {
     if params.get("response_type") != Some("code") {
-        return Err(("unsupported_response_type", "only response_type=code is supported"));
+        return Err((
+            "unsupported_response_type",
+            "only response_type=code is supported",
+        ));
     }
     if params.get("code_challenge_method") != Some("S256") {
-        return Err(("invalid_request", "PKCE with code_challenge_method=S256 is required"));
+        return Err((
+            "invalid_request",
+            "PKCE with code_challenge_method=S256 is required",
+        ));
     }
     let challenge = params.get("code_challenge").unwrap_or_default();
     if !super::token::is_s256_challenge(challenge) {
-        return Err(("invalid_request", "code_challenge must be a base64url SHA-256 (43 characters)"));
+        return Err((
+            "invalid_request",
+            "code_challenge must be a base64url SHA-256 (43 characters)",
+        ));
     }
     if params.get("resource").is_some_and(|r| r != urls.resource) {
-        return Err(("invalid_target", "this server issues tokens for its own MCP endpoint only"));
+        return Err((
+            "invalid_target",
+            "this server issues tokens for its own MCP endpoint only",
+        ));
     }
     Ok(())
 }
@@ -358,7 +441,10 @@ mod tests {
     #[test]
     fn a_post_from_another_site_is_told_apart_from_ours() {
         let mut headers = http::HeaderMap::new();
-        assert!(!cross_site(&headers, "http://127.0.0.1:3000"), "no Origin: a non-browser");
+        assert!(
+            !cross_site(&headers, "http://127.0.0.1:3000"),
+            "no Origin: a non-browser"
+        );
         headers.insert("origin", HeaderValue::from_static("http://127.0.0.1:3000"));
         assert!(!cross_site(&headers, "http://127.0.0.1:3000"));
         assert!(!cross_site(&headers, "http://127.0.0.1:3000/Prod"));
@@ -373,8 +459,14 @@ mod tests {
 
     #[test]
     fn the_person_is_told_where_they_go_back_to() {
-        assert_eq!(returns_to("https://claude.ai/api/mcp/auth_callback"), "claude.ai");
+        assert_eq!(
+            returns_to("https://claude.ai/api/mcp/auth_callback"),
+            "claude.ai"
+        );
         assert_eq!(returns_to("http://127.0.0.1:8976/cb"), "127.0.0.1");
-        assert_eq!(returns_to("cursor://anysphere.cursor-retrieval/cb"), "anysphere.cursor-retrieval");
+        assert_eq!(
+            returns_to("cursor://anysphere.cursor-retrieval/cb"),
+            "anysphere.cursor-retrieval"
+        );
     }
 }

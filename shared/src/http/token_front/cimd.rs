@@ -132,7 +132,8 @@ impl Fetcher {
         if client_id.len() > MAX_CLIENT_ID_BYTES {
             return Err(FetchError::NotAllowed("too long"));
         }
-        let url = reqwest::Url::parse(client_id).map_err(|_| FetchError::NotAllowed("not a URL"))?;
+        let url =
+            reqwest::Url::parse(client_id).map_err(|_| FetchError::NotAllowed("not a URL"))?;
         let host = url.host_str().ok_or(FetchError::NotAllowed("no host"))?;
         let loopback_http = self.loopback && url.scheme() == "http" && is_loopback_host(host);
         if url.scheme() != "https" && !loopback_http {
@@ -245,7 +246,11 @@ mod tests {
     #[test]
     fn the_client_id_url_is_checked_before_anything_is_fetched() {
         let strict = Fetcher::new(false);
-        assert!(strict.check_url("https://claude.ai/oauth/client.json").is_ok());
+        assert!(
+            strict
+                .check_url("https://claude.ai/oauth/client.json")
+                .is_ok()
+        );
         for refused in [
             "http://claude.ai/oauth/client.json",
             "https://claude.ai/",

@@ -96,7 +96,9 @@ impl ClientMetadata {
                 Some("none" | "client_secret_basic" | "client_secret_post")
             )
         {
-            return Err(other("only public clients (token_endpoint_auth_method none)"));
+            return Err(other(
+                "only public clients (token_endpoint_auth_method none)",
+            ));
         }
         if let Some(types) = object.get("response_types").and_then(Value::as_array)
             && !types.iter().any(|t| t == "code")
@@ -137,10 +139,9 @@ pub fn check_redirect_uri(uri: &str) -> Result<(), &'static str> {
     if uri.len() > MAX_REDIRECT_URI_BYTES {
         return Err("a redirect URI is too long");
     }
-    if !uri
-        .bytes()
-        .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'<' | b'>' | b'\\' | b';' | b','))
-    {
+    if !uri.bytes().all(|b| {
+        b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'<' | b'>' | b'\\' | b';' | b',')
+    }) {
         return Err("a redirect URI has characters that are not allowed");
     }
     let url = reqwest::Url::parse(uri).map_err(|_| "a redirect URI is not a URL")?;
@@ -227,8 +228,14 @@ mod tests {
             assert!(check_redirect_uri(bad).is_err(), "{bad}");
         }
         assert!(check_redirect_uri(&format!("https://a.example/{}", "x".repeat(600))).is_err());
-        assert_eq!(form_action_source("https://claude.ai/api/mcp/auth_callback"), "https://claude.ai");
-        assert_eq!(form_action_source("http://127.0.0.1:8976/cb"), "http://127.0.0.1:8976");
+        assert_eq!(
+            form_action_source("https://claude.ai/api/mcp/auth_callback"),
+            "https://claude.ai"
+        );
+        assert_eq!(
+            form_action_source("http://127.0.0.1:8976/cb"),
+            "http://127.0.0.1:8976"
+        );
         assert_eq!(form_action_source("cursor://x/cb"), "cursor:");
     }
 
@@ -250,7 +257,10 @@ mod tests {
         assert!(registered(&Sealer::random().unwrap(), &id).is_none());
         let refused = [
             (json!({"redirect_uris": []}), "invalid_redirect_uri"),
-            (json!({"redirect_uris": ["http://evil.example/cb"]}), "invalid_redirect_uri"),
+            (
+                json!({"redirect_uris": ["http://evil.example/cb"]}),
+                "invalid_redirect_uri",
+            ),
             (json!({"redirect_uris": [1]}), "invalid_redirect_uri"),
             (json!([]), "invalid_client_metadata"),
             (

@@ -154,10 +154,26 @@ mod tests {
     #[test]
     fn every_discovery_form_and_endpoint_is_routed_with_its_prefix() {
         let cases = [
-            ("/.well-known/oauth-authorization-server", Endpoint::Metadata, ""),
-            ("/.well-known/oauth-authorization-server/Prod", Endpoint::Metadata, "/Prod"),
-            ("/Prod/.well-known/openid-configuration", Endpoint::Metadata, "/Prod"),
-            ("/.well-known/openid-configuration/Prod", Endpoint::Metadata, "/Prod"),
+            (
+                "/.well-known/oauth-authorization-server",
+                Endpoint::Metadata,
+                "",
+            ),
+            (
+                "/.well-known/oauth-authorization-server/Prod",
+                Endpoint::Metadata,
+                "/Prod",
+            ),
+            (
+                "/Prod/.well-known/openid-configuration",
+                Endpoint::Metadata,
+                "/Prod",
+            ),
+            (
+                "/.well-known/openid-configuration/Prod",
+                Endpoint::Metadata,
+                "/Prod",
+            ),
             ("/oauth/authorize", Endpoint::Authorize, ""),
             ("/Prod/oauth/token", Endpoint::Token, "/Prod"),
             ("/Prod/oauth/register", Endpoint::Register, "/Prod"),
@@ -184,17 +200,33 @@ mod tests {
 
     #[test]
     fn the_issuer_is_the_mcp_url_without_its_last_segment() {
-        assert_eq!(issuer_of("https://mcp.example.com/mcp"), "https://mcp.example.com");
-        assert_eq!(issuer_of("https://x.execute-api.aws/Prod/mcp"), "https://x.execute-api.aws/Prod");
-        assert_eq!(issuer_of("http://127.0.0.1:3000/mcp"), "http://127.0.0.1:3000");
+        assert_eq!(
+            issuer_of("https://mcp.example.com/mcp"),
+            "https://mcp.example.com"
+        );
+        assert_eq!(
+            issuer_of("https://x.execute-api.aws/Prod/mcp"),
+            "https://x.execute-api.aws/Prod"
+        );
+        assert_eq!(
+            issuer_of("http://127.0.0.1:3000/mcp"),
+            "http://127.0.0.1:3000"
+        );
         let config = Config::default();
         let request = Request::builder()
             .uri("/Prod/oauth/authorize")
             .header("host", "x.execute-api.aws")
             .body(())
             .unwrap();
-        let urls = Urls::of(&config, &request, &Route::of("/Prod/oauth/authorize").unwrap());
+        let urls = Urls::of(
+            &config,
+            &request,
+            &Route::of("/Prod/oauth/authorize").unwrap(),
+        );
         assert_eq!(urls.resource, "https://x.execute-api.aws/Prod/mcp");
-        assert_eq!(urls.endpoint(Endpoint::Token), "https://x.execute-api.aws/Prod/oauth/token");
+        assert_eq!(
+            urls.endpoint(Endpoint::Token),
+            "https://x.execute-api.aws/Prod/oauth/token"
+        );
     }
 }

@@ -5,8 +5,8 @@
 
 use tokio::sync::OnceCell;
 
-use super::secrets::{SecretError, secret_string};
 use super::seal::{KeyError, Sealer};
+use super::secrets::{SecretError, secret_string};
 
 /// Why no key is at hand.
 #[derive(Debug, thiserror::Error)]

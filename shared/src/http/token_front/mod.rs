@@ -122,7 +122,9 @@ impl TokenFront {
         B::Error: std::fmt::Display,
     {
         if let Some(host) = request.headers().get(header::HOST)
-            && !host.to_str().is_ok_and(|h| super::guard::host_allowed(config, h))
+            && !host
+                .to_str()
+                .is_ok_and(|h| super::guard::host_allowed(config, h))
         {
             return oauth_error(StatusCode::FORBIDDEN, "invalid_request", "forbidden host");
         }

@@ -251,11 +251,17 @@ mod tests {
         let headers = response.headers();
         let csp = headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
         assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
-        assert!(csp.contains("form-action 'self' https://claude.ai"), "{csp}");
+        assert!(
+            csp.contains("form-action 'self' https://claude.ai"),
+            "{csp}"
+        );
         assert!(!csp.contains("script-src"), "no script at all: {csp}");
         assert_eq!(headers[header::X_FRAME_OPTIONS], "DENY");
         assert_eq!(headers[header::CACHE_CONTROL], "no-store");
-        assert_eq!(escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            escape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
     }
 
     #[test]
@@ -264,10 +270,20 @@ mod tests {
                                      "document_number": "11222333000181"}});
         let org = Organization::from_kobana(&data);
         assert_eq!(org.name.as_deref(), Some("Acme Ltda"));
-        assert_eq!(format_cnpj(org.cnpj.as_deref().unwrap()), "11.222.333/0001-81");
+        assert_eq!(
+            format_cnpj(org.cnpj.as_deref().unwrap()),
+            "11.222.333/0001-81"
+        );
         let person = json!({"person": {"name": "Ana", "document_type": "cpf",
                                        "document_number": "12345678909"}});
-        assert_eq!(Organization::from_kobana(&person).cnpj, None, "a CPF is not shown");
-        assert_eq!(Organization::from_kobana(&json!({})), Organization::default());
+        assert_eq!(
+            Organization::from_kobana(&person).cnpj,
+            None,
+            "a CPF is not shown"
+        );
+        assert_eq!(
+            Organization::from_kobana(&json!({})),
+            Organization::default()
+        );
     }
 }

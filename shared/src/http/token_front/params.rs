@@ -87,7 +87,10 @@ mod tests {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/x-www-form-urlencoded; charset=UTF-8"),
         );
-        assert!(content_type_is(&headers, "application/x-www-form-urlencoded"));
+        assert!(content_type_is(
+            &headers,
+            "application/x-www-form-urlencoded"
+        ));
         assert!(!content_type_is(&headers, "application/json"));
     }
 }

@@ -43,10 +43,18 @@ impl TokenFront {
             }
         };
         let Ok(sealer) = self.keys.sealer().await else {
-            return oauth_error(StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable", "try again");
+            return oauth_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "temporarily_unavailable",
+                "try again",
+            );
         };
         let Some(client_id) = registered_id(sealer, &metadata) else {
-            return oauth_error(StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable", "try again");
+            return oauth_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "temporarily_unavailable",
+                "try again",
+            );
         };
         tracing::info!("token front: client registered");
         let mut answer = json!({

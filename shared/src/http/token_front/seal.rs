@@ -116,7 +116,11 @@ impl Sealer {
         let mut out = Vec::with_capacity(NONCE_LEN + data.len());
         out.extend_from_slice(&nonce);
         out.extend_from_slice(&data);
-        Ok(format!("{}{}", purpose.prefix(), URL_SAFE_NO_PAD.encode(out)))
+        Ok(format!(
+            "{}{}",
+            purpose.prefix(),
+            URL_SAFE_NO_PAD.encode(out)
+        ))
     }
 
     /// Opens a value sealed for `purpose` by this key; `None` for anything else (another
@@ -163,8 +167,14 @@ mod tests {
         let sealer = Sealer::random().unwrap();
         let sealed = sealer.seal(Purpose::Code, &payload()).unwrap();
         assert!(sealed.starts_with("kma1."), "{sealed}");
-        assert!(!sealed.contains(&"x".repeat(40)), "the payload is encrypted");
-        assert_eq!(sealer.open::<Payload>(Purpose::Code, &sealed), Some(payload()));
+        assert!(
+            !sealed.contains(&"x".repeat(40)),
+            "the payload is encrypted"
+        );
+        assert_eq!(
+            sealer.open::<Payload>(Purpose::Code, &sealed),
+            Some(payload())
+        );
         let as_form = sealed.replacen("kma1.", "kmf1.", 1);
         assert_eq!(sealer.open::<Payload>(Purpose::Form, &as_form), None);
         let other = Sealer::random().unwrap();

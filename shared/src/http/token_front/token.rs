@@ -84,7 +84,10 @@ pub fn s256(verifier: &str) -> String {
 
 /// Whether `challenge` has the shape of an S256 challenge (43 base64url characters).
 pub fn is_s256_challenge(challenge: &str) -> bool {
-    challenge.len() == 43 && URL_SAFE_NO_PAD.decode(challenge).is_ok_and(|b| b.len() == 32)
+    challenge.len() == 43
+        && URL_SAFE_NO_PAD
+            .decode(challenge)
+            .is_ok_and(|b| b.len() == 32)
 }
 
 fn verifier_ok(verifier: &str) -> bool {
@@ -127,14 +130,22 @@ impl TokenFront {
         B::Error: std::fmt::Display,
     {
         if !content_type_is(request.headers(), "application/x-www-form-urlencoded") {
-            return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "expected a form body");
+            return oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "expected a form body",
+            );
         }
         let (parts, body) = request.into_parts();
         let params = read(body, MAX_TOKEN_REQUEST_BYTES)
             .await
             .and_then(|bytes| Params::parse(&bytes));
         let Some(params) = params else {
-            return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "unreadable or repeated parameters");
+            return oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "unreadable or repeated parameters",
+            );
         };
         if params.get("grant_type") != Some("authorization_code") {
             return oauth_error(
@@ -155,7 +166,11 @@ impl TokenFront {
             );
         };
         let Ok(sealer) = self.keys.sealer().await else {
-            return oauth_error(StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable", "try again");
+            return oauth_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "temporarily_unavailable",
+                "try again",
+            );
         };
         let Some(grant) = sealer.open::<CodeGrant>(Purpose::Code, code) else {
             return invalid_grant("unknown code");
@@ -163,12 +178,20 @@ impl TokenFront {
         if let Err(refusal) = self.check_grant(&grant, &params, &client, verifier) {
             return refusal;
         }
-        match self.store.consume(&grant.store_key(), &digest(code), (self.clock)()).await {
+        match self
+            .store
+            .consume(&grant.store_key(), &digest(code), (self.clock)())
+            .await
+        {
             Ok(true) => {}
             Ok(false) => return invalid_grant("code already used or expired"),
             Err(error) => {
                 tracing::error!(%error, "token front: the code could not be redeemed");
-                return oauth_error(StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable", "try again");
+                return oauth_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "temporarily_unavailable",
+                    "try again",
+                );
             }
         }
         tracing::info!("token front: token issued");
@@ -193,7 +216,9 @@ impl TokenFront {
             return Err(invalid_grant("code issued to another client"));
         }
         if params.get("redirect_uri") != Some(grant.redirect_uri.as_str()) {
-            return Err(invalid_grant("redirect_uri does not match the authorization request"));
+            return Err(invalid_grant(
+                "redirect_uri does not match the authorization request",
+            ));
         }
         if !verifier_ok(verifier) || s256(verifier) != grant.code_challenge {
             return Err(invalid_grant("PKCE verification failed"));
@@ -216,7 +241,10 @@ mod tests {
     #[test]
     fn s256_follows_rfc7636_appendix_b() {
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-        assert_eq!(s256(verifier), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+        assert_eq!(
+            s256(verifier),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
         assert!(is_s256_challenge(&s256(verifier)));
         assert!(!is_s256_challenge("plain-challenge"));
         assert!(verifier_ok(verifier));
@@ -227,10 +255,16 @@ mod tests {
     #[test]
     fn the_client_comes_from_the_body_or_basic_authentication() {
         let params = Params::parse(b"client_id=abc").unwrap();
-        assert_eq!(client_id(&params, &http::HeaderMap::new()).as_deref(), Some("abc"));
+        assert_eq!(
+            client_id(&params, &http::HeaderMap::new()).as_deref(),
+            Some("abc")
+        );
         let mut headers = http::HeaderMap::new();
         let basic = base64::engine::general_purpose::STANDARD.encode("kmc1.x%2Fy:");
-        headers.insert(header::AUTHORIZATION, format!("Basic {basic}").parse().unwrap());
+        headers.insert(
+            header::AUTHORIZATION,
+            format!("Basic {basic}").parse().unwrap(),
+        );
         let none = Params::parse(b"").unwrap();
         assert_eq!(client_id(&none, &headers).as_deref(), Some("kmc1.x/y"));
         assert_eq!(client_id(&none, &http::HeaderMap::new()), None);
