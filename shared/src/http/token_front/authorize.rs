@@ -408,17 +408,18 @@ fn restarted(form: FormToken, now: i64) -> FormToken {
     }
 }
 
-/// Whether the browser says the post comes from another site than the issuer's.
+/// Whether the browser says the post comes from another site than the issuer's: by
+/// `Sec-Fetch-Site` when it sends one, else by `Origin` (`null` is not evidence either way).
 fn cross_site(headers: &http::HeaderMap, issuer: &str) -> bool {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if text("sec-fetch-site").is_some_and(|s| s == "cross-site" || s == "same-site") {
-        return true;
+    if let Some(site) = text("sec-fetch-site") {
+        return !matches!(site, "same-origin" | "none");
     }
     let own = reqwest::Url::parse(issuer).map(|u| u.origin().ascii_serialization());
     match (text("origin"), own) {
+        (None | Some("null"), _) => false,
         (Some(origin), Ok(own)) => origin != own,
         (Some(_), Err(_)) => true,
-        (None, _) => false,
     }
 }
 
@@ -454,6 +455,11 @@ mod tests {
         headers.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
         assert!(cross_site(&headers, "http://127.0.0.1:3000"));
         headers.insert("sec-fetch-site", HeaderValue::from_static("same-origin"));
+        assert!(!cross_site(&headers, "http://127.0.0.1:3000"));
+        headers.insert("sec-fetch-site", HeaderValue::from_static("same-site"));
+        assert!(cross_site(&headers, "http://127.0.0.1:3000"));
+        headers.remove("sec-fetch-site");
+        headers.insert("origin", HeaderValue::from_static("null"));
         assert!(!cross_site(&headers, "http://127.0.0.1:3000"));
     }
 

@@ -1,7 +1,8 @@
 //! The authorization pages, in pt-BR, and the headers that protect them as a login page must
 //! be: a strict Content-Security-Policy (nothing but our one inline style, whose hash it
 //! names; no script; forms post only to us and to the client's redirect origin; no framing),
-//! `X-Frame-Options: DENY`, `no-store`, `no-referrer`, `nosniff`. Nothing on them comes from
+//! `X-Frame-Options: DENY`, `no-store`, `nosniff`, and a referrer for our own origin only
+//! (`same-origin`: the form posts keep their `Origin`, the client never sees our URL). Nothing on them comes from
 //! a third party, and every value a client or Kobana chose is HTML-escaped.
 
 use std::sync::LazyLock;
@@ -116,7 +117,7 @@ fn document(title: &str, body: &str) -> String {
     format!(
         "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <meta name=\"referrer\" content=\"no-referrer\"><title>{title}</title>\
+         <meta name=\"referrer\" content=\"same-origin\"><title>{title}</title>\
          <style>{STYLE}</style></head><body><main>{body}</main></body></html>"
     )
 }
@@ -227,7 +228,7 @@ pub fn protect(headers: &mut http::HeaderMap) {
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::CACHE_CONTROL, "no-store"),
         (header::PRAGMA, "no-cache"),
-        (header::REFERRER_POLICY, "no-referrer"),
+        (header::REFERRER_POLICY, "same-origin"),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
     ] {
         headers.insert(name, HeaderValue::from_static(value));
