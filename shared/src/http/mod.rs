@@ -209,7 +209,8 @@ impl App {
         if let Some(front) = &self.inner.token_front
             && let Some(route) = token_front::Route::of(request.uri().path())
         {
-            return front.handle(&self.inner.config, route, request).await;
+            // Boxed: the front's futures stay out of the endpoint's (and main's) layout.
+            return Box::pin(front.handle(&self.inner.config, route, request)).await;
         }
         let route = cors::Route::of(request.uri().path());
         if cors::answers(route, request.method()) {

@@ -41,10 +41,17 @@ impl Keys {
         self.sealer
             .get_or_try_init(|| async {
                 let id = self.secret_id.as_deref().unwrap_or_default();
-                let secret = secret_string(id).await?;
-                let sealer = Sealer::from_secret(secret.as_bytes())?;
-                tracing::info!("token front: key loaded from Secrets Manager");
-                Ok::<_, KeyUnavailable>(sealer)
+                let loaded = match secret_string(id).await {
+                    Ok(secret) => {
+                        Sealer::from_secret(secret.as_bytes()).map_err(KeyUnavailable::from)
+                    }
+                    Err(error) => Err(error.into()),
+                };
+                match &loaded {
+                    Ok(_) => tracing::info!("token front: key loaded from Secrets Manager"),
+                    Err(error) => tracing::error!(%error, "token front: no key"),
+                }
+                loaded
             })
             .await
     }
