@@ -215,7 +215,7 @@ impl Config {
             config.allowed_hosts = Vec::new();
             config.metrics = true;
         }
-        config.token_front = TokenFrontConfig::from_lookup(&get, under_lambda)?;
+        config.token_front = TokenFrontConfig::from_lookup(get, under_lambda)?;
         if let Some(metrics) = get("MCP_METRICS") {
             config.metrics = match metrics.trim().to_ascii_lowercase().as_str() {
                 "on" | "true" | "1" | "emf" => true,

@@ -6,6 +6,7 @@
 //! Manager (moto). With the front on and no secret configured, the function refuses to start.
 
 mod common;
+#[allow(dead_code)]
 mod lambda_support;
 
 use std::time::Duration;

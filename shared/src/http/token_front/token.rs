@@ -176,7 +176,7 @@ impl TokenFront {
             return invalid_grant("unknown code");
         };
         if let Err(refusal) = self.check_grant(&grant, &params, &client, verifier) {
-            return refusal;
+            return *refusal;
         }
         match self
             .store
@@ -208,27 +208,26 @@ impl TokenFront {
         params: &Params,
         client: &str,
         verifier: &str,
-    ) -> Result<(), Response<ResponseBody>> {
+    ) -> Result<(), Box<Response<ResponseBody>>> {
+        let refuse = |description| Err(Box::new(invalid_grant(description)));
         if grant.expires_at <= (self.clock)() {
-            return Err(invalid_grant("code expired"));
+            return refuse("code expired");
         }
         if grant.client_id != client {
-            return Err(invalid_grant("code issued to another client"));
+            return refuse("code issued to another client");
         }
         if params.get("redirect_uri") != Some(grant.redirect_uri.as_str()) {
-            return Err(invalid_grant(
-                "redirect_uri does not match the authorization request",
-            ));
+            return refuse("redirect_uri does not match the authorization request");
         }
         if !verifier_ok(verifier) || s256(verifier) != grant.code_challenge {
-            return Err(invalid_grant("PKCE verification failed"));
+            return refuse("PKCE verification failed");
         }
         if params.get("resource").is_some_and(|r| r != grant.resource) {
-            return Err(oauth_error(
+            return Err(Box::new(oauth_error(
                 StatusCode::BAD_REQUEST,
                 "invalid_target",
                 "the code was issued for another resource",
-            ));
+            )));
         }
         Ok(())
     }
