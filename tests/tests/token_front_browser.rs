@@ -9,13 +9,10 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::thread_server::ThreadServer;
-use common::{clients_dir, node, output_within, succeeded};
+use common::thread_server::{LogBuffer, ThreadServer};
+use common::{assert_browser_ready, chromium, clients_dir, node, output_within, succeeded};
 use fake_kobana::{FIXTURE_ORG_ID, FakeKobana, full_token};
 use kobana_mcp::Config;
 use kobana_mcp::telemetry::logging::{json_subscriber, log_filter};
@@ -26,44 +23,9 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(150);
 const REJECTED: &str =
     "eyJhbGciOiJIUzUxMiJ9.eyJzdWIiOiJ4In0.cmVqZWN0ZWQtYnkta29iYW5hLXNpZ25hdHVyZQ";
 
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(data);
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Debian's Chromium (`KOBANA_MCP_CHROMIUM`, default `/usr/bin/chromium`).
-fn chromium() -> PathBuf {
-    std::env::var_os("KOBANA_MCP_CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
-}
-
 async fn drive(url: &str, token: &str) -> Value {
     let driver = clients_dir().join("browser/token_front.mjs");
-    for (path, what) in [
-        (node(), "Node 22"),
-        (chromium(), "Chromium"),
-        (driver.clone(), "the token front driver"),
-        (
-            clients_dir().join("browser/node_modules/puppeteer-core/package.json"),
-            "puppeteer-core (clients/browser)",
-        ),
-    ] {
-        assert!(
-            path.exists(),
-            "{what} missing at {}: run scripts/setup.sh",
-            path.display()
-        );
-    }
+    assert_browser_ready(&driver);
     let output = tokio::process::Command::new(node())
         .arg(&driver)
         .args([url, token, REJECTED])
@@ -165,7 +127,7 @@ async fn tf_from_no_token_to_a_tool_call_with_the_sdk_and_chromium_and_nothing_i
     };
     config.token_front.enabled = true;
     config.token_front.loopback_client_metadata = true;
-    let buffer = Buffer::default();
+    let buffer = LogBuffer::default();
     let writer = buffer.clone();
     let subscriber = json_subscriber(log_filter(Some("trace")), move || writer.clone());
     let mut server = ThreadServer::start(config, tracing::Dispatch::new(subscriber), || {
@@ -231,7 +193,7 @@ async fn tf_from_no_token_to_a_tool_call_with_the_sdk_and_chromium_and_nothing_i
     );
 
     // No token, refused token or code reaches any log line.
-    let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let log = buffer.text();
     assert!(log.contains("capture-canary-tf"), "the capture works");
     assert!(
         log.contains("token front: code issued"),

@@ -8,6 +8,7 @@
 mod common;
 #[allow(dead_code)]
 mod lambda_support;
+mod token_front_support;
 
 use std::time::Duration;
 
@@ -41,25 +42,9 @@ fn gateway(method: &str, path: &str, resource: &str, body: Option<&Value>) -> Va
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tf_behind_api_gateway_the_front_is_found_under_the_stage_and_keyed_from_secrets_manager() {
-    let moto =
-        std::env::var("AWS_ENDPOINT_URL_DYNAMODB").expect("moto: run through scripts/test.sh");
+    let moto = token_front_support::moto();
     let value = "k".repeat(40) + "front-lambda-secret-value";
-    let output = std::process::Command::new(common::python())
-        .args([
-            "-c",
-            "import boto3,sys; c=boto3.client('secretsmanager',endpoint_url=sys.argv[1],region_name='us-east-1'); print(c.create_secret(Name=sys.argv[2],SecretString=sys.argv[3])['ARN'])",
-            &moto,
-            &format!("front-lambda-{}", std::process::id()),
-            &value,
-        ])
-        .output()
-        .expect("python with boto3 runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let arn = String::from_utf8(output.stdout).unwrap().trim().to_owned();
+    let arn = token_front_support::create_secret(&common::python(), &value);
     let mut harness = Harness::start(&[
         ("MCP_TOKEN_FRONT", "on"),
         ("MCP_TOKEN_FRONT_KEY_SECRET", &arn),

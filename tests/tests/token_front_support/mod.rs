@@ -13,6 +13,34 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+/// moto's endpoint (`AWS_ENDPOINT_URL_DYNAMODB`; the same server answers Secrets Manager).
+pub fn moto() -> String {
+    std::env::var("AWS_ENDPOINT_URL_DYNAMODB")
+        .expect("AWS_ENDPOINT_URL_DYNAMODB (moto) is not set: run through scripts/test.sh")
+}
+
+/// Creates a secret holding `value` in moto's Secrets Manager with boto3 (the `.venv`'s
+/// Python, `KOBANA_MCP_PYTHON`); answers its ARN.
+pub fn create_secret(python: &std::path::Path, value: &str) -> String {
+    let name = format!("kobana-mcp-front-{}", &Pkce::new().verifier[..12]);
+    let output = std::process::Command::new(python)
+        .args([
+            "-c",
+            "import boto3,sys; c=boto3.client('secretsmanager',endpoint_url=sys.argv[1],region_name='us-east-1'); print(c.create_secret(Name=sys.argv[2],SecretString=sys.argv[3])['ARN'])",
+            &moto(),
+            &name,
+            value,
+        ])
+        .output()
+        .expect("python with boto3 (the .venv) runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
 /// The loopback redirect URI the tests register (nothing listens there: the redirect is read,
 /// not followed).
 pub const REDIRECT: &str = "http://127.0.0.1:8976/oauth/callback";
@@ -266,5 +294,19 @@ impl Flow {
             page.status,
             serde_json::from_str(&page.body).unwrap_or(Value::Null),
         )
+    }
+
+    /// [`Flow::exchange`] that must be refused with 400 and no token; answers the error code.
+    pub async fn refused(
+        &self,
+        code: &str,
+        client_id: &str,
+        verifier: &str,
+        overrides: &[(&str, &str)],
+    ) -> String {
+        let (status, answer) = self.exchange(code, client_id, verifier, overrides).await;
+        assert_eq!(status, 400, "{overrides:?}: {answer}");
+        assert!(answer.get("access_token").is_none(), "{answer}");
+        answer["error"].as_str().unwrap_or_default().to_owned()
     }
 }
