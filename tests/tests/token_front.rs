@@ -504,6 +504,14 @@ async fn tf_registration_refuses_what_a_code_could_be_sent_through() {
             "{document}: {answer}"
         );
     }
+    let padded =
+        json!({"redirect_uris": [REDIRECT], "client_name": "x", "pad": "x".repeat(20_000)});
+    let (status, answer) = front.flow.register_with(&padded).await;
+    assert_eq!(
+        (status, answer["error"].as_str()),
+        (400, Some("invalid_client_metadata")),
+        "over 16 KiB is not read: {answer}"
+    );
     let unknown = front
         .flow
         .authorize("kmc1.AAAA", REDIRECT, &Pkce::new(), "s")

@@ -209,6 +209,7 @@ impl App {
         if let Some(front) = &self.inner.token_front
             && let Some(route) = token_front::Route::of(request.uri().path())
         {
+            let request = token_front::read_request(request).await;
             // Boxed: the front's futures stay out of the endpoint's (and main's) layout.
             return Box::pin(front.handle(&self.inner.config, route, request)).await;
         }

@@ -9,18 +9,17 @@
 //! recorded in the confirmation store so it is used once, and sent back with `state`
 //! unchanged and `iss` (RFC 9207).
 
-use http::{HeaderValue, Request, Response, StatusCode, header};
-use http_body::Body;
+use http::{HeaderValue, Response, StatusCode, header};
 use serde::{Deserialize, Serialize};
 
 use super::super::ResponseBody;
 use super::client::{Client, form_action_source, registered};
 use super::endpoint::Urls;
 use super::page::{self, Context, Organization};
-use super::params::{Params, content_type_is, read};
+use super::params::{Params, body, content_type_is};
 use super::seal::{Purpose, Sealer};
 use super::token::{CODE_TTL_SECS, CodeGrant};
-use super::{TokenFront, cimd};
+use super::{FrontRequest, TokenFront, cimd};
 use crate::access::{AuthError, BearerToken, Principal};
 use crate::kobana::KobanaError;
 
@@ -174,10 +173,10 @@ impl TokenFront {
     }
 
     /// `GET /authorize`.
-    pub(super) async fn start<B>(
+    pub(super) async fn start(
         &self,
         urls: &Urls,
-        request: &Request<B>,
+        request: &FrontRequest,
     ) -> Response<ResponseBody> {
         let query = request.uri().query().unwrap_or_default();
         let Some(params) = Params::parse(query.as_bytes()) else {
@@ -223,11 +222,11 @@ impl TokenFront {
     }
 
     /// `POST /authorize`: the token page's and the confirmation page's forms.
-    pub(super) async fn submit<B>(&self, urls: &Urls, request: Request<B>) -> Response<ResponseBody>
-    where
-        B: Body + Send + 'static,
-        B::Error: std::fmt::Display,
-    {
+    pub(super) async fn submit(
+        &self,
+        urls: &Urls,
+        request: &FrontRequest,
+    ) -> Response<ResponseBody> {
         if cross_site(request.headers(), &urls.issuer) {
             tracing::info!("token front: a form post from another site refused");
             return page::error_page(
@@ -242,9 +241,7 @@ impl TokenFront {
             );
         }
         let record = crate::telemetry::record_of(request.extensions());
-        let params = read(request.into_body(), MAX_FORM_BYTES)
-            .await
-            .and_then(|bytes| Params::parse(&bytes));
+        let params = body(request, MAX_FORM_BYTES).and_then(Params::parse);
         let Some(params) = params else {
             return page::error_page(StatusCode::BAD_REQUEST, "Formulário inválido.");
         };

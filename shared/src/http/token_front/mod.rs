@@ -30,6 +30,7 @@ mod token;
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body::Body;
 use serde_json::json;
@@ -49,6 +50,24 @@ const CORS_METHODS: &str = "GET, POST, OPTIONS";
 const CORS_HEADERS: &str = "Authorization, Content-Type, Accept, Mcp-Protocol-Version";
 /// How long its metadata may be cached, in seconds.
 const METADATA_MAX_AGE: &str = "public, max-age=3600";
+
+/// Largest body any of the front's endpoints reads (the authorization page's form).
+pub const MAX_BODY_BYTES: usize = authorize::MAX_FORM_BYTES;
+
+/// A request to the front, its body read (`None`: longer than [`MAX_BODY_BYTES`] or
+/// unreadable). One concrete type, so the front is compiled once whatever the entry point.
+pub type FrontRequest = Request<Option<Bytes>>;
+
+/// Reads `request`'s body for the front.
+pub async fn read_request<B>(request: Request<B>) -> FrontRequest
+where
+    B: Body + Send + 'static,
+    B::Error: std::fmt::Display,
+{
+    let (parts, body) = request.into_parts();
+    let bytes = super::jsonrpc::read_body(body, MAX_BODY_BYTES).await.ok();
+    Request::from_parts(parts, bytes)
+}
 
 /// The front, built once with the app.
 pub struct TokenFront {
@@ -111,16 +130,12 @@ impl TokenFront {
     }
 
     /// Answers one request on one of the front's routes.
-    pub async fn handle<B>(
+    pub async fn handle(
         &self,
         config: &Config,
         route: Route,
-        request: Request<B>,
-    ) -> Response<ResponseBody>
-    where
-        B: Body + Send + 'static,
-        B::Error: std::fmt::Display,
-    {
+        request: FrontRequest,
+    ) -> Response<ResponseBody> {
         if let Some(host) = request.headers().get(header::HOST)
             && !host
                 .to_str()
@@ -133,14 +148,14 @@ impl TokenFront {
         let method = request.method().clone();
         let mut response = match (endpoint, &method) {
             (Endpoint::Authorize, &Method::GET) => self.start(&urls, &request).await,
-            (Endpoint::Authorize, &Method::POST) => self.submit(&urls, request).await,
+            (Endpoint::Authorize, &Method::POST) => self.submit(&urls, &request).await,
             (_, &Method::OPTIONS) if endpoint != Endpoint::Authorize => preflight(),
             (Endpoint::Metadata, &Method::GET | &Method::HEAD) => metadata(&urls),
             (Endpoint::Jwks, &Method::GET | &Method::HEAD) => {
                 json_answer(StatusCode::OK, &json!({"keys": []}))
             }
-            (Endpoint::Register, &Method::POST) => self.register(request).await,
-            (Endpoint::Token, &Method::POST) => self.exchange(request).await,
+            (Endpoint::Register, &Method::POST) => self.register(&request).await,
+            (Endpoint::Token, &Method::POST) => self.exchange(&request).await,
             _ => oauth_error(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "invalid_request",

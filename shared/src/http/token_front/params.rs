@@ -1,8 +1,6 @@
 //! Form and query parameters, and the small answers every endpoint shares.
 
-use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
-use http_body::Body;
 use serde_json::{Value, json};
 
 use super::super::{ResponseBody, fixed};
@@ -43,13 +41,12 @@ pub fn content_type_is(headers: &HeaderMap, expected: &str) -> bool {
         .is_some_and(|v| v.trim().eq_ignore_ascii_case(expected))
 }
 
-/// The whole body, at most `limit` bytes; `None` if longer or unreadable.
-pub async fn read<B>(body: B, limit: usize) -> Option<Bytes>
-where
-    B: Body + Send + 'static,
-    B::Error: std::fmt::Display,
-{
-    super::super::jsonrpc::read_body(body, limit).await.ok()
+/// The request's body when it was read whole and holds at most `limit` bytes.
+pub fn body(request: &super::FrontRequest, limit: usize) -> Option<&[u8]> {
+    request
+        .body()
+        .as_deref()
+        .filter(|bytes| bytes.len() <= limit)
 }
 
 /// A JSON answer that no cache keeps.

@@ -4,35 +4,30 @@
 //! and says where they go back to, and that a code only ever reaches a registered redirect
 //! URI with its PKCE verifier.
 
-use http::{Request, Response, StatusCode};
-use http_body::Body;
+use http::{Response, StatusCode};
 use serde_json::{Value, json};
 
 use super::super::ResponseBody;
-use super::TokenFront;
 use super::client::{ClientMetadata, registered_id};
-use super::params::{content_type_is, json_answer, oauth_error, read};
+use super::params::{body, content_type_is, json_answer, oauth_error};
+use super::{FrontRequest, TokenFront};
 
 /// Largest registration request read.
 pub const MAX_REGISTRATION_BYTES: usize = 16 * 1024;
 
 impl TokenFront {
     /// `POST /register`.
-    pub(super) async fn register<B>(&self, request: Request<B>) -> Response<ResponseBody>
-    where
-        B: Body + Send + 'static,
-        B::Error: std::fmt::Display,
-    {
+    pub(super) async fn register(&self, request: &FrontRequest) -> Response<ResponseBody> {
         let refuse = |message: &str| {
             oauth_error(StatusCode::BAD_REQUEST, "invalid_client_metadata", message)
         };
         if !content_type_is(request.headers(), "application/json") {
             return refuse("expected a JSON body");
         }
-        let Some(bytes) = read(request.into_body(), MAX_REGISTRATION_BYTES).await else {
+        let Some(bytes) = body(request, MAX_REGISTRATION_BYTES) else {
             return refuse("unreadable or too large");
         };
-        let Ok(document) = serde_json::from_slice::<Value>(&bytes) else {
+        let Ok(document) = serde_json::from_slice::<Value>(bytes) else {
             return refuse("not JSON");
         };
         let metadata = match ClientMetadata::check(&document) {

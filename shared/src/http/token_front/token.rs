@@ -11,16 +11,15 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use http::{Request, Response, StatusCode, header};
-use http_body::Body;
+use http::{Response, StatusCode, header};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::super::ResponseBody;
-use super::TokenFront;
-use super::params::{Params, content_type_is, json_answer, oauth_error, read};
+use super::params::{Params, body, content_type_is, json_answer, oauth_error};
 use super::seal::Purpose;
+use super::{FrontRequest, TokenFront};
 
 /// How long a code lives.
 pub const CODE_TTL_SECS: i64 = 60;
@@ -124,11 +123,7 @@ fn client_id(params: &Params, headers: &http::HeaderMap) -> Option<String> {
 
 impl TokenFront {
     /// `POST /token`.
-    pub(super) async fn exchange<B>(&self, request: Request<B>) -> Response<ResponseBody>
-    where
-        B: Body + Send + 'static,
-        B::Error: std::fmt::Display,
-    {
+    pub(super) async fn exchange(&self, request: &FrontRequest) -> Response<ResponseBody> {
         if !content_type_is(request.headers(), "application/x-www-form-urlencoded") {
             return oauth_error(
                 StatusCode::BAD_REQUEST,
@@ -136,10 +131,7 @@ impl TokenFront {
                 "expected a form body",
             );
         }
-        let (parts, body) = request.into_parts();
-        let params = read(body, MAX_TOKEN_REQUEST_BYTES)
-            .await
-            .and_then(|bytes| Params::parse(&bytes));
+        let params = body(request, MAX_TOKEN_REQUEST_BYTES).and_then(Params::parse);
         let Some(params) = params else {
             return oauth_error(
                 StatusCode::BAD_REQUEST,
@@ -156,7 +148,7 @@ impl TokenFront {
         }
         let (Some(code), Some(client), Some(verifier)) = (
             params.get("code"),
-            client_id(&params, &parts.headers),
+            client_id(&params, request.headers()),
             params.get("code_verifier"),
         ) else {
             return oauth_error(
