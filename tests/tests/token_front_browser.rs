@@ -151,7 +151,12 @@ async fn tf_from_no_token_to_a_tool_call_with_the_sdk_and_chromium_and_nothing_i
         runs["v2-cimd"]
     );
 
-    // Framing: the authorization page never renders inside another origin's page.
+    check_framing(&report);
+    check_logs(&buffer.text(), &token, runs);
+}
+
+/// The authorization page never renders inside another origin's page; the control does.
+fn check_framing(report: &Value) {
     let framing = &report["framing"];
     assert!(
         framing["pageOrigin"]
@@ -191,16 +196,17 @@ async fn tf_from_no_token_to_a_tool_call_with_the_sdk_and_chromium_and_nothing_i
         console.contains("frame-ancestors"),
         "Chromium says why: {console}"
     );
+}
 
-    // No token, refused token or code reaches any log line.
-    let log = buffer.text();
+/// No token, refused token or code reaches any log line.
+fn check_logs(log: &str, token: &str, runs: &Value) {
     assert!(log.contains("capture-canary-tf"), "the capture works");
     assert!(
         log.contains("token front: code issued"),
         "the front logs its steps: {log:.2000}"
     );
     let signature = token.rsplit('.').next().unwrap();
-    let mut secrets = vec![token.as_str(), signature, REJECTED];
+    let mut secrets = vec![token, signature, REJECTED];
     let codes: Vec<String> = ["v2-dcr", "v1-dcr", "v2-cimd"]
         .iter()
         .map(|n| runs[*n]["code"].as_str().unwrap().to_owned())

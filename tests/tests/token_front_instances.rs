@@ -146,7 +146,14 @@ async fn tf_instances_sharing_the_secret_and_the_table_share_clients_and_codes_o
         .await;
     assert_eq!(refused, "invalid_grant", "another key opens no code");
 
-    // A missing secret: the front answers 503, /mcp does not depend on it.
+    check_missing_secret(&missing, &token).await;
+    let signature = token.rsplit('.').next().unwrap();
+    let secrets = [token.as_str(), signature, &code, &fresh, &value];
+    check_logs([&a, &b, &stranger, &missing], &secrets).await;
+}
+
+/// A missing secret: the front answers 503, `/mcp` does not depend on it.
+async fn check_missing_secret(missing: &Instance, token: &str) {
     let (status, answer) = missing
         .flow
         .register_with(&serde_json::json!({"redirect_uris": [token_front_support::REDIRECT]}))
@@ -160,7 +167,7 @@ async fn tf_instances_sharing_the_secret_and_the_table_share_clients_and_codes_o
         .flow
         .http
         .post(format!("{}/mcp", missing.flow.base))
-        .bearer_auth(&token)
+        .bearer_auth(token)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2025-11-25")
@@ -169,9 +176,12 @@ async fn tf_instances_sharing_the_secret_and_the_table_share_clients_and_codes_o
         .await
         .unwrap();
     assert_eq!(listed.status(), 200);
+}
 
+/// The instances say how their key went, and hold none of `secrets` in their logs.
+async fn check_logs(instances: [&Instance; 4], secrets: &[&str]) {
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let logs: Vec<String> = [&a, &b, &stranger, &missing]
+    let logs: Vec<String> = instances
         .iter()
         .map(|i| i.log.lock().unwrap().clone())
         .collect();
@@ -185,15 +195,8 @@ async fn tf_instances_sharing_the_secret_and_the_table_share_clients_and_codes_o
         "the log says why: {:.3000}",
         logs[3]
     );
-    let signature = token.rsplit('.').next().unwrap();
     for (log, name) in logs.iter().zip(["A", "B", "stranger", "missing"]) {
-        for secret in [
-            token.as_str(),
-            signature,
-            code.as_str(),
-            fresh.as_str(),
-            value.as_str(),
-        ] {
+        for secret in secrets {
             assert!(
                 !log.contains(secret),
                 "{name}'s log holds a secret: {:.30}…",
