@@ -117,7 +117,8 @@ else
 fi
 
 # --- Browser (CORS) and OAuth discovery tests: Chromium, clients/browser, clients/oauth ---------
-# tests/it/browser_cors.rs drives Debian's chromium with puppeteer-core (clients/browser);
+# tests/it/browser_cors.rs and token_front_browser.rs drive Debian's chromium with
+# puppeteer-core (clients/browser; the latter with the SDKs of clients/node_modules too);
 # tests/it/oauth_discovery.rs runs a stand-in authorization server (clients/oauth). Each npm
 # dir has its own lock file and hash stamp, apart from clients/node_modules.
 setup_browser_and_oauth() {

@@ -107,6 +107,56 @@ pub struct Config {
     pub header_read_timeout: Duration,
     /// The local listener's idle timeout (`MCP_IDLE_TIMEOUT_MS`).
     pub idle_timeout: Duration,
+    /// The token front for OAuth-only hosts (`MCP_TOKEN_FRONT`, off by default).
+    pub token_front: TokenFrontConfig,
+}
+
+/// The token front: a small OAuth authorization server, served by this function, where a
+/// person pastes a billing API token for hosts that only speak OAuth (issue #26).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TokenFrontConfig {
+    /// Whether it is served at all (`MCP_TOKEN_FRONT=on`; default off: its paths are 404s).
+    pub enabled: bool,
+    /// The Secrets Manager secret (ARN or name) whose value keys the sealed codes and forms
+    /// (`MCP_TOKEN_FRONT_KEY_SECRET`). Unset: a random key made at start, which only one
+    /// process knows (local runs); required under Lambda, where instances must share it.
+    pub key_secret: Option<String>,
+    /// Client metadata documents may be fetched over plain HTTP from loopback addresses.
+    /// Never read from the environment: only tests set it.
+    pub loopback_client_metadata: bool,
+}
+
+impl TokenFrontConfig {
+    fn from_lookup(
+        get: impl Fn(&str) -> Option<String>,
+        under_lambda: bool,
+    ) -> Result<Self, ConfigError> {
+        let enabled = match get("MCP_TOKEN_FRONT").map(|v| v.trim().to_ascii_lowercase()) {
+            None => false,
+            Some(v) if v == "on" => true,
+            Some(v) if v == "off" => false,
+            Some(value) => {
+                return Err(ConfigError::Invalid {
+                    name: "MCP_TOKEN_FRONT",
+                    value,
+                    reason: "must be on or off",
+                });
+            }
+        };
+        let key_secret = get("MCP_TOKEN_FRONT_KEY_SECRET").map(|s| s.trim().to_owned());
+        if enabled && under_lambda && key_secret.is_none() {
+            return Err(ConfigError::Invalid {
+                name: "MCP_TOKEN_FRONT_KEY_SECRET",
+                value: String::new(),
+                reason: "is required under Lambda when MCP_TOKEN_FRONT=on (instances share the key)",
+            });
+        }
+        Ok(Self {
+            enabled,
+            key_secret,
+            loopback_client_metadata: false,
+        })
+    }
 }
 
 impl Default for Config {
@@ -127,6 +177,7 @@ impl Default for Config {
             metrics: false,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            token_front: TokenFrontConfig::default(),
         }
     }
 }
@@ -178,10 +229,12 @@ impl Config {
         // Under Lambda the function sits behind API Gateway, which sets `Host` itself: the
         // DNS-rebinding guard has nothing to guard, and a deployment made without our template
         // (CDK, Terraform, the console) would otherwise refuse every request. Still settable.
-        if get("AWS_LAMBDA_RUNTIME_API").is_some() {
+        let under_lambda = get("AWS_LAMBDA_RUNTIME_API").is_some();
+        if under_lambda {
             config.allowed_hosts = Vec::new();
             config.metrics = true;
         }
+        config.token_front = TokenFrontConfig::from_lookup(get, under_lambda)?;
         if let Some(metrics) = get("MCP_METRICS") {
             config.metrics = match metrics.trim().to_ascii_lowercase().as_str() {
                 "on" | "true" | "1" | "emf" => true,
@@ -490,6 +543,26 @@ mod tests {
                 assert!(err.contains(name), "{err}");
             }
         }
+    }
+
+    #[test]
+    fn the_token_front_is_off_by_default_and_needs_a_shared_key_under_lambda() {
+        assert!(!config(&[]).unwrap().token_front.enabled);
+        let on = config(&[("MCP_TOKEN_FRONT", " ON ")]).unwrap().token_front;
+        assert!(on.enabled && on.key_secret.is_none() && !on.loopback_client_metadata);
+        let lambda = ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001");
+        let err = config(&[lambda, ("MCP_TOKEN_FRONT", "on")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("MCP_TOKEN_FRONT_KEY_SECRET"), "{err}");
+        let secret = ("MCP_TOKEN_FRONT_KEY_SECRET", "arn:aws:secretsmanager:x");
+        let set = config(&[lambda, ("MCP_TOKEN_FRONT", "on"), secret]).unwrap();
+        assert_eq!(set.token_front.key_secret.as_deref(), Some(secret.1));
+        assert!(config(&[lambda]).is_ok(), "off needs no key");
+        let err = config(&[("MCP_TOKEN_FRONT", "yes")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("MCP_TOKEN_FRONT"), "{err}");
     }
 
     #[test]

@@ -11,41 +11,19 @@
 
 use crate::common;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use common::{Stack, clients_dir, node, output_within, succeeded};
+use common::{Stack, assert_browser_ready, chromium, clients_dir, node, output_within, succeeded};
 use fake_kobana::full_token;
 use serde_json::Value;
 
 const RUN_TIMEOUT: Duration = Duration::from_secs(150);
 const FIXTURE_CUSTOMERS: usize = 4;
 
-/// Debian's Chromium (`KOBANA_MCP_CHROMIUM`, default `/usr/bin/chromium`).
-fn chromium() -> PathBuf {
-    std::env::var_os("KOBANA_MCP_CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
-}
-
 /// Runs the browser driver; returns `{allowed, refused, console}`.
 async fn browse(stack: &Stack, metadata_url: &str) -> Value {
     let driver = clients_dir().join("browser/run.mjs");
-    for (path, what) in [
-        (node(), "Node 22"),
-        (chromium(), "Chromium"),
-        (driver.clone(), "the browser driver"),
-        (
-            clients_dir().join("browser/node_modules/puppeteer-core/package.json"),
-            "puppeteer-core (clients/browser)",
-        ),
-    ] {
-        assert!(
-            path.exists(),
-            "{what} missing at {}: run scripts/setup.sh (it installs Chromium and clients/browser)",
-            path.display()
-        );
-    }
+    assert_browser_ready(&driver);
     let output = tokio::process::Command::new(node())
         .arg(&driver)
         .args([&stack.url, &full_token(), metadata_url])

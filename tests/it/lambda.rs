@@ -17,10 +17,13 @@ const INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const AUTH_SERVER: &str = "https://auth.example.test";
 
 /// The routes `template.yaml` gives the function (its `Api` events), each in stream mode.
-const ROUTES: [&str; 3] = [
+const ROUTES: [&str; 6] = [
     "/mcp",
     "/.well-known/oauth-protected-resource",
     "/.well-known/oauth-protected-resource/{proxy+}",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+    "/oauth/{proxy+}",
 ];
 
 fn authorization(event: &Value) -> Option<&str> {
@@ -486,7 +489,14 @@ fn a4_template_table_has_the_stores_ttl_and_iam_allows_only_its_operations() {
         .iter()
         .filter(|l| l.starts_with("Resource:"))
         .collect();
-    assert_eq!(resources, [&"Resource: !GetAtt ConfirmationsTable.Arn"]);
+    // The token front's own statement (its key) is checked in token_front_lambda.rs.
+    assert_eq!(
+        resources,
+        [
+            &"Resource: !GetAtt ConfirmationsTable.Arn",
+            &"Resource: !Ref TokenFrontKey"
+        ]
+    );
 
     let samconfig = std::fs::read_to_string(root.join("samconfig.toml")).expect("samconfig.toml");
     assert!(samconfig.contains("[default.deploy.parameters]"));

@@ -10,6 +10,7 @@ mod confirm_support;
 mod fake_common;
 mod hostile_support;
 mod lambda_support;
+mod token_front_support;
 
 // The areas.
 mod browser_cors;
@@ -51,5 +52,9 @@ mod request_log;
 mod requirement_ids;
 mod resources;
 mod secrets;
+mod token_front;
+mod token_front_browser;
+mod token_front_instances;
+mod token_front_lambda;
 mod unknown_method;
 mod upstream_faults;

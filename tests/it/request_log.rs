@@ -8,11 +8,9 @@
 
 use crate::common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::thread_server::ThreadServer;
+use common::thread_server::{LogBuffer, ThreadServer};
 use fake_kobana::{FakeKobana, Fault, FaultKind, full_token};
 use kobana_mcp::Config;
 use kobana_mcp::access::{BearerToken, Principal};
@@ -24,20 +22,6 @@ const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
 const SEARCH: &str = "Padaria";
 const REASON: &str = "motivo-de-teste-do-log";
-
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(data);
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// What one request's line must say (`None` = the field must be absent).
 #[derive(Debug, Clone, Default)]
@@ -455,7 +439,7 @@ async fn one_request_line_per_http_request_with_every_field_and_nothing_private(
         kobana_timeout: Duration::from_secs(5),
         ..Config::default()
     };
-    let buffer = Buffer::default();
+    let buffer = LogBuffer::default();
     let writer = buffer.clone();
     let subscriber = json_subscriber(log_filter(None), move || writer.clone());
     let mut server = ThreadServer::start(config, tracing::Dispatch::new(subscriber), || {});

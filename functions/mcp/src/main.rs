@@ -13,7 +13,8 @@ const USAGE: &str = "usage: kobana-mcp [--demo]\n\
   --demo   serve a built-in fake Kobana with sample data (no account or network needed)\n\
 environment: MCP_BIND, KOBANA_API_URL, CONFIRMATIONS_TABLE, MCP_ALLOWED_HOSTS,\n\
   MCP_ALLOWED_ORIGINS, MCP_PUBLIC_URL, MCP_AUTHORIZATION_SERVERS, KOBANA_TIMEOUT_MS, MCP_METRICS,\n\
-  MCP_HEADER_READ_TIMEOUT_MS, MCP_IDLE_TIMEOUT_MS, RUST_LOG";
+  MCP_HEADER_READ_TIMEOUT_MS, MCP_IDLE_TIMEOUT_MS, MCP_TOKEN_FRONT, MCP_TOKEN_FRONT_KEY_SECRET,\n\
+  RUST_LOG";
 
 fn main() -> ExitCode {
     let under_lambda = std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some();

@@ -68,6 +68,47 @@ impl Endpoint {
 
 /// The endpoint `request` reached, or `None` when nothing trustworthy names it.
 pub(crate) fn endpoint<B>(config: &Config, request: &Request<B>) -> Option<Endpoint> {
+    let path = request.uri().path();
+    let gateway_path = request
+        .extensions()
+        .get::<GatewayContext>()
+        .and_then(|g| g.path.as_deref());
+    // Without a path in the context, the request's own: lambda_http has put the stage in
+    // front of it already (`/Prod/mcp`; the `$default` stage has no segment).
+    let prefix = prefix(gateway_path.unwrap_or(path));
+    endpoint_with_prefix(config, request, prefix)
+}
+
+/// The endpoint of a request to another route of ours (the token front's `/oauth/…`), whose
+/// part before the route, `prefix`, the caller has parsed from the request's path.
+pub(crate) fn endpoint_under<B>(
+    config: &Config,
+    request: &Request<B>,
+    prefix: &str,
+) -> Option<Endpoint> {
+    let path = request.uri().path();
+    let route = path.strip_prefix(prefix)?;
+    // The context's path names the same route under the prefix the client really used.
+    let prefix = match request
+        .extensions()
+        .get::<GatewayContext>()
+        .and_then(|g| g.path.as_deref())
+    {
+        Some(gateway_path) => gateway_path.strip_suffix(route)?,
+        None => prefix,
+    };
+    let plain = prefix
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-._~/".contains(&b));
+    endpoint_with_prefix(config, request, plain.then_some(prefix))
+}
+
+/// The endpoint under `prefix` (`None`: the path names no route of ours in plain characters).
+fn endpoint_with_prefix<B>(
+    config: &Config,
+    request: &Request<B>,
+    prefix: Option<&str>,
+) -> Option<Endpoint> {
     if let Some(url) = &config.public_url {
         return Some(Endpoint {
             resource: url.clone(),
@@ -75,7 +116,11 @@ pub(crate) fn endpoint<B>(config: &Config, request: &Request<B>) -> Option<Endpo
         });
     }
     if let Some(gateway) = request.extensions().get::<GatewayContext>() {
-        return from_gateway(gateway, request.uri().path());
+        let domain = Authority::parse(gateway.domain_name.as_deref()?)?;
+        return Some(Endpoint {
+            resource: format!("https://{domain}{}{MCP_SEGMENT}", prefix?),
+            source: Source::Gateway,
+        });
     }
     if config.allowed_hosts.is_empty() {
         return None;
@@ -84,21 +129,9 @@ pub(crate) fn endpoint<B>(config: &Config, request: &Request<B>) -> Option<Endpo
     let authority = Authority::parse(host)?;
     let loopback = ["localhost", "127.0.0.1", "[::1]"].contains(&authority.host.as_str());
     let scheme = if loopback { "http" } else { "https" };
-    let prefix = prefix(request.uri().path())?;
     Some(Endpoint {
-        resource: format!("{scheme}://{authority}{prefix}{MCP_SEGMENT}"),
+        resource: format!("{scheme}://{authority}{}{MCP_SEGMENT}", prefix?),
         source: Source::Host,
-    })
-}
-
-fn from_gateway(gateway: &GatewayContext, request_path: &str) -> Option<Endpoint> {
-    let domain = Authority::parse(gateway.domain_name.as_deref()?)?;
-    // Without a path in the context, the request's own: lambda_http has put the stage in
-    // front of it already (`/Prod/mcp`; the `$default` stage has no segment).
-    let prefix = prefix(gateway.path.as_deref().unwrap_or(request_path))?;
-    Some(Endpoint {
-        resource: format!("https://{domain}{prefix}{MCP_SEGMENT}"),
-        source: Source::Gateway,
     })
 }
 

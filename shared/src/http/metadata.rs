@@ -16,10 +16,11 @@ use crate::config::Config;
 /// How long a client or shared cache may keep the metadata, as a `Cache-Control` value.
 const CACHE_CONTROL: &str = "public, max-age=3600";
 
-/// The authorization servers the metadata names: those of `MCP_AUTHORIZATION_SERVERS`
-/// (default none). The one place to add another (an optional token front of our own).
-pub(crate) fn authorization_servers(config: &Config) -> Vec<String> {
-    config.authorization_servers.clone()
+/// The authorization servers the metadata of `resource` names: the token front first when it
+/// is on (`MCP_TOKEN_FRONT`, the one server we know issues billing tokens: the person's own),
+/// then those of `MCP_AUTHORIZATION_SERVERS` (default none).
+pub(crate) fn authorization_servers(config: &Config, resource: &str) -> Vec<String> {
+    super::token_front::authorization_servers(config, resource)
 }
 
 /// Where the metadata of `resource` lives: RFC 9728 puts the well-known segment right after
@@ -50,7 +51,7 @@ fn document(config: &Config, endpoint: &Endpoint) -> Value {
         "resource_name": "Kobana — Faturamento Automático (MCP)",
         "resource_documentation": "https://docs.billing.kobana.com.br",
     });
-    let servers = authorization_servers(config);
+    let servers = authorization_servers(config, &endpoint.resource);
     if !servers.is_empty() {
         body["authorization_servers"] = json!(servers);
     }

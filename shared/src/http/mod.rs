@@ -14,6 +14,7 @@ mod jsonrpc;
 mod local;
 mod metadata;
 mod request_line;
+mod token_front;
 mod token_help;
 mod unknown_method;
 
@@ -49,6 +50,9 @@ pub enum AppError {
     /// A configuration value is outside what the front accepts.
     #[error("{0}")]
     Config(#[from] ConfigError),
+    /// The token front could not make its key.
+    #[error("token front: {0}")]
+    TokenFront(#[from] token_front::FrontError),
 }
 
 /// The whole server as one `http::Request → http::Response` function, shared by the Lambda
@@ -62,6 +66,7 @@ struct Inner {
     config: Config,
     telemetry: request_line::Telemetry,
     mcp: StreamableHttpService<KobanaMcp, NeverSessionManager>,
+    token_front: Option<token_front::TokenFront>,
 }
 
 impl std::fmt::Debug for App {
@@ -173,6 +178,8 @@ impl App {
     ) -> Result<Self, AppError> {
         config.validate()?;
         let kobana = KobanaClient::new(&config).map_err(|e| AppError::Kobana(Box::new(e)))?;
+        let token_front =
+            token_front::TokenFront::new(&config, store.clone(), clock.clone(), kobana.clone())?;
         let state = Arc::new(AppState {
             kobana,
             store,
@@ -190,6 +197,7 @@ impl App {
                 telemetry: request_line::Telemetry::new(config.metrics),
                 config,
                 mcp,
+                token_front,
             }),
         })
     }
@@ -212,13 +220,20 @@ impl App {
         request_line::finish(&self.inner.telemetry, record, response)
     }
 
-    /// CORS around [`App::route`].
+    /// The token front's routes when it is on, else CORS around [`App::route`].
     async fn answer<B>(&self, request: Request<B>) -> Response<ResponseBody>
     where
         B: Body + Send + 'static,
         B::Data: Send,
         B::Error: std::fmt::Display,
     {
+        if let Some(front) = &self.inner.token_front
+            && let Some(route) = token_front::Route::of(request.uri().path())
+        {
+            let request = token_front::read_request(request).await;
+            // Boxed: the front's futures stay out of the endpoint's (and main's) layout.
+            return Box::pin(front.handle(&self.inner.config, route, request)).await;
+        }
         let route = cors::Route::of(request.uri().path());
         if cors::answers(route, request.method()) {
             return cors::preflight(&self.inner.config, route, request.headers());

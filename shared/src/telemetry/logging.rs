@@ -34,7 +34,9 @@ pub fn json_subscriber<W>(filter: Targets, writer: W) -> impl Subscriber + Send 
 where
     W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
 {
+    // The builder's own level cap is INFO; `filter` alone decides (RUST_LOG=debug works).
     tracing_subscriber::fmt()
+        .with_max_level(tracing::level_filters::LevelFilter::TRACE)
         .with_writer(writer)
         .json()
         .with_ansi(false)
@@ -52,6 +54,7 @@ pub fn init(json: bool) {
         json_subscriber(filter, std::io::stderr).init();
     } else {
         tracing_subscriber::fmt()
+            .with_max_level(tracing::level_filters::LevelFilter::TRACE)
             .with_writer(std::io::stderr)
             .compact()
             .finish()
@@ -88,6 +91,34 @@ mod tests {
                     "{spec:?} {target}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn rust_log_debug_reaches_the_json_lines() {
+        use std::sync::{Arc, Mutex};
+        let lines = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let sink = lines.clone();
+        let writer = move || SinkWriter(sink.clone());
+        let subscriber = json_subscriber(log_filter(Some("debug")), writer);
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::debug!("debug-canary");
+            tracing::trace!("trace-canary");
+        });
+        let text = String::from_utf8(lines.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("debug-canary"), "{text}");
+        assert!(!text.contains("trace-canary"), "{text}");
+    }
+
+    struct SinkWriter(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for SinkWriter {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(data);
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
 

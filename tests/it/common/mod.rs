@@ -388,6 +388,31 @@ pub fn node() -> PathBuf {
     )
 }
 
+/// Debian's Chromium (`KOBANA_MCP_CHROMIUM`, default `/usr/bin/chromium`).
+pub fn chromium() -> PathBuf {
+    from_env("KOBANA_MCP_CHROMIUM", PathBuf::from("/usr/bin/chromium"))
+}
+
+/// Panics, saying how to get them, unless Node 22, Chromium, the browser driver `driver`
+/// (under `clients/browser`) and puppeteer-core are all there.
+pub fn assert_browser_ready(driver: &std::path::Path) {
+    for (path, what) in [
+        (node(), "Node 22"),
+        (chromium(), "Chromium"),
+        (driver.to_path_buf(), "the browser driver"),
+        (
+            clients_dir().join("browser/node_modules/puppeteer-core/package.json"),
+            "puppeteer-core (clients/browser)",
+        ),
+    ] {
+        assert!(
+            path.exists(),
+            "{what} missing at {}: run scripts/setup.sh (it installs Chromium and clients/browser)",
+            path.display()
+        );
+    }
+}
+
 /// Python with the `mcp` SDK (`KOBANA_MCP_PYTHON`, default `.venv/bin/python`).
 pub fn python() -> PathBuf {
     external_allowed("a Python client");

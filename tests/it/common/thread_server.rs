@@ -2,6 +2,7 @@
 //! the tests that read what the server logs (a default dispatcher is per thread).
 
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 
 use kobana_mcp::{App, Config};
 
@@ -98,4 +99,26 @@ fn undecided_by_default() {
         // Installing it re-reads every callsite registered so far.
         let _ = tracing::subscriber::set_global_default(Undecided);
     });
+}
+
+/// Where a test's subscriber writes the server's log lines (clone it into the writer).
+#[derive(Clone, Default)]
+pub struct LogBuffer(pub Arc<Mutex<Vec<u8>>>);
+
+impl LogBuffer {
+    /// Everything written so far.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl std::io::Write for LogBuffer {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
