@@ -315,6 +315,23 @@ fn from_env(var: &str, default: PathBuf) -> PathBuf {
     std::env::var_os(var).map(PathBuf::from).unwrap_or(default)
 }
 
+/// `docs/clients.md`, the "Connect from your host" document whose snippets the tests run.
+pub fn clients_doc() -> String {
+    std::fs::read_to_string(workspace().join("docs/clients.md")).expect("docs/clients.md")
+}
+
+/// The fenced block right after `<!-- snippet: NAME -->` in `doc`.
+pub fn doc_snippet(doc: &str, name: &str) -> String {
+    let marker = format!("<!-- snippet: {name} -->");
+    let after = doc
+        .split_once(&marker)
+        .unwrap_or_else(|| panic!("the document lacks {marker}"))
+        .1;
+    let body = after.split_once("```").expect("a fenced block").1;
+    let body = body.split_once('\n').expect("a fence line").1;
+    body.split_once("```").expect("a closing fence").0.to_owned()
+}
+
 /// Starts `command` with `input` on its stdin and answers its output once it exits, within
 /// `limit`; `label` names it in the failures.
 pub async fn run_with_input(
