@@ -82,7 +82,10 @@ async fn claude_code_adds_the_snippet_connects_and_offers_every_tool() {
         &list,
         &[&format!("kobana: {url} (HTTP) - ✔ Connected")],
     );
-    let (get, _) = run.sandbox.ok("claude", &["mcp", "get", "kobana"], &[]).await;
+    let (get, _) = run
+        .sandbox
+        .ok("claude", &["mcp", "get", "kobana"], &[])
+        .await;
     let url_line = format!("URL: {url}");
     assert_holds(
         "claude mcp get",
@@ -117,7 +120,8 @@ const GEMINI_SETTINGS: &str = r#"{
 async fn gemini_cli_adds_the_snippet_connects_and_offers_every_tool() {
     let mut run = HostRun::start("gemini-cli").await;
     run.sandbox.set("GEMINI_CLI_TRUST_WORKSPACE", "true");
-    run.sandbox.write("home/.gemini/settings.json", GEMINI_SETTINGS);
+    run.sandbox
+        .write("home/.gemini/settings.json", GEMINI_SETTINGS);
     check_version(&run, "gemini", "@google/gemini-cli").await;
     paste(&run, "gemini-cli").await;
     // Gemini writes its server list to stderr.
@@ -182,7 +186,10 @@ async fn codex_app_server_status(run: &HostRun) -> Value {
         .expect("codex app-server answers in time");
     drop(stdin);
     let _ = tokio::time::timeout(limit, child.wait()).await;
-    let servers = answer["result"]["data"].as_array().cloned().unwrap_or_default();
+    let servers = answer["result"]["data"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     servers
         .into_iter()
         .find(|s| s["name"] == "kobana")
@@ -204,14 +211,24 @@ async fn codex_adds_the_snippet_reads_the_config_toml_and_lists_every_tool() {
     let added = codex_reads(&run).await;
     run.sandbox
         .write("home/.codex/config.toml", &run.snippet("codex-config"));
-    assert_eq!(codex_reads(&run).await, added, "the command and the file agree");
+    assert_eq!(
+        codex_reads(&run).await,
+        added,
+        "the command and the file agree"
+    );
     assert_eq!(added["transport"]["url"], run.server.url.as_str());
     assert_eq!(added["transport"]["bearer_token_env_var"], "KOBANA_TOKEN");
     let (list, _) = run.sandbox.ok("codex", &["mcp", "list"], &[]).await;
     assert_holds(
         "codex mcp list",
         &list,
-        &["kobana", &run.server.url, "KOBANA_TOKEN", "enabled", "Bearer token"],
+        &[
+            "kobana",
+            &run.server.url,
+            "KOBANA_TOKEN",
+            "enabled",
+            "Bearer token",
+        ],
     );
     let status = codex_app_server_status(&run).await;
     assert_eq!(status["authStatus"], "bearerToken", "{status}");
@@ -285,12 +302,16 @@ async fn copilot_cli_adds_the_snippet_connects_and_offers_every_tool() {
     run.sandbox.set("COPILOT_AUTO_UPDATE", "false");
     // Copilot unpacks itself (~235 MB) into its cache on first start; keep that across runs.
     let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("copilot-cache");
-    run.sandbox.set("XDG_CACHE_HOME", &cache.display().to_string());
+    run.sandbox
+        .set("XDG_CACHE_HOME", &cache.display().to_string());
     check_version(&run, "copilot", "@github/copilot").await;
     paste(&run, "copilot-cli").await;
     let (list, _) = run.sandbox.ok("copilot", &["mcp", "list"], &[]).await;
     assert_holds("copilot mcp list", &list, &["kobana (http)"]);
-    let (get, _) = run.sandbox.ok("copilot", &["mcp", "get", "kobana"], &[]).await;
+    let (get, _) = run
+        .sandbox
+        .ok("copilot", &["mcp", "get", "kobana"], &[])
+        .await;
     let url_line = format!("URL: {}", run.server.url);
     assert_holds(
         "copilot mcp get",
@@ -303,7 +324,12 @@ async fn copilot_cli_adds_the_snippet_connects_and_offers_every_tool() {
         ("COPILOT_PROVIDER_BASE_URL", provider.as_str()),
         ("COPILOT_MODEL", "gpt-4o"),
     ];
-    let args = ["-p", PROMPT, "--allow-all-tools", "--disable-client-telemetry"];
+    let args = [
+        "-p",
+        PROMPT,
+        "--allow-all-tools",
+        "--disable-client-telemetry",
+    ];
     run.sandbox.run("copilot", &args, &model).await;
     assert_offers_every_tool(&run, "kobana-");
     assert_eq!(era(&run.finish()), "2026-07-28");

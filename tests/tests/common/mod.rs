@@ -329,7 +329,10 @@ pub fn doc_snippet(doc: &str, name: &str) -> String {
         .1;
     let body = after.split_once("```").expect("a fenced block").1;
     let body = body.split_once('\n').expect("a fence line").1;
-    body.split_once("```").expect("a closing fence").0.to_owned()
+    body.split_once("```")
+        .expect("a closing fence")
+        .0
+        .to_owned()
 }
 
 /// Starts `command` with `input` on its stdin and answers its output once it exits, within

@@ -34,7 +34,12 @@ impl StandInModel {
 
     /// The paths the host posted to.
     pub fn paths(&self) -> Vec<String> {
-        self.seen.lock().unwrap().iter().map(|(p, _)| p.clone()).collect()
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(p, _)| p.clone())
+            .collect()
     }
 
     /// Every tool name offered in any recorded request whose name starts with `prefix`, the
@@ -73,7 +78,10 @@ fn tool_names(body: &Value) -> Vec<String> {
     let mut names = Vec::new();
     for tool in body["tools"].as_array().into_iter().flatten() {
         let direct = [&tool["name"], &tool["function"]["name"]];
-        let declared = tool["functionDeclarations"].as_array().into_iter().flatten();
+        let declared = tool["functionDeclarations"]
+            .as_array()
+            .into_iter()
+            .flatten();
         for name in direct.into_iter().chain(declared.map(|d| &d["name"])) {
             if let Some(name) = name.as_str() {
                 names.push(name.to_owned());

@@ -134,7 +134,8 @@ impl Sandbox {
     pub async fn output(&self, mut command: tokio::process::Command, what: &str) -> Output {
         let what = format!("{}: {what}", self.label);
         let started = std::time::Instant::now();
-        let output = crate::common::output_within(HOST_COMMAND_LIMIT, command.output(), &what).await;
+        let output =
+            crate::common::output_within(HOST_COMMAND_LIMIT, command.output(), &what).await;
         eprintln!(
             "{what}: exit {} in {:.1} s",
             output.status,
