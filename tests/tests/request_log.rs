@@ -8,15 +8,12 @@
 
 mod common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::thread_server::ThreadServer;
 use fake_kobana::{FakeKobana, Fault, FaultKind, full_token};
 use kobana_mcp::Config;
 use kobana_mcp::access::{BearerToken, Principal};
-use kobana_mcp::telemetry::logging::{json_subscriber, log_filter};
 use kobana_mcp::telemetry::record::person_digest;
 use serde_json::{Value, json};
 
@@ -24,20 +21,6 @@ const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
 const SEARCH: &str = "Padaria";
 const REASON: &str = "motivo-de-teste-do-log";
-
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(data);
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// What one request's line must say (`None` = the field must be absent).
 #[derive(Debug, Clone, Default)]
@@ -455,10 +438,7 @@ async fn one_request_line_per_http_request_with_every_field_and_nothing_private(
         kobana_timeout: Duration::from_secs(5),
         ..Config::default()
     };
-    let buffer = Buffer::default();
-    let writer = buffer.clone();
-    let subscriber = json_subscriber(log_filter(None), move || writer.clone());
-    let mut server = ThreadServer::start(config, tracing::Dispatch::new(subscriber), || {});
+    let (mut server, buffer) = ThreadServer::start_logged(config);
     let token = full_token();
     let mut client = Client {
         fake: &fake,
@@ -471,7 +451,7 @@ async fn one_request_line_per_http_request_with_every_field_and_nothing_private(
     // A line is written when its answer's body is dropped, just after the client read it.
     tokio::time::sleep(Duration::from_millis(200)).await;
     server.stop();
-    let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let log = buffer.text();
     let lines: Vec<Value> = log
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))

@@ -1,9 +1,34 @@
 //! The server on a thread of its own, its own runtime, under a given tracing dispatcher: for
 //! the tests that read what the server logs (a default dispatcher is per thread).
 
+use std::io::Write;
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 
+use kobana_mcp::telemetry::logging::{json_subscriber, log_filter};
 use kobana_mcp::{App, Config};
+
+/// An in-memory log that a server's JSON-lines subscriber writes into.
+#[derive(Clone, Default)]
+pub struct LogBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl LogBuffer {
+    /// Everything written so far.
+    pub fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).expect("UTF-8 log")
+    }
+}
+
+impl Write for LogBuffer {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// A running server; [`ThreadServer::stop`] ends it and joins its thread.
 pub struct ThreadServer {
@@ -42,6 +67,16 @@ impl ThreadServer {
             stop: Some(stop),
             thread: Some(thread),
         }
+    }
+
+    /// Starts `App::new(config)` under the server's own JSON-lines subscriber at its default
+    /// filter, writing into the returned buffer.
+    pub fn start_logged(config: Config) -> (Self, LogBuffer) {
+        let log = LogBuffer::default();
+        let writer = log.clone();
+        let subscriber = json_subscriber(log_filter(None), move || writer.clone());
+        let server = Self::start(config, tracing::Dispatch::new(subscriber), || {});
+        (server, log)
     }
 
     /// The MCP endpoint's URL.

@@ -103,15 +103,25 @@ pub fn declared_tools() -> BTreeSet<String> {
 
 /// The pinned version of npm package `package` in `clients/hosts/package.json`.
 pub fn pinned(package: &str) -> String {
-    let path = sandbox::hosts_dir().join("package.json");
-    let manifest: Value = serde_json::from_str(
-        &std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
-    )
-    .expect("clients/hosts/package.json is JSON");
+    let manifest = manifest(&sandbox::hosts_dir().join("package.json"));
     manifest["dependencies"][package]
         .as_str()
         .unwrap_or_else(|| panic!("clients/hosts pins no {package}"))
         .to_owned()
+}
+
+/// The version of `package` installed in `clients/hosts/node_modules`.
+pub fn installed(package: &str) -> String {
+    let path = sandbox::hosts_dir().join(format!("node_modules/{package}/package.json"));
+    manifest(&path)["version"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}: no version", path.display()))
+        .to_owned()
+}
+
+fn manifest(path: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Asserts `text` holds every one of `needles`, naming `what` otherwise.

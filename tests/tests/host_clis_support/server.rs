@@ -2,35 +2,17 @@
 //! writes into memory (the server's own subscriber at its default filter), backed by the fake
 //! Kobana, so a test can read every request line the host caused.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fake_kobana::FakeKobana;
 use kobana_mcp::Config;
-use kobana_mcp::telemetry::logging::{json_subscriber, log_filter};
 use serde_json::Value;
 
-use crate::common::thread_server::ThreadServer;
+use crate::common::thread_server::{LogBuffer, ThreadServer};
 
 /// How long the test waits for the last request line after the host has exited: a line is
 /// written when its answer's body is dropped.
 const LAST_LINE_GRACE: Duration = Duration::from_millis(200);
-
-/// Where the server's log lines go.
-#[derive(Clone, Default)]
-struct LogBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for LogBuffer {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(data);
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// A running server whose log is kept.
 pub struct LoggedServer {
@@ -50,10 +32,7 @@ impl LoggedServer {
             kobana_timeout: Duration::from_secs(10),
             ..Config::default()
         };
-        let log = LogBuffer::default();
-        let writer = log.clone();
-        let subscriber = json_subscriber(log_filter(None), move || writer.clone());
-        let server = ThreadServer::start(config, tracing::Dispatch::new(subscriber), || {});
+        let (server, log) = ThreadServer::start_logged(config);
         Self {
             url: server.url(),
             log,
@@ -66,8 +45,9 @@ impl LoggedServer {
     pub fn stop(mut self) -> Vec<Value> {
         std::thread::sleep(LAST_LINE_GRACE);
         self.server.stop();
-        let log = String::from_utf8(self.log.0.lock().unwrap().clone()).expect("UTF-8 log");
-        log.lines()
+        self.log
+            .text()
+            .lines()
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
             .collect()
     }
