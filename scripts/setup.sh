@@ -8,6 +8,7 @@
 #                             stand-in authorization server oauth2-mock-server)
 #   - .venv-matrix-mcp1/, .venv-matrix-mcp2/, clients/matrix/node_modules/
 #                             the client-library matrix (clients/matrix/), one env per `mcp` line
+#   - clients/hosts/          the host CLIs (Claude Code, Gemini CLI, Codex, opencode, Copilot CLI)
 #
 # Idempotent and fast when nothing changed: each step stores the hash of its inputs next to
 # what it installed and skips itself when the hash still matches.
@@ -139,22 +140,41 @@ setup_browser_and_oauth() {
   "$chromium" --headless --no-sandbox --version >/dev/null 2>&1 ||
     die "$chromium does not run: $("$chromium" --headless --no-sandbox --version 2>&1 | tail -n 3)"
 
-  local dir stamp hash
-  for dir in "$CLIENTS/browser" "$CLIENTS/oauth"; do
-    [[ -f "$dir/package.json" && -f "$dir/package-lock.json" ]] ||
-      die "missing $dir/package.json or its package-lock.json"
-    stamp="$dir/node_modules/.kobana-setup.sha256"
-    hash="$(hash_of "$dir/package.json" "$dir/package-lock.json")"
-    if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$hash" ]]; then
-      echo "setup: npm packages up to date (${dir#"$ROOT"/}/node_modules)"
-      continue
-    fi
-    echo "setup: installing npm packages (npm ci in ${dir#"$ROOT"/})..."
-    (cd "$dir" && run_quiet "npm ci in $dir" "$NPM" ci --no-audit --no-fund --loglevel=error)
-    printf '%s\n' "$hash" >"$stamp"
-  done
+  npm_ci_stamped "$CLIENTS/browser"
+  npm_ci_stamped "$CLIENTS/oauth"
+}
+
+# npm_ci_stamped DIR [NPM-COMMAND...]: `npm ci` (or NPM-COMMAND) in DIR, from its own
+# package.json and package-lock.json; skipped when the stamp in DIR/node_modules holds the hash
+# of both.
+npm_ci_stamped() {
+  local dir="$1" stamp hash
+  shift
+  local npm_cmd=("${@:-ci}")
+  [[ -f "$dir/package.json" && -f "$dir/package-lock.json" ]] ||
+    die "missing $dir/package.json or its package-lock.json"
+  stamp="$dir/node_modules/.kobana-setup.sha256"
+  hash="$(hash_of "$dir/package.json" "$dir/package-lock.json")"
+  if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$hash" ]]; then
+    echo "setup: npm packages up to date (${dir#"$ROOT"/}/node_modules)"
+    return
+  fi
+  echo "setup: installing npm packages (npm ${npm_cmd[*]} in ${dir#"$ROOT"/})..."
+  (cd "$dir" && run_quiet "npm ${npm_cmd[*]} in $dir" "$NPM" "${npm_cmd[@]}" --no-audit --no-fund \
+    --loglevel=error)
+  printf '%s\n' "$hash" >"$stamp"
 }
 setup_browser_and_oauth
+
+# --- host CLIs (tests/it/host_clis.rs) -------------------------------------------------------
+# Claude Code, Gemini CLI, Codex, opencode and the Copilot CLI, pinned in clients/hosts/ (their
+# install scripts put each one's native binary for this platform in place). Not `npm ci`: the
+# registry lacks some of opencode-ai's optional per-platform packages, so its lock file cannot
+# list them and `npm ci` takes that for a stale lock; with the lock present, `npm install
+# --no-save` installs exactly the locked versions and leaves the lock as it is.
+npm_ci_stamped "$CLIENTS/hosts" install --no-save
+[[ -x "$CLIENTS/hosts/node_modules/.bin/claude" && -x "$CLIENTS/hosts/node_modules/.bin/opencode" ]] ||
+  die "clients/hosts: the host CLIs' install scripts left no claude/opencode binary"
 # --- client-library matrix (tests/it/client_matrix.rs) --------------------------------------
 # Each library in an environment of its own where their `mcp` versions clash: a venv for the
 # libraries on `mcp` 1.x, one for those on 2.x, and an npm dir apart from clients/node_modules.

@@ -232,8 +232,10 @@ mkdir -p "$KOBANA_CONTRACT_LOG"
 
 # The tests of tests/it that drive programs from outside the project (client libraries, host
 # CLIs, a browser), by area or name: the full gate runs them, the quick loop skips them. In the
-# quick loop `common::node()` and `common::python()` fail any other test that asks for one.
+# quick loop `common::node()` fails any other test that asks for Node (its setup installs
+# the Python venv only).
 EXTERNAL_TESTS=(client_matrix:: real_clients:: real_client_flows:: browser_cors:: oauth_discovery::
+  host_clis:: token_front_browser::
   compact_rows::t2_fields_work_through_each_real_client)
 test_filter=()
 if [[ $QUICK == 1 ]]; then

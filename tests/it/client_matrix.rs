@@ -8,16 +8,17 @@
 //! answering decline then accept where the server's question reaches it (CF-3), else it runs
 //! directly (CF-5). The scripts live in `clients/matrix/` and share `harness.{py,mjs}`.
 //!
-//! The README's "Connect a client" snippets are these scripts' marked regions verbatim
-//! (checked here), and the config-file entries (Claude Desktop, Cursor, VS Code, Claude Code)
-//! are parsed from the README and their command line or URL and headers are what the tests run.
+//! The "Connect from your host" document's (`docs/clients.md`) library snippets are these
+//! scripts' marked regions verbatim (checked here), and its config-file entries (Claude Desktop,
+//! Cursor, VS Code, Claude Code) are parsed from it and their command line or URL and headers
+//! are what the tests run.
 
 use crate::common;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use common::{Stack, run_with_input, succeeded};
+use common::{Stack, clients_doc, doc_snippet, run_with_input, succeeded};
 use fake_kobana::{DocKind, full_token, readonly_token};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -26,8 +27,8 @@ const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
 const ACCOUNT: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
 const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const PDF_SIZE: usize = 9_900_000;
-/// The URL the README's snippets use; the tests put the live stack's URL in its place.
-const README_URL: &str = "https://kobana-mcp.example.com/mcp";
+/// The URL the snippets of `docs/clients.md` use; the tests put the live stack's URL in its place.
+const DOC_URL: &str = "https://kobana-mcp.example.com/mcp";
 
 fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -368,21 +369,9 @@ async fn matrix_mastra_mcp_gets_every_cell_and_the_confirmation() {
     node_library("mastra", "mastra_client.mjs", true, &[]).await;
 }
 
-/// The fenced block right after `<!-- snippet: NAME -->` in the README.
-fn readme_block(readme: &str, name: &str) -> String {
-    let marker = format!("<!-- snippet: {name} -->");
-    let after = readme
-        .split_once(&marker)
-        .unwrap_or_else(|| panic!("README lacks {marker}"))
-        .1;
-    let body = after.split_once("```").unwrap().1;
-    let body = body.split_once('\n').unwrap().1;
-    body.split_once("```").unwrap().0.to_owned()
-}
-
-/// The README's Claude Desktop entry: `npx -y mcp-remote@VERSION ARGS…` with its env.
+/// The document's Claude Desktop entry: `npx -y mcp-remote@VERSION ARGS…` with its env.
 fn claude_desktop_bridge(stack: &Stack, legacy: bool) -> Value {
-    let entry: Value = serde_json::from_str(&readme_block(&readme(), "claude-desktop"))
+    let entry: Value = serde_json::from_str(&doc_snippet(&clients_doc(), "claude-desktop"))
         .expect("the Claude Desktop snippet is JSON");
     let server = &entry["mcpServers"]["kobana"];
     assert_eq!(server["command"], "npx");
@@ -404,15 +393,15 @@ fn claude_desktop_bridge(stack: &Stack, legacy: bool) -> Value {
                 pinned["dependencies"]["mcp-remote"].as_str().unwrap()
             )
         ],
-        "the README names the tested mcp-remote"
+        "the document names the tested mcp-remote"
     );
     let mut args: Vec<String> = args[2..]
         .iter()
-        .map(|a| a.replace(README_URL, &stack.url))
+        .map(|a| a.replace(DOC_URL, &stack.url))
         .collect();
     assert!(
         args.windows(2).any(|w| w == ["--protocol", "auto"]),
-        "the README's entry uses --protocol auto: {args:?}"
+        "the document's entry uses --protocol auto: {args:?}"
     );
     if legacy {
         // The same entry without the flag: mcp-remote's default (legacy) era.
@@ -453,9 +442,9 @@ async fn mcp_remote(legacy: bool) {
     check(label, &stack, &report, !legacy).await;
 }
 
-/// Claude Desktop's README entry, as written: `--protocol auto` puts the question to the person.
+/// Claude Desktop's entry in `docs/clients.md`, as written: `--protocol auto` puts the question to the person.
 #[tokio::test]
-async fn matrix_mcp_remote_protocol_auto_from_the_readme_gets_the_confirmation() {
+async fn matrix_mcp_remote_protocol_auto_from_the_clients_doc_gets_the_confirmation() {
     mcp_remote(false).await;
 }
 
@@ -465,10 +454,10 @@ async fn matrix_mcp_remote_default_legacy_gets_every_cell_and_runs_directly_cf5(
     mcp_remote(true).await;
 }
 
-/// The README's library snippets are the matrix scripts' marked regions, verbatim.
+/// The clients document's library snippets are the matrix scripts' marked regions, verbatim.
 #[test]
-fn readme_snippets_are_the_tested_code() {
-    let readme = readme();
+fn clients_doc_snippets_are_the_tested_code() {
+    let doc = clients_doc();
     let mut seen = 0;
     for entry in std::fs::read_dir(matrix_dir()).unwrap() {
         let path = entry.unwrap().path();
@@ -486,8 +475,8 @@ fn readme_snippets_are_the_tested_code() {
             .unwrap_or_else(|| panic!("{name}: unterminated snippet"));
         let snippet = rest[..end].rsplit_once('\n').unwrap().0.trim_end();
         assert!(
-            readme.contains(snippet),
-            "README.md must carry the snippet of clients/matrix/{name} verbatim:\n{snippet}"
+            doc.contains(snippet),
+            "docs/clients.md must carry the snippet of clients/matrix/{name} verbatim:\n{snippet}"
         );
         seen += 1;
     }
@@ -497,19 +486,19 @@ fn readme_snippets_are_the_tested_code() {
     );
 }
 
-/// Cursor, VS Code and Claude Code connect natively over HTTP: their README entries' URL and
-/// headers, as written, list the tools (an `initialize` and a `tools/list` with those headers).
+/// Cursor, VS Code and Claude Code connect natively over HTTP: their entries' URL and headers
+/// in `docs/clients.md`, as written, list the tools (a `tools/list` with those headers).
 #[tokio::test]
-async fn readme_config_entries_for_cursor_vs_code_and_claude_code_connect() {
+async fn clients_doc_config_entries_for_cursor_vs_code_and_claude_code_connect() {
     let stack = Stack::start().await;
-    let readme = readme();
+    let doc = clients_doc();
     let token = full_token();
-    let cursor: Value = serde_json::from_str(&readme_block(&readme, "cursor")).unwrap();
-    let vscode: Value = serde_json::from_str(&readme_block(&readme, "vscode")).unwrap();
+    let cursor: Value = serde_json::from_str(&doc_snippet(&doc, "cursor")).unwrap();
+    let vscode: Value = serde_json::from_str(&doc_snippet(&doc, "vscode")).unwrap();
     let cursor = &cursor["mcpServers"]["kobana"];
     let vscode = &vscode["servers"]["kobana"];
     assert_eq!(vscode["type"], "http");
-    let claude_code = readme_block(&readme, "claude-code");
+    let claude_code = doc_snippet(&doc, "claude-code");
     let words: Vec<&str> = claude_code.split_whitespace().collect();
     assert_eq!(words[..4], ["claude", "mcp", "add", "--transport"]);
     let url_at = words
@@ -538,7 +527,7 @@ async fn readme_config_entries_for_cursor_vs_code_and_claude_code_connect() {
         ("claude-code", words[url_at], json!({name: value})),
     ];
     for (client, url, headers) in entries {
-        assert_eq!(url, README_URL, "{client}");
+        assert_eq!(url, DOC_URL, "{client}");
         let mut request = stack
             .http
             .post(&stack.url)

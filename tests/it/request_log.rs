@@ -14,7 +14,6 @@ use common::thread_server::{LogBuffer, ThreadServer};
 use fake_kobana::{FakeKobana, Fault, FaultKind, full_token};
 use kobana_mcp::Config;
 use kobana_mcp::access::{BearerToken, Principal};
-use kobana_mcp::telemetry::logging::{json_subscriber, log_filter};
 use kobana_mcp::telemetry::record::person_digest;
 use serde_json::{Value, json};
 
@@ -439,10 +438,7 @@ async fn one_request_line_per_http_request_with_every_field_and_nothing_private(
         kobana_timeout: Duration::from_secs(5),
         ..Config::default()
     };
-    let buffer = LogBuffer::default();
-    let writer = buffer.clone();
-    let subscriber = json_subscriber(log_filter(None), move || writer.clone());
-    let mut server = ThreadServer::start(config, tracing::Dispatch::new(subscriber), || {});
+    let (mut server, buffer) = ThreadServer::start_logged(config);
     let token = full_token();
     let mut client = Client {
         fake: &fake,
@@ -455,7 +451,7 @@ async fn one_request_line_per_http_request_with_every_field_and_nothing_private(
     // A line is written when its answer's body is dropped, just after the client read it.
     tokio::time::sleep(Duration::from_millis(200)).await;
     server.stop();
-    let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let log = buffer.text();
     let lines: Vec<Value> = log
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))

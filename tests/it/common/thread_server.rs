@@ -49,6 +49,19 @@ impl ThreadServer {
         }
     }
 
+    /// Starts `App::new(config)` under the server's own JSON-lines subscriber at its default
+    /// filter, writing into the returned buffer.
+    pub fn start_logged(config: Config) -> (Self, LogBuffer) {
+        let log = LogBuffer::default();
+        let writer = log.clone();
+        let subscriber = kobana_mcp::telemetry::logging::json_subscriber(
+            kobana_mcp::telemetry::logging::log_filter(None),
+            move || writer.clone(),
+        );
+        let server = Self::start(config, tracing::Dispatch::new(subscriber), || {});
+        (server, log)
+    }
+
     /// The MCP endpoint's URL.
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
