@@ -342,19 +342,28 @@ pub fn token_digest(token: &BearerToken) -> String {
 }
 
 fn jwt_claims(token: &str) -> Option<serde_json::Map<String, Value>> {
-    let mut parts = token.split('.');
-    let (_header, payload, _sig) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() {
+    jwt_part(token, 1)
+}
+
+/// Part `index` of a three-part JWT (0: header, 1: claims) as a JSON object, read without
+/// verifying anything; `None` for a token that is not a JWT.
+pub fn jwt_part(token: &str, index: usize) -> Option<serde_json::Map<String, Value>> {
+    let parts: Vec<&str> = token.split('.').collect();
+    if parts.len() != 3 {
         return None;
     }
-    let bytes = URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')).ok()?;
+    let bytes = URL_SAFE_NO_PAD
+        .decode(parts.get(index)?.trim_end_matches('='))
+        .ok()?;
     match serde_json::from_slice(&bytes).ok()? {
         Value::Object(map) => Some(map),
         _ => None,
     }
 }
 
-fn scope_words(claims: &serde_json::Map<String, Value>) -> Option<Vec<String>> {
+/// The scope words of a token's claims: `scope` (space-separated), or `scp` / `permissions`
+/// (text or list).
+pub fn scope_words(claims: &serde_json::Map<String, Value>) -> Option<Vec<String>> {
     ["scope", "scp", "permissions"]
         .into_iter()
         .find_map(|key| match claims.get(key)? {

@@ -198,18 +198,20 @@ fn kobana_text(error: &KobanaError) -> String {
                     "O Kobana recusou o token ({code}: {message}). Obtenha um token válido do Kobana e conecte de novo.{rid}"
                 ),
                 (403, _) => {
+                    // `required` and `granted` as Kobana words them (a list, or one text):
+                    // the first real 403 shows the vocabulary (reading `scope_words`).
                     let list = |key: &str| {
-                        details
-                            .as_ref()
-                            .and_then(|d| d.get(key))
-                            .and_then(Value::as_array)
-                            .map(|a| {
-                                a.iter()
-                                    .filter_map(Value::as_str)
-                                    .collect::<Vec<_>>()
-                                    .join(" ")
-                            })
-                            .filter(|s| !s.is_empty())
+                        let words = match details.as_ref().and_then(|d| d.get(key))? {
+                            Value::Array(items) => items
+                                .iter()
+                                .filter_map(Value::as_str)
+                                .map(crate::format::plain_line)
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                            Value::String(text) => crate::format::plain_line(text),
+                            _ => return None,
+                        };
+                        (!words.is_empty()).then_some(words)
                     };
                     match list("required") {
                         Some(required) => format!(
@@ -281,6 +283,16 @@ mod tests {
         .to_string();
         assert!(
             t.contains("`invoices:write`") && t.contains("`invoices:read`"),
+            "{t}"
+        );
+        let t = api(
+            403,
+            "insufficient_scope",
+            Some(json!({"required": "billing.invoices.write", "granted": ["billing.read"]})),
+        )
+        .to_string();
+        assert!(
+            t.contains("`billing.invoices.write`") && t.contains("`billing.read`"),
             "{t}"
         );
         let t = api(
