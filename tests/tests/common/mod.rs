@@ -43,7 +43,24 @@ impl Stack {
         adjust: impl FnOnce(&mut Config),
         store: Option<(Arc<dyn NonceStore>, Clock)>,
     ) -> Self {
-        let fake = FakeKobana::start().await;
+        Self::start_over(FakeKobana::start().await, adjust, store).await
+    }
+
+    /// Starts the server, with default configuration, over a fake playing `readings`.
+    pub async fn start_with_readings(readings: fake_kobana::Readings) -> Self {
+        Self::start_over(
+            FakeKobana::start_with_readings(readings).await,
+            |_| {},
+            None,
+        )
+        .await
+    }
+
+    async fn start_over(
+        fake: FakeKobana,
+        adjust: impl FnOnce(&mut Config),
+        store: Option<(Arc<dyn NonceStore>, Clock)>,
+    ) -> Self {
         let mut config = Config {
             kobana_api_url: fake.base_url(),
             kobana_timeout: std::time::Duration::from_secs(10),
