@@ -95,12 +95,12 @@ impl Report {
             width(|r| &r.reading, "reading found"),
         );
         let mut out = format!("kobana-mcp check: {}\n", self.target);
-        let _ = writeln!(out, "{:wp$}  {:wr$}  evidence", "point", "reading found");
+        let _ = writeln!(out, "{:wp$}  {:wr$}   evidence", "point", "reading found");
         for row in &self.rows {
             let mark = if row.broken { "!" } else { " " };
             let _ = writeln!(
                 out,
-                "{:wp$}  {:wr$} {mark}{}",
+                "{:wp$}  {:wr$} {mark} {}",
                 row.point, row.reading, row.evidence
             );
         }

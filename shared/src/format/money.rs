@@ -82,6 +82,20 @@ impl Settlement {
     }
 }
 
+impl Settlement {
+    /// [`Settlement::note`] in a few words, for a list row (held to a byte budget).
+    pub fn short_note(&self) -> Option<&'static str> {
+        match self {
+            Settlement::Settled(Scale::Subcents, _) => None,
+            Settlement::Settled(Scale::Cents, _) => {
+                Some("*_subcents em centavos (÷100), conferido")
+            }
+            Settlement::Conflict(_) => Some("valores não batem entre si; confira no Kobana"),
+            Settlement::Unsettled => Some("unidade de *_subcents não conferida"),
+        }
+    }
+}
+
 /// How one relation `scaled ≈ s × cents` reads: which scale fits, within `slack` units of
 /// the subcent scale (its rounding) and a unit of the cent scale.
 fn vote(scaled: i64, cents: i64, slack: i64) -> Option<Option<Scale>> {

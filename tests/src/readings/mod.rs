@@ -389,6 +389,15 @@ mod tests {
             }
             assert!(Readings::ours().set(&reading.id, "nonsense").is_err());
         }
+        // docs/contract.md lists every reading.
+        let docs = include_str!("../../../docs/contract.md");
+        for reading in &contract().readings {
+            assert!(
+                docs.contains(&format!("**`{}`**", reading.id)),
+                "{}",
+                reading.id
+            );
+        }
     }
 
     #[test]
