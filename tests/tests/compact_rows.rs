@@ -144,7 +144,10 @@ async fn t3_an_invoice_row_says_what_a_person_scans_in_one_form_each() {
     let (full, _) = ok(&stack
         .call(&full_token(), "billing_invoices_get", json!({"id": id}))
         .await);
-    assert_eq!(full["invoice"]["total_subcents"], common::wire_subcents(119_880_000));
+    assert_eq!(
+        full["invoice"]["total_subcents"],
+        common::wire_subcents(119_880_000)
+    );
     assert!(full["invoice"]["due_date_sao_paulo"].is_string());
     assert_eq!(full["invoice"]["_derived"]["is_overdue"], true);
 }

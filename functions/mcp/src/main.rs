@@ -26,17 +26,17 @@ fn main() -> ExitCode {
     }
     .enable_all()
     .build();
+    let args: Vec<String> = std::env::args().skip(1).collect();
     match runtime {
-        Ok(runtime) => runtime.block_on(run(under_lambda)),
+        Ok(runtime) if args.first().is_some_and(|a| a == "check") => {
+            runtime.block_on(kobana_mcp::check::run(&args[1..]))
+        }
+        Ok(runtime) => runtime.block_on(run(under_lambda, args)),
         Err(error) => fail(1, format!("cannot start the async runtime: {error}")),
     }
 }
 
-async fn run(under_lambda: bool) -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().is_some_and(|a| a == "check") {
-        return kobana_mcp::check::run(&args[1..]).await;
-    }
+async fn run(under_lambda: bool, args: Vec<String>) -> ExitCode {
     let demo = match args.as_slice() {
         [] => false,
         [flag] if flag == "--demo" => true,

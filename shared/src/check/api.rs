@@ -155,16 +155,17 @@ impl Prober {
             r["status"].as_str().is_some_and(|s| s != "draft")
         });
         match finalized {
-            Some(id) => self
-                .fetch("invoices.pdf", &["invoices", &id, "pdf"], &[])
-                .await
-                .map(drop),
-            None => Ok(self.rows.push(Row::fine(
+            Some(id) => {
+                self.fetch("invoices.pdf", &["invoices", &id, "pdf"], &[])
+                    .await?;
+            }
+            None => self.rows.push(Row::fine(
                 "invoices.pdf",
                 "not probed",
                 "no finalized invoice on the first page",
-            ))),
+            )),
         }
+        Ok(())
     }
 
     async fn nfes(&mut self) -> Result<(), String> {

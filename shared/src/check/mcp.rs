@@ -53,8 +53,8 @@ impl Client {
         // A streamed answer carries the JSON-RPC message on its last `data:` line.
         let json_text = text
             .lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .last()
+            .rev()
+            .find_map(|l| l.strip_prefix("data:"))
             .unwrap_or(&text);
         let answer: Value = serde_json::from_str(json_text.trim())
             .map_err(|_| format!("HTTP {status}: not a JSON-RPC answer"))?;
