@@ -7,7 +7,10 @@
 //! Claims read: `sub` (person), `org_id` (organization) — each replaced by a digest of the
 //! token when absent — and the permissions from `scope`
 //! (space-separated string), or `scp` / `permissions` (string or array). Each permission is a
-//! fine slug `<resource>:<read|write>` or a coarse `read` / `write` / `all`.
+//! fine slug `<resource>:<read|write>` or a coarse `read` / `write` / `all`. A token carrying
+//! any other word (Kobana has published no vocabulary: reading `scope_words` of the contract)
+//! counts as [`Permissions::Unknown`]: every tool is listed and Kobana decides; the words are
+//! kept, made safe, for one log field and one metric.
 
 use std::collections::BTreeSet;
 use std::fmt;

@@ -130,6 +130,9 @@ async fn check_fails_against_a_fake_that_breaks_the_contract() {
         "never a value: {row:?}"
     );
     assert!(!report.row("payments.get").unwrap().broken);
+    // No Kobana there: the check cannot run, and says so.
+    let error = api::run("http://127.0.0.1:9", "t").await.unwrap_err();
+    assert!(error.contains("cannot reach Kobana"), "{error}");
 }
 
 /// The binary: `kobana-mcp check` exits 0 on the contract, 1 off it, 2 without a token, and

@@ -16,6 +16,9 @@ use crate::kobana::contract::contract;
 /// The page every list probe asks for.
 const PAGE: &[(&str, &str)] = &[("page", "1"), ("per_page", "20")];
 
+/// The reading of a probe whose connection failed.
+const UNREACHABLE: &str = "unreachable";
+
 /// Most deviations shown in one row.
 const SHOWN_DEVIATIONS: usize = 3;
 
@@ -95,6 +98,9 @@ impl Prober {
     async fn walk(&mut self) -> Result<(), String> {
         self.fetch("organization.get", &["organization"], &[])
             .await?;
+        if self.rows.last().is_some_and(|r| r.reading == UNREACHABLE) {
+            return Err(format!("cannot reach Kobana at {}", self.base));
+        }
         for (list, get, segment) in LISTED {
             let data = self.fetch(list, &[segment], PAGE).await?;
             self.get_first(get, segment, first_id(&data)).await?;
@@ -210,7 +216,7 @@ impl Prober {
                 let why = if error.is_timeout() {
                     "timed out"
                 } else {
-                    "unreachable"
+                    UNREACHABLE
                 };
                 self.rows.push(Row::broken(op, why, format!("GET {url}")));
                 return Ok(None);
@@ -566,7 +572,11 @@ fn totals_row(seen: &Seen) -> Row {
     let evidence = format!(
         "{} invoices: {names} read as subcents, {cents} as cents, {conflicts} inconsistent, {silent} without evidence; by {}",
         seen.invoices.len(),
-        by.into_iter().collect::<Vec<_>>().join(", ")
+        if by.is_empty() {
+            "no evidence".to_owned()
+        } else {
+            by.into_iter().collect::<Vec<_>>().join(", ")
+        }
     );
     Row::fine("invoice_totals_unit", reading, evidence)
 }
