@@ -7,7 +7,10 @@
 //! Claims read: `sub` (person), `org_id` (organization) — each replaced by a digest of the
 //! token when absent — and the permissions from `scope`
 //! (space-separated string), or `scp` / `permissions` (string or array). Each permission is a
-//! fine slug `<resource>:<read|write>` or a coarse `read` / `write` / `all`.
+//! fine slug `<resource>:<read|write>` or a coarse `read` / `write` / `all`. A token carrying
+//! any other word (Kobana has published no vocabulary: reading `scope_words` of the contract)
+//! counts as [`Permissions::Unknown`]: every tool is listed and Kobana decides; the words are
+//! kept, made safe, for one log field and one metric.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -129,43 +132,74 @@ pub enum Permissions {
     Granted(BTreeSet<Permission>),
 }
 
+/// Most unrecognised scope words kept for the log and the metric.
+pub const MAX_UNRECOGNISED_WORDS: usize = 8;
+
+/// Longest unrecognised scope word kept, in characters.
+pub const MAX_SCOPE_WORD_CHARS: usize = 48;
+
+/// Adds what one scope word grants to `set`; `false` when the word is not one this server
+/// knows (`all`, `read`, `write`, `<resource>:read`, `<resource>:write`).
+fn grant(word: &str, set: &mut BTreeSet<Permission>) -> bool {
+    let both = |set: &mut BTreeSet<Permission>, r: Resource| {
+        set.insert(Permission::read(r));
+        set.insert(Permission::write(r));
+    };
+    match word {
+        "all" | "write" => Resource::ALL.into_iter().for_each(|r| both(set, r)),
+        "read" => set.extend(Resource::ALL.map(Permission::read)),
+        fine => {
+            let Some((resource, level)) = fine.split_once(':') else {
+                return false;
+            };
+            let Some(resource) = Resource::from_slug(resource) else {
+                return false;
+            };
+            match level {
+                "read" => {
+                    set.insert(Permission::read(resource));
+                }
+                "write" => both(set, resource),
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// The scope words this server does not recognise (reading `scope_words`), made safe for a
+/// log line: at most [`MAX_UNRECOGNISED_WORDS`], each cut to [`MAX_SCOPE_WORD_CHARS`] and
+/// holding only ASCII letters, digits and `.:_-/` (anything else becomes `?`).
+pub fn unrecognised_scopes<'a>(words: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut scratch = BTreeSet::new();
+    words
+        .into_iter()
+        .filter(|w| !grant(w, &mut scratch))
+        .take(MAX_UNRECOGNISED_WORDS)
+        .map(|w| {
+            w.chars()
+                .take(MAX_SCOPE_WORD_CHARS)
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || ".:_-/".contains(c) {
+                        c
+                    } else {
+                        '?'
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 impl Permissions {
-    /// Expands a list of scope words into permissions. Unknown words are ignored.
+    /// Expands a list of scope words into permissions. A list with any word this server does
+    /// not recognise is [`Permissions::Unknown`]: every tool is listed and Kobana decides
+    /// (reading `scope_words`: a vocabulary never published must not hide tools).
     pub fn from_scopes<'a>(words: impl IntoIterator<Item = &'a str>) -> Self {
         let mut set = BTreeSet::new();
         for word in words {
-            match word {
-                "all" => {
-                    for r in Resource::ALL {
-                        set.insert(Permission::read(r));
-                        set.insert(Permission::write(r));
-                    }
-                }
-                "read" => set.extend(Resource::ALL.map(Permission::read)),
-                "write" => {
-                    for r in Resource::ALL {
-                        set.insert(Permission::read(r));
-                        set.insert(Permission::write(r));
-                    }
-                }
-                fine => {
-                    let Some((resource, level)) = fine.split_once(':') else {
-                        continue;
-                    };
-                    let Some(resource) = Resource::from_slug(resource) else {
-                        continue;
-                    };
-                    match level {
-                        "read" => {
-                            set.insert(Permission::read(resource));
-                        }
-                        "write" => {
-                            set.insert(Permission::read(resource));
-                            set.insert(Permission::write(resource));
-                        }
-                        _ => {}
-                    }
-                }
+            if !grant(word, &mut set) {
+                return Permissions::Unknown;
             }
         }
         Permissions::Granted(set)
@@ -248,6 +282,9 @@ pub struct Principal {
     pub organization: String,
     /// What the token may do.
     pub permissions: Permissions,
+    /// The token's scope words this server does not recognise (see
+    /// [`unrecognised_scopes`]): named in one log field and one metric, never the token.
+    pub unrecognised_scopes: Vec<String>,
 }
 
 impl Principal {
@@ -282,16 +319,21 @@ impl Principal {
         let person = text("sub").unwrap_or_else(|| format!("token:{}", token_digest(&token)));
         let organization =
             text("org_id").unwrap_or_else(|| format!("token:{}", token_digest(&token)));
-        let permissions = claims
+        let words = claims.as_ref().and_then(scope_words);
+        let permissions = words
             .as_ref()
-            .and_then(scope_words)
             .map(|words| Permissions::from_scopes(words.iter().map(String::as_str)))
             .unwrap_or(Permissions::Unknown);
+        let unrecognised_scopes = words
+            .as_ref()
+            .map(|words| unrecognised_scopes(words.iter().map(String::as_str)))
+            .unwrap_or_default();
         Ok(Self {
             token,
             person,
             organization,
             permissions,
+            unrecognised_scopes,
         })
     }
 }
@@ -303,19 +345,28 @@ pub fn token_digest(token: &BearerToken) -> String {
 }
 
 fn jwt_claims(token: &str) -> Option<serde_json::Map<String, Value>> {
-    let mut parts = token.split('.');
-    let (_header, payload, _sig) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() {
+    jwt_part(token, 1)
+}
+
+/// Part `index` of a three-part JWT (0: header, 1: claims) as a JSON object, read without
+/// verifying anything; `None` for a token that is not a JWT.
+pub fn jwt_part(token: &str, index: usize) -> Option<serde_json::Map<String, Value>> {
+    let parts: Vec<&str> = token.split('.').collect();
+    if parts.len() != 3 {
         return None;
     }
-    let bytes = URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')).ok()?;
+    let bytes = URL_SAFE_NO_PAD
+        .decode(parts.get(index)?.trim_end_matches('='))
+        .ok()?;
     match serde_json::from_slice(&bytes).ok()? {
         Value::Object(map) => Some(map),
         _ => None,
     }
 }
 
-fn scope_words(claims: &serde_json::Map<String, Value>) -> Option<Vec<String>> {
+/// The scope words of a token's claims: `scope` (space-separated), or `scp` / `permissions`
+/// (text or list).
+pub fn scope_words(claims: &serde_json::Map<String, Value>) -> Option<Vec<String>> {
     ["scope", "scp", "permissions"]
         .into_iter()
         .find_map(|key| match claims.get(key)? {
@@ -381,6 +432,42 @@ mod tests {
         let p = Principal::from_token(BearerToken::new(scp), 0).unwrap();
         assert!(p.permissions.allows(Permission::read(Resource::Nfes)));
         assert!(!p.permissions.allows(Permission::read(Resource::Invoices)));
+    }
+
+    /// Reading `scope_words`: words of a vocabulary this server does not know never hide a
+    /// tool; they are named (made safe) for the log and the metric.
+    #[test]
+    fn t1_unrecognised_scope_words_count_as_unknown_and_are_named() {
+        for scope in [
+            "billing.all",
+            "inbox.emails invoices:read",
+            "invoices:admin",
+            "frobnicate:read",
+        ] {
+            let token = jwt(&format!(
+                r#"{{"sub":"ana","org_id":"o","scope":"{scope}"}}"#
+            ));
+            let p = Principal::from_token(BearerToken::new(token), 0).unwrap();
+            assert_eq!(p.permissions, Permissions::Unknown, "{scope}");
+            assert!(
+                p.permissions.allows(Permission::write(Resource::Nfes)),
+                "{scope}"
+            );
+            assert!(!p.unrecognised_scopes.is_empty(), "{scope}");
+        }
+        let known = Principal::from_token(
+            BearerToken::new(jwt(r#"{"sub":"a","scope":"invoices:read all"}"#)),
+            0,
+        )
+        .unwrap();
+        assert!(known.unrecognised_scopes.is_empty());
+        assert!(matches!(known.permissions, Permissions::Granted(_)));
+        let hostile = "a\nb\u{1b}[31m".to_owned() + &"x".repeat(100);
+        let words = unrecognised_scopes([hostile.as_str(), "billing.read", "read"]);
+        assert_eq!(words.len(), 2);
+        assert!(words[0].chars().all(|c| c.is_ascii_graphic()), "{words:?}");
+        assert_eq!(words[0].chars().count(), MAX_SCOPE_WORD_CHARS);
+        assert_eq!(words[1], "billing.read");
     }
 
     #[test]

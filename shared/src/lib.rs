@@ -10,11 +10,12 @@
 //! listener. Data flows one way: [`http`] parses and authenticates, [`server`] decides,
 //! [`catalog`] acts, [`kobana`] talks upstream. The one hand-back — content the handler
 //! leaves for the front to write into rmcp's answer — goes through [`deferred`], which both
-//! sides use and which depends on neither.
+//! sides use and which depends on neither. [`check`] is the operator's `kobana-mcp check`.
 
 pub mod access;
 pub mod canonical;
 pub mod catalog;
+pub mod check;
 pub mod completions;
 pub mod config;
 pub mod confirm;

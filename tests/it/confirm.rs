@@ -163,11 +163,17 @@ async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes
         .as_str()
         .unwrap()
         .to_owned();
+    // The payer: the customer the billing account embeds, else its billing e-mail.
+    let payer = if common::customer_embedded() {
+        "Padaria Pão Dourado Ltda"
+    } else {
+        "financeiro@paodourado.com.br"
+    };
     for needle in [
         "Anular",
         "FAT-2026-000812",
         "R$ 499,00",
-        "Padaria Pão Dourado Ltda",
+        payer,
         "duplicidade",
         "não pode ser desfeita",
     ] {

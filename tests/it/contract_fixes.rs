@@ -212,28 +212,26 @@ async fn contract_3_a_customers_billing_accounts_come_from_the_documented_route(
 #[tokio::test]
 async fn contract_4_invoice_line_items_are_subcents_and_kobanas_total_is_shown_in_brl() {
     let stack = Stack::start().await;
-    let created = ok(
-        &stack,
-        &full_token(),
-        "billing_invoices_create",
-        json!({"billing_account_id": ACCOUNT_MARIANA,
+    // Under line_item_input_unit = cents, create_invoice asserts the AMOUNT_MISMATCH error.
+    let (created, right) = stack
+        .create_invoice(json!({"billing_account_id": ACCOUNT_MARIANA,
                "line_items": [{"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 15000},
-                              {"description": "Deslocamento", "unit_amount_cents": 4990}]}),
-    )
-    .await;
+                              {"description": "Deslocamento", "unit_amount_cents": 4990}]}))
+        .await;
     let sent = last_call(&stack, "POST", "/v1/invoices")
         .body
         .expect("a body");
     assert_eq!(sent["line_items"][0]["unit_amount_subcents"], 1_500_000);
     assert_eq!(sent["line_items"][1]["unit_amount_subcents"], 499_000);
     // R$ 300,00 + R$ 49,90, as Kobana computed it.
-    assert_eq!(
-        created["amounts"]["kobana_total_brl"], "R$ 349,90",
-        "{created}"
-    );
-    assert_eq!(created["amounts"]["requested_subtotal_brl"], "R$ 349,90");
-    assert_eq!(created["amounts"]["subtotal_matches"], true);
-    assert!(created.get("warning").is_none());
+    if right {
+        assert_eq!(
+            created["amounts"]["kobana_total_brl"], "R$ 349,90",
+            "{created}"
+        );
+        assert_eq!(created["amounts"]["requested_brl"], "R$ 349,90");
+        assert_eq!(created["amounts"]["verified_by"], "amount_remaining_cents");
+    }
     assert_on_contract(&stack);
 }
 
@@ -267,7 +265,7 @@ async fn contract_6_smaller_deviations() {
         .await;
     assert_eq!(refused["isError"], true, "{refused}");
     assert_eq!(stack.fake.calls().len(), before);
-    // `resumes_at` goes out as a date-time (midnight in São Paulo).
+    // `resumes_at` goes out as a date-time (midnight in São Paulo), in UTC `Z`.
     ok(
         &stack,
         &token,
@@ -282,7 +280,7 @@ async fn contract_6_smaller_deviations() {
     );
     assert_eq!(
         pause.body.expect("a body")["resumes_at"],
-        "2026-10-01T00:00:00-03:00"
+        "2026-10-01T03:00:00Z"
     );
     // A partial address goes out without nulls.
     ok(

@@ -338,7 +338,7 @@ async fn idempotency_key_replays_the_first_response() {
     let first: Value = first.json().await.unwrap();
     let second = send("9b7e1c2a-0000-4000-8000-000000000001", path.clone()).await;
     assert_eq!(second.status().as_u16(), 200, "replayed, not a second void");
-    assert_eq!(second.headers()["idempotent-replayed"], "true");
+    assert_eq!(second.headers()["x-idempotent-replay"], "true");
     assert_eq!(second.json::<Value>().await.unwrap(), first);
     let third = send("9b7e1c2a-0000-4000-8000-000000000002", path).await;
     assert_eq!(third.status().as_u16(), 422, "a new key really voids again");

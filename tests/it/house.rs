@@ -1,7 +1,8 @@
 //! The house rules the code keeps, checked on the sources themselves:
 //!
 //! - data flows one way: no module below the HTTP front imports it, and the layers under the
-//!   handler — the features (`catalog`, `confirm`, `resources`, `prompts`, `completions`), then
+//!   handler — the features (`catalog`, `confirm`, `resources`, `prompts`, `completions`, and
+//!   the operator's `check`), then
 //!   `deferred`, `kobana`, `telemetry` (the request record the client fills in), and the base
 //!   (`access`, `canonical`, `format`, `config`, `net`) — never import the ones above;
 //! - modules of one rank never import each other in a cycle, and the tools (`catalog`) know
@@ -256,7 +257,7 @@ fn rank(module: &str) -> Option<u8> {
         "lib" => 8,
         "http" => 7,
         "server" => 6,
-        "catalog" | "confirm" | "resources" | "prompts" | "completions" => 5,
+        "catalog" | "confirm" | "resources" | "prompts" | "completions" | "check" => 5,
         "deferred" => 4,
         "kobana" => 3,
         "telemetry" => 2,

@@ -204,9 +204,12 @@ fn a4_events_are_rest_api_proxy_events_with_the_fake_kobana_sample_token() {
         );
         assert!(event["resource"].is_string(), "{name}");
         if let Some(value) = authorization(event) {
+            // The events carry the default profile's token (scope `all`).
+            let sample =
+                fake_kobana::auth::full_token_in(fake_kobana::readings::ScopeWords::ResourceLevel);
             assert_eq!(
                 value,
-                format!("Bearer {}", full_token()),
+                format!("Bearer {sample}"),
                 "{name}: regenerate the sample token with fake_kobana::full_token()"
             );
         }

@@ -304,3 +304,78 @@ fn the_template_alarms_read_the_metrics_the_function_writes() {
     );
     assert!(lines.contains(&"Default: \"\""), "no topic by default");
 }
+
+/// #24: a live Kobana answer off the contract (an unknown status) fires `ContractDrift` by
+/// operation, with one WARN line naming the member, never its value; a token whose scope
+/// words this server does not know fires `UnknownScopeWords`, and one log field names the
+/// words, never the token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drift_and_unknown_scope_words_fire_their_metrics() {
+    let mut harness = Harness::start(&[]).await;
+    harness.fake.inject(Fault {
+        method: Some("GET".into()),
+        path_prefix: format!("/v1/invoices/{OPEN_INVOICE}"),
+        kind: FaultKind::Member {
+            pointer: "/data/status".into(),
+            value: json!("em_atraso"),
+        },
+        times: None,
+    });
+    let call = json!({"name": "billing_invoices_get", "arguments": {"id": OPEN_INVOICE}});
+    harness.invoke(&modern_event("tools/call", call)).await;
+    let token = fake_kobana::scoped_token(
+        "person-ana",
+        fake_kobana::FIXTURE_ORG_ID,
+        "billing.all inbox.emails",
+    );
+    let mut list = modern_event("tools/list", json!({}));
+    let bearer = format!("Bearer {token}");
+    list["headers"]["Authorization"] = json!(bearer);
+    list["multiValueHeaders"]["Authorization"] = json!([bearer]);
+    harness.invoke(&list).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let logs = harness.logs();
+    let docs = emf_documents(&logs);
+    let drift = docs
+        .iter()
+        .find(|d| d["RequestId"] == lambda_id(1).as_str() && d.get("ContractDrift").is_some())
+        .unwrap_or_else(|| panic!("no ContractDrift document: {docs:#?}"));
+    assert_eq!(
+        (
+            drift["Operation"].clone(),
+            drift["Field"].clone(),
+            drift["Kind"].clone()
+        ),
+        (
+            json!("invoices.get"),
+            json!("data.status"),
+            json!("unknown_enum_value")
+        )
+    );
+    let warn = logs
+        .lines()
+        .find(|l| l.contains("left the contract"))
+        .unwrap_or_else(|| panic!("no drift WARN line: {logs}"));
+    assert!(
+        warn.contains("WARN") && warn.contains("data.status") && warn.contains("invoices.get"),
+        "{warn}"
+    );
+    assert!(
+        !logs.contains("em_atraso"),
+        "never a value: {:?}",
+        logs.lines()
+            .filter(|l| l.contains("em_atraso"))
+            .collect::<Vec<_>>()
+    );
+    let scopes = docs
+        .iter()
+        .find(|d| d["RequestId"] == lambda_id(2).as_str() && d.get("UnknownScopeWords").is_some())
+        .unwrap_or_else(|| panic!("no UnknownScopeWords document: {docs:#?}"));
+    assert_eq!(scopes["ScopeWords"], "billing.all inbox.emails");
+    assert!(
+        logs.lines()
+            .any(|l| l.contains("\"unknown_scopes\":\"billing.all inbox.emails\"")),
+        "{logs}"
+    );
+    assert!(!logs.contains(&token), "never the token");
+}

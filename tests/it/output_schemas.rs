@@ -177,6 +177,17 @@ async fn t1_every_tools_structured_content_validates_against_its_output_schema()
             assert_ne!(paused["isError"], true, "{paused}");
         }
         let result = stack.call(&token, name, args.clone()).await;
+        // Under line_item_input_unit = cents the created draft is 100× the request: the call
+        // ends in the error that says so (readings_server.rs covers it in full).
+        if name == "billing_invoices_create"
+            && common::readings().line_item_input_unit == fake_kobana::readings::MoneyUnit::Cents
+        {
+            assert_eq!(
+                result["structuredContent"]["error"], "AMOUNT_MISMATCH",
+                "{result}"
+            );
+            continue;
+        }
         if result["isError"] == true {
             problems.push(format!("{name}: the call failed: {}", result["content"]));
             continue;

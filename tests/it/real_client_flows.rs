@@ -130,7 +130,9 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
                 "billing_invoices_create",
                 json!({"billing_account_id": ACCOUNT, "line_items": [{"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 25000}]}),
             ),
-            None,
+            // Under line_item_input_unit = cents the draft comes out 100×: the error says so.
+            (common::readings().line_item_input_unit == fake_kobana::readings::MoneyUnit::Cents)
+                .then_some("a unidade dos valores não bateu"),
         ),
         (
             call("billing_invoices_finalize", json!({"id": DRAFT_INVOICE})),

@@ -10,7 +10,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::thread_server::{LogBuffer, ThreadServer};
+use common::thread_server::ThreadServer;
 use fake_kobana::{FakeKobana, Fault, FaultKind, full_token};
 use kobana_mcp::Config;
 use kobana_mcp::access::{BearerToken, Principal};

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha512;
 
 use crate::api::ApiError;
+use crate::readings::ScopeWords;
 
 /// The organization every §10 fixture belongs to.
 pub const FIXTURE_ORG_ID: &str = "bdd640fb-0667-4ad1-9c80-317fa3b1799d";
@@ -60,9 +61,30 @@ pub fn mint_token(claims: &Claims) -> String {
     format!("{input}.{sig}")
 }
 
-/// A token for `person-ana` in the fixture organization with scope `all`.
+/// A token for `person-ana` in the fixture organization with full access: scope `all`, or
+/// `billing.all` when `$KOBANA_FAKE_READINGS` plays the other scope vocabulary.
 pub fn full_token() -> String {
-    scoped_token("person-ana", FIXTURE_ORG_ID, "all")
+    full_token_in(crate::Readings::from_env().scope_words)
+}
+
+/// [`full_token`] in the given vocabulary.
+pub fn full_token_in(words: ScopeWords) -> String {
+    scoped_token(
+        "person-ana",
+        FIXTURE_ORG_ID,
+        &permission(words, None, "all"),
+    )
+}
+
+/// A permission word in a vocabulary: `<resource>:<action>` / `<action>`, or
+/// `billing.<resource>.<action>` / `billing.<action>`.
+pub fn permission(words: ScopeWords, resource: Option<&str>, action: &str) -> String {
+    match (words, resource) {
+        (ScopeWords::ResourceLevel, Some(r)) => format!("{r}:{action}"),
+        (ScopeWords::ResourceLevel, None) => action.to_string(),
+        (ScopeWords::OtherVocabulary, Some(r)) => format!("billing.{r}.{action}"),
+        (ScopeWords::OtherVocabulary, None) => format!("billing.{action}"),
+    }
 }
 
 /// A token for `person-ana` in the fixture organization with scope `read`.
@@ -114,17 +136,18 @@ impl AuthCtx {
             .collect()
     }
 
-    /// Whether the token grants `<resource>:read` (write = false) or `<resource>:write`.
+    /// Whether the token grants `<resource>:read` (write = false) or `<resource>:write`, in
+    /// either vocabulary (`billing.<resource>.write`, `billing.all`, …): Kobana knows its own
+    /// words whichever ones a profile mints.
     pub fn grants(&self, resource: &str, write: bool) -> bool {
-        self.claims.scope.split_whitespace().any(|slug| match slug {
-            "all" | "write" => true,
-            "read" => !write,
-            other => match other.split_once(':') {
-                Some((r, action)) if r == resource => {
-                    action == "write" || (action == "read" && !write)
-                }
-                _ => false,
-            },
+        let allows =
+            |action: &str| action == "write" || action == "all" || (action == "read" && !write);
+        self.claims.scope.split_whitespace().any(|slug| {
+            let slug = slug.strip_prefix("billing.").unwrap_or(slug);
+            match slug.split_once([':', '.']) {
+                Some((r, action)) => r == resource && allows(action),
+                None => allows(slug),
+            }
         })
     }
 }
@@ -216,6 +239,30 @@ mod tests {
         assert!(!ctx.grants("customers", true));
         assert!(!ctx.grants("nfes", false));
         assert!(!ctx.grants("billing_accounts", false), "its own resource");
+    }
+
+    #[test]
+    fn the_other_vocabulary_grants_the_same() {
+        let ctx = |scope: &str| AuthCtx {
+            claims: Claims {
+                sub: "s".into(),
+                org_id: "o".into(),
+                scope: scope.into(),
+                name: None,
+                exp: None,
+            },
+        };
+        let full = ctx("billing.all");
+        assert!(RESOURCES.iter().all(|r| full.grants(r, true)));
+        let fine = ctx("billing.invoices.write billing.customers.read");
+        assert!(fine.grants("invoices", true) && fine.grants("customers", false));
+        assert!(!fine.grants("customers", true) && !fine.grants("nfes", false));
+        assert!(ctx("billing.read").grants("nfes", false));
+        assert!(!ctx("billing.read").grants("nfes", true));
+        assert_eq!(
+            permission(ScopeWords::OtherVocabulary, Some("invoices"), "write"),
+            "billing.invoices.write"
+        );
     }
 
     #[test]

@@ -147,6 +147,19 @@ pub fn format_local(epoch: i64) -> String {
     )
 }
 
+/// Formats an instant in UTC the short way the document's examples write date-times:
+/// `2026-01-24T10:07Z`, with `:SS` only when the seconds are not zero.
+pub fn format_utc_short(epoch: i64) -> String {
+    let (y, m, d) = civil_from_days(epoch.div_euclid(86_400));
+    let secs = epoch.rem_euclid(86_400);
+    let (hh, mm, ss) = (secs / 3600, secs % 3600 / 60, secs % 60);
+    if ss == 0 {
+        format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}Z")
+    } else {
+        format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
+    }
+}
+
 /// Formats a day count as `YYYY-MM-DD`.
 pub fn format_date(day: i64) -> String {
     let (y, m, d) = civil_from_days(day);

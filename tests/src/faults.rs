@@ -57,6 +57,44 @@ pub enum FaultKind {
     ResetMidBody,
     /// Answer 200 with the JSON body cut in half.
     TruncatedJson,
+    /// Handle the request normally, then set the member at this JSON pointer of a successful
+    /// JSON answer (after the contract check, so the answer leaves the contract as a changed
+    /// Kobana's would): e.g. `/data/status` = `"em_atraso"`. A pointer that names nothing
+    /// changes nothing.
+    Member {
+        /// RFC 6901 pointer into the answer, e.g. `/data/0/status`.
+        pointer: String,
+        /// The value put there; `null` removes the member instead.
+        value: serde_json::Value,
+    },
+}
+
+/// Sets (or, for `null`, removes) the member at `pointer` of a JSON answer.
+pub async fn set_member(resp: Response, pointer: &str, value: &serde_json::Value) -> Response {
+    let (mut parts, body) = resp.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let Ok(mut json) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    let (parent, last) = pointer.rsplit_once('/').unwrap_or(("", pointer));
+    match json.pointer_mut(parent) {
+        Some(serde_json::Value::Object(map)) if value.is_null() => {
+            map.remove(last);
+        }
+        Some(serde_json::Value::Object(map)) => {
+            map.insert(last.to_string(), value.clone());
+        }
+        Some(serde_json::Value::Array(items)) => {
+            if let Some(slot) = last.parse::<usize>().ok().and_then(|n| items.get_mut(n)) {
+                *slot = value.clone();
+            }
+        }
+        _ => {}
+    }
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(json.to_string()))
 }
 
 /// Takes the first fault matching this request, counting down its `times`.

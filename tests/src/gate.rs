@@ -17,10 +17,22 @@ use crate::api::ApiError;
 use crate::auth::{self, AuthCtx};
 use crate::contract::{self, Operation, Violation, ViolationKind};
 use crate::faults::{self, FaultKind};
+use crate::readings::{IdempotencyHeader, RateLimitHeaders, ScopeWords, wire};
 use crate::store::{App, StoredResponse};
 
 /// Requests allowed per second and organization (advertised in `X-RateLimit-Limit`).
 pub const RATE_LIMIT: u32 = 100;
+
+/// The rate-limit header names of the integration page (limit, remaining, reset).
+pub const RATE_LIMIT_HEADERS: [&str; 3] = [
+    "x-ratelimit-limit",
+    "x-ratelimit-remaining",
+    "x-ratelimit-reset",
+];
+
+/// The names Kobana's banking API uses (the `others` profile).
+pub const BARE_RATE_LIMIT_HEADERS: [&str; 3] =
+    ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"];
 
 /// Largest request body the fake reads.
 const MAX_BODY: usize = 16 * 1024 * 1024;
@@ -45,8 +57,14 @@ fn is_read(method: &Method) -> bool {
     method == Method::GET || method == Method::HEAD
 }
 
-/// `User-Agent`, token and permission, in that order.
-fn check(headers: &HeaderMap, method: &Method, path: &str) -> Result<AuthCtx, ApiError> {
+/// `User-Agent`, token and permission, in that order; a 403 names the permission in the
+/// vocabulary `words`.
+fn check(
+    headers: &HeaderMap,
+    method: &Method,
+    path: &str,
+    words: ScopeWords,
+) -> Result<AuthCtx, ApiError> {
     if header_str(headers, header::USER_AGENT).is_none() {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -65,7 +83,7 @@ fn check(headers: &HeaderMap, method: &Method, path: &str) -> Result<AuthCtx, Ap
                 "Token válido, porém sem permissão para esta operação.",
             );
             err.details = json!({
-                "required": [format!("{resource}:{action}")],
+                "required": [auth::permission(words, Some(resource), action)],
                 "granted": ctx.granted(),
             });
             return Err(err);
@@ -114,15 +132,19 @@ fn stamp(app: &App, h: &mut HeaderMap, org: Option<&str>) {
     if let Ok(v) = HeaderValue::from_str(&request_id) {
         h.insert("request-id", v);
     }
-    h.insert("x-ratelimit-limit", HeaderValue::from(RATE_LIMIT));
-    if !h.contains_key("x-ratelimit-remaining") {
+    let [limit, remaining, reset] = match app.readings().rate_limit_headers {
+        RateLimitHeaders::XRateLimit => RATE_LIMIT_HEADERS,
+        RateLimitHeaders::RateLimit => BARE_RATE_LIMIT_HEADERS,
+    };
+    h.insert(limit, HeaderValue::from(RATE_LIMIT));
+    if !h.contains_key(remaining) {
         h.insert(
-            "x-ratelimit-remaining",
+            remaining,
             HeaderValue::from(RATE_LIMIT.saturating_sub(used)),
         );
     }
-    if !h.contains_key("x-ratelimit-reset") {
-        h.insert("x-ratelimit-reset", HeaderValue::from(now + 1));
+    if !h.contains_key(reset) {
+        h.insert(reset, HeaderValue::from(now + 1));
     }
 }
 
@@ -141,9 +163,16 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
     };
     let method = parts.method.clone();
     let path = parts.uri.path().to_string();
-    let verdict = check(&parts.headers, &method, &path);
+    let readings = *app.readings();
+    let verdict = check(&parts.headers, &method, &path, readings.scope_words);
     let org = verdict.as_ref().ok().map(|c| c.org().to_string());
-    let idempotency_key = header_str(&parts.headers, "x-idempotency-key");
+    let idempotency_key = header_str(&parts.headers, readings.idempotency_header.name());
+    let idempotency_headers: Vec<String> = IdempotencyHeader::ALL
+        .iter()
+        .map(|h| h.name())
+        .filter(|name| parts.headers.contains_key(*name))
+        .map(str::to_string)
+        .collect();
 
     let fault = {
         let mut inner = app.lock();
@@ -152,6 +181,7 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
             path: path.clone(),
             query: parts.uri.query().map(str::to_string),
             idempotency_key: idempotency_key.clone(),
+            idempotency_headers,
             user_agent: header_str(&parts.headers, header::USER_AGENT),
             authorized: verdict.is_ok(),
             body: body_value(&bytes),
@@ -172,8 +202,12 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
     let resp = match verdict {
         Err(e) => e.into_response(),
         Ok(ctx) => {
-            let checked = match check_contract(app, &parts, &bytes, idempotency_key.as_deref()) {
+            let checked = match check_contract(app, &parts, &bytes) {
                 Ok(checked) => checked,
+                Err(err) => return (err.into_response(), org),
+            };
+            let bytes = match wire::request(&readings, checked.operation, &bytes) {
+                Ok(rewritten) => rewritten.unwrap_or(bytes),
                 Err(err) => return (err.into_response(), org),
             };
             let mut parts = parts;
@@ -193,6 +227,10 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
             );
             if intact && resp.status().is_success() {
                 resp = check_answer(app, &checked, resp).await;
+                resp = wire::answer(&readings, checked.operation, resp).await;
+                if let Some(FaultKind::Member { pointer, value }) = &after {
+                    resp = faults::set_member(resp, pointer, value).await;
+                }
             }
             match key {
                 Some(key) => remember(app, ctx.org(), key, method.as_str(), &path, resp).await,
@@ -270,16 +308,21 @@ fn check_contract(
     app: &App,
     parts: &axum::http::request::Parts,
     body: &[u8],
-    idempotency_key: Option<&str>,
 ) -> Result<Checked, ApiError> {
     let path = parts.uri.path();
     let user_agent = header_str(&parts.headers, header::USER_AGENT);
+    let key = |name: IdempotencyHeader| header_str(&parts.headers, name.name());
+    let (x_key, alt_key) = (
+        key(IdempotencyHeader::XIdempotencyKey),
+        key(IdempotencyHeader::IdempotencyKey),
+    );
     let verdict = contract::check_request(&contract::Request {
         method: parts.method.as_str(),
         path,
         query: parts.uri.query(),
         user_agent: user_agent.as_deref(),
-        idempotency_key,
+        idempotency_key: x_key.as_deref(),
+        idempotency_key_alt: alt_key.as_deref(),
         body,
     });
     if let Some(op) = verdict.operation {
@@ -375,7 +418,7 @@ fn replay(app: &App, org: &str, key: &str, method: &str, path: &str) -> Option<R
         resp.headers_mut().insert(header::CONTENT_TYPE, ct);
     }
     resp.headers_mut()
-        .insert("idempotent-replayed", HeaderValue::from_static("true"));
+        .insert("x-idempotent-replay", HeaderValue::from_static("true"));
     Some(resp)
 }
 

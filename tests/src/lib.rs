@@ -31,6 +31,7 @@ pub mod faults;
 pub mod fixtures;
 pub mod gate;
 pub mod ids;
+pub mod readings;
 pub mod report;
 pub mod routes;
 pub mod store;
@@ -50,6 +51,7 @@ pub use auth::{
 pub use clock::FAKE_NOW;
 pub use contract::{Violation, ViolationKind};
 pub use faults::{Fault, FaultKind};
+pub use readings::Readings;
 use store::App;
 
 /// Which generated document a PDF belongs to.
@@ -71,8 +73,12 @@ pub struct RecordedCall {
     pub path: String,
     /// Raw query string, if any.
     pub query: Option<String>,
-    /// `X-Idempotency-Key`, if sent.
+    /// The idempotency key under the header name the fake reads (`X-Idempotency-Key`, or
+    /// `Idempotency-Key` under the `others` profile), if sent.
     pub idempotency_key: Option<String>,
+    /// The idempotency header names the request carried, lower case.
+    #[serde(default)]
+    pub idempotency_headers: Vec<String>,
     /// `User-Agent`, if sent.
     pub user_agent: Option<String>,
     /// False when the request failed the `User-Agent`, token or permission check.
@@ -116,6 +122,27 @@ impl FakeKobana {
     /// accepted. The contract record goes to `$KOBANA_CONTRACT_LOG` when set.
     pub async fn start_on(addr: SocketAddr) -> std::io::Result<FakeKobana> {
         Self::serve(addr, App::new()).await
+    }
+
+    /// Start on 127.0.0.1 with an ephemeral port, playing `readings` whatever
+    /// `$KOBANA_FAKE_READINGS` says.
+    pub async fn start_with_readings(readings: Readings) -> FakeKobana {
+        Self::serve(
+            SocketAddr::from(([127, 0, 0, 1], 0)),
+            App::with_readings(readings),
+        )
+        .await
+        .expect("bind the fake Kobana on 127.0.0.1")
+    }
+
+    /// The alternatives this fake plays.
+    pub fn readings(&self) -> Readings {
+        *self.app.readings()
+    }
+
+    /// A full-access token in the scope vocabulary this fake plays.
+    pub fn full_token(&self) -> String {
+        auth::full_token_in(self.readings().scope_words)
     }
 
     /// Start on 127.0.0.1 with an ephemeral port, writing the contract record to `dir`

@@ -11,6 +11,7 @@ use crate::api::{Record, s};
 use crate::contract::Violation;
 use crate::contract_log::{self, ContractLog};
 use crate::faults::Fault;
+use crate::readings::Readings;
 use crate::{DocKind, RecordedCall, fixtures, ids};
 
 /// Default size of a generated PDF, in bytes.
@@ -292,20 +293,28 @@ impl ContractState {
 pub struct App {
     inner: Arc<Mutex<Inner>>,
     contract: Arc<ContractState>,
+    readings: Readings,
 }
 
 impl App {
-    /// State loaded with the fixtures; the contract log follows `$KOBANA_CONTRACT_LOG`.
+    /// State loaded with the fixtures; the contract log follows `$KOBANA_CONTRACT_LOG`, the
+    /// profile `$KOBANA_FAKE_READINGS`.
     pub fn new() -> App {
-        App::with_log(ContractLog::from_env())
+        App::with_log(ContractLog::from_env(), Readings::from_env())
+    }
+
+    /// State loaded with the fixtures, playing `readings`; the contract log follows
+    /// `$KOBANA_CONTRACT_LOG`.
+    pub fn with_readings(readings: Readings) -> App {
+        App::with_log(ContractLog::from_env(), readings)
     }
 
     /// State loaded with the fixtures, logging the contract record to `dir`.
     pub fn with_contract_log(dir: &Path) -> App {
-        App::with_log(Some(ContractLog::in_dir(dir)))
+        App::with_log(Some(ContractLog::in_dir(dir)), Readings::from_env())
     }
 
-    fn with_log(log: Option<ContractLog>) -> App {
+    fn with_log(log: Option<ContractLog>, readings: Readings) -> App {
         static STARTED: AtomicU64 = AtomicU64::new(0);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -318,7 +327,13 @@ impl App {
                 record: Mutex::default(),
                 log,
             }),
+            readings,
         }
+    }
+
+    /// The alternatives this instance plays.
+    pub fn readings(&self) -> &Readings {
+        &self.readings
     }
 
     /// Locks the state (a poisoned lock is recovered: the data stays usable).

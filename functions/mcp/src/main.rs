@@ -2,14 +2,14 @@
 //!
 //! Under AWS Lambda (`AWS_LAMBDA_RUNTIME_API` set) it serves API Gateway events with a
 //! streaming response; anywhere else it listens on `MCP_BIND` (default 127.0.0.1:3000).
-//! `--demo` starts a fake Kobana with sample data in-process, so everything can be tried
-//! with no Kobana account and no network. `main` only wires; the server is the library.
+//! `--demo` serves a fake Kobana with sample data in-process (no account, no network);
+//! `check …` checks a real account or endpoint. `main` only wires; the server is the library.
 
 use std::process::ExitCode;
 
 use kobana_mcp::{App, Config};
 
-const USAGE: &str = "usage: kobana-mcp [--demo]\n\
+const USAGE: &str = "usage: kobana-mcp [--demo] | kobana-mcp check --help\n\
   --demo   serve a built-in fake Kobana with sample data (no account or network needed)\n\
 environment: MCP_BIND, KOBANA_API_URL, CONFIRMATIONS_TABLE, MCP_ALLOWED_HOSTS,\n\
   MCP_ALLOWED_ORIGINS, MCP_PUBLIC_URL, MCP_AUTHORIZATION_SERVERS, KOBANA_TIMEOUT_MS, MCP_METRICS,\n\
@@ -19,8 +19,7 @@ environment: MCP_BIND, KOBANA_API_URL, CONFIRMATIONS_TABLE, MCP_ALLOWED_HOSTS,\n
 fn main() -> ExitCode {
     let under_lambda = std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some();
     // Lambda hands an instance one event at a time: a single-threaded runtime starts faster
-    // (no worker threads) and never moves work between threads. The local server takes many
-    // connections at once, so it gets a worker per core.
+    // and never moves work between threads. The local server gets a worker per core.
     let runtime = if under_lambda {
         tokio::runtime::Builder::new_current_thread()
     } else {
@@ -28,14 +27,17 @@ fn main() -> ExitCode {
     }
     .enable_all()
     .build();
+    let args: Vec<String> = std::env::args().skip(1).collect();
     match runtime {
-        Ok(runtime) => runtime.block_on(run(under_lambda)),
+        Ok(runtime) if args.first().is_some_and(|a| a == "check") => {
+            runtime.block_on(kobana_mcp::check::run(&args[1..]))
+        }
+        Ok(runtime) => runtime.block_on(run(under_lambda, args)),
         Err(error) => fail(1, format!("cannot start the async runtime: {error}")),
     }
 }
 
-async fn run(under_lambda: bool) -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+async fn run(under_lambda: bool, args: Vec<String>) -> ExitCode {
     let demo = match args.as_slice() {
         [] => false,
         [flag] if flag == "--demo" => true,
@@ -48,8 +50,7 @@ async fn run(under_lambda: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Load the tool registry on another thread while the runtime starts and waits for the
-    // first event, instead of inside the first request.
+    // Load the tool registry on another thread, not inside the first request.
     std::thread::spawn(|| {
         kobana_mcp::catalog::registry();
     });

@@ -261,7 +261,8 @@ impl ToolCtx {
                 }
             }
         }
-        let envelope = self
+        let deleting = method == Method::DELETE;
+        let mut envelope = self
             .kobana
             .send(
                 method,
@@ -282,6 +283,11 @@ impl ToolCtx {
                     error.into()
                 }
             })?;
+        if deleting && envelope.data.is_null() {
+            // Reading `delete_answer`: a 204 No Content is the same success as the document's
+            // 200 {"deleted": true}.
+            envelope.data = json!({"deleted": true});
+        }
         Ok(wrap(key, envelope.data))
     }
 }

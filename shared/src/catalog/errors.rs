@@ -52,6 +52,17 @@ pub enum ToolError {
         /// destructive write) so Kobana cannot apply it twice.
         repeat_safe: bool,
     },
+    /// A created invoice whose total (on a member whose unit is not in doubt) is not what the
+    /// person asked for: a unit read 100× off. Nothing was charged; the text says how to undo.
+    #[error("{}", mismatch_text(.invoice_id, .requested, .kobana.as_deref()))]
+    AmountMismatch {
+        /// The created invoice.
+        invoice_id: String,
+        /// What the arguments add up to, in BRL.
+        requested: String,
+        /// The invoice's total per `amount_remaining_cents`, in BRL (`None`: not sent).
+        kobana: Option<String>,
+    },
     /// The call reached its write while the person's confirmation is still to be asked
     /// (internal: becomes an `input_required` result, never shown).
     #[error("confirmação necessária antes de executar")]
@@ -84,6 +95,7 @@ impl ToolError {
             ToolError::ConfirmationMismatch => "CONFIRMATION_MISMATCH".to_owned(),
             ToolError::Undescribable => "CONFIRMATION_UNDESCRIBABLE".to_owned(),
             ToolError::ConfirmationRequired => "CONFIRMATION_REQUIRED".to_owned(),
+            ToolError::AmountMismatch { .. } => "AMOUNT_MISMATCH".to_owned(),
         }
     }
 
@@ -94,6 +106,9 @@ impl ToolError {
             && let Some(status) = e.status()
         {
             value["kobana_status"] = json!(status);
+        }
+        if let ToolError::AmountMismatch { invoice_id, .. } = self {
+            value["invoice_id"] = json!(invoice_id);
         }
         if let ToolError::UncertainOutcome { check_with, .. } = self {
             value["outcome"] = json!("unknown");
@@ -124,6 +139,18 @@ fn details_text(details: &Option<Value>) -> String {
         })
         .collect();
     format!(" Detalhes: {}.", parts.join(", "))
+}
+
+/// The text of a created invoice whose total is not the one asked for: both figures, and how
+/// to undo it.
+fn mismatch_text(invoice_id: &str, requested: &str, kobana: Option<&str>) -> String {
+    let total = match kobana {
+        Some(brl) => format!("com total de {brl} (amount_remaining_cents)"),
+        None => "sem amount_remaining_cents para conferir o total".to_owned(),
+    };
+    format!(
+        "O Kobana criou a fatura {invoice_id} em rascunho {total}, mas os itens pedidos somam {requested}: a unidade dos valores não bateu e nada deve ser cobrado assim. Desfaça excluindo o rascunho com billing_invoices_delete id={invoice_id} (se já tiver sido finalizada, anule com billing_invoices_void) e avise o suporte; não finalize esta fatura."
+    )
 }
 
 /// The text of a write whose outcome is unknown: what happened, that it may have applied, how
@@ -171,18 +198,20 @@ fn kobana_text(error: &KobanaError) -> String {
                     "O Kobana recusou o token ({code}: {message}). Obtenha um token válido do Kobana e conecte de novo.{rid}"
                 ),
                 (403, _) => {
+                    // `required` and `granted` as Kobana words them (a list, or one text):
+                    // the first real 403 shows the vocabulary (reading `scope_words`).
                     let list = |key: &str| {
-                        details
-                            .as_ref()
-                            .and_then(|d| d.get(key))
-                            .and_then(Value::as_array)
-                            .map(|a| {
-                                a.iter()
-                                    .filter_map(Value::as_str)
-                                    .collect::<Vec<_>>()
-                                    .join(" ")
-                            })
-                            .filter(|s| !s.is_empty())
+                        let words = match details.as_ref().and_then(|d| d.get(key))? {
+                            Value::Array(items) => items
+                                .iter()
+                                .filter_map(Value::as_str)
+                                .map(crate::format::plain_line)
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                            Value::String(text) => crate::format::plain_line(text),
+                            _ => return None,
+                        };
+                        (!words.is_empty()).then_some(words)
                     };
                     match list("required") {
                         Some(required) => format!(
@@ -254,6 +283,16 @@ mod tests {
         .to_string();
         assert!(
             t.contains("`invoices:write`") && t.contains("`invoices:read`"),
+            "{t}"
+        );
+        let t = api(
+            403,
+            "insufficient_scope",
+            Some(json!({"required": "billing.invoices.write", "granted": ["billing.read"]})),
+        )
+        .to_string();
+        assert!(
+            t.contains("`billing.invoices.write`") && t.contains("`billing.read`"),
             "{t}"
         );
         let t = api(

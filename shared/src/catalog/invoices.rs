@@ -18,7 +18,7 @@ use super::context::{
 };
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
-use crate::format::{brl_from_cents, brl_from_subcents, sao_paulo};
+use crate::format::{brl_from_cents, brl_from_unsigned_cents, calendar_day, sao_paulo};
 
 const RECORD: Output = Output::Record {
     key: "invoice",
@@ -119,15 +119,6 @@ fn today() -> Date {
     jiff::Timestamp::now().to_zoned_datetime(sao_paulo()).date()
 }
 
-/// The São Paulo calendar date of a Kobana due date (`2026-08-05T03:00:00Z` or `2026-08-05`).
-fn due_day(text: &str) -> Option<Date> {
-    if text.len() == 10 {
-        return text.parse().ok();
-    }
-    let ts: jiff::Timestamp = text.parse().ok()?;
-    Some(ts.to_zoned_datetime(sao_paulo()).date())
-}
-
 /// Adds `_derived` to one invoice record.
 fn derive(invoice: &mut Value, today: Date) {
     let Some(map) = invoice.as_object_mut() else {
@@ -137,7 +128,7 @@ fn derive(invoice: &mut Value, today: Date) {
     let due = map
         .get("due_date")
         .and_then(Value::as_str)
-        .and_then(due_day);
+        .and_then(calendar_day);
     let days = match due {
         Some(due) if open && due < today => due.until(today).map_or(0, |s| s.get_days()),
         _ => 0,
@@ -263,34 +254,54 @@ fn requested_subtotal_cents(args: &CreateArgs) -> Option<u64> {
     })
 }
 
-/// Adds `amounts` to a created invoice's result: the subtotal and total as Kobana computed
-/// them, in BRL, beside the subtotal the arguments imply, and a pt-BR `warning` when the two
-/// subtotals differ — a unit error (cents vs subcents) shows at once instead of billing 100×.
-fn with_amounts(mut result: Value, requested_cents: Option<u64>) -> Value {
-    let invoice = result.get("invoice");
-    let subcents = |key: &str| invoice.and_then(|i| i.get(key)).and_then(Value::as_i64);
-    let kobana_subtotal = subcents("subtotal_subcents");
-    let requested = requested_cents.and_then(|c| i64::try_from(c).ok());
-    let matches = match (kobana_subtotal, requested) {
-        (Some(kobana), Some(cents)) => Some(cents.checked_mul(100) == Some(kobana)),
-        _ => None,
-    };
-    let brl = |v: Option<i64>, convert: fn(i64) -> String| v.map(convert);
-    let amounts = json!({
-        "requested_subtotal_brl": brl(requested, brl_from_cents),
-        "kobana_subtotal_brl": brl(kobana_subtotal, brl_from_subcents),
-        "kobana_total_brl": brl(subcents("total_subcents"), brl_from_subcents),
-        "subtotal_matches": matches,
-    });
-    if matches == Some(false) {
-        result["warning"] = json!(format!(
-            "O subtotal calculado pelo Kobana ({}) difere do pedido ({}): confira as unidades dos itens antes de finalizar a fatura.",
-            amounts["kobana_subtotal_brl"].as_str().unwrap_or("?"),
-            amounts["requested_subtotal_brl"].as_str().unwrap_or("?"),
-        ));
+/// The member a single-invoice read carries when Kobana sent no line items (reading
+/// `line_items`: they come only with `include=line_items`, which no operation declares).
+const LINE_ITEMS_NOTE: &str = "line_items_note";
+
+/// Says in pt-BR, on a single-invoice result, when Kobana sent no line items.
+fn with_line_items_note(mut result: Value) -> Value {
+    if let Some(invoice) = result.get_mut("invoice").and_then(Value::as_object_mut)
+        && !invoice.contains_key("line_items")
+    {
+        invoice.insert(
+            LINE_ITEMS_NOTE.to_owned(),
+            json!("O Kobana não enviou os itens desta fatura (line_items) nesta leitura; os totais acima valem, mas os itens não podem ser listados aqui."),
+        );
     }
-    result["amounts"] = amounts;
     result
+}
+
+/// Checks a created invoice against the cents the person asked for, on the one member whose
+/// unit is not in doubt: `amount_remaining_cents` of a new draft is its total (readings
+/// `invoice_totals_unit`, `line_item_input_unit`). A match adds `amounts` to the result; a
+/// mismatch (a unit read 100× off on either side), or an invoice that cannot be checked,
+/// is an error naming both figures and how to undo it.
+fn check_created(mut result: Value, requested_cents: Option<u64>) -> Result<Value, ToolError> {
+    let invoice = result.get("invoice");
+    let id = invoice
+        .and_then(|i| i.get("id"))
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_owned();
+    let kobana = invoice
+        .and_then(|i| i.get("amount_remaining_cents"))
+        .and_then(Value::as_i64);
+    let asked = requested_cents.and_then(|c| i64::try_from(c).ok());
+    match (asked, kobana) {
+        (Some(asked), Some(kobana)) if asked == kobana => {
+            result["amounts"] = json!({
+                "requested_brl": brl_from_cents(asked),
+                "kobana_total_brl": brl_from_cents(kobana),
+                "verified_by": "amount_remaining_cents",
+            });
+            Ok(result)
+        }
+        _ => Err(ToolError::AmountMismatch {
+            invoice_id: id,
+            requested: requested_cents.map_or_else(|| "?".to_owned(), brl_from_unsigned_cents),
+            kobana: kobana.map(brl_from_cents),
+        }),
+    }
 }
 
 fn create_body(args: &CreateArgs) -> Result<Value, ToolError> {
@@ -398,7 +409,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
                 let result = ctx.record(&["invoices", id], &[]).await?;
-                Ok(with_derived(result))
+                Ok(with_line_items_note(with_derived(result)))
             },
         ),
         ToolSpec::new(
@@ -428,7 +439,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_create",
                 title: "Criar fatura",
-                description: "Creates a draft invoice: billing_account_id (billing_accounts_list) and 1-200 line_items priced in cents. Returns it with amounts (Kobana's subtotal and total in BRL vs the requested subtotal); then billing_invoices_finalize.",
+                description: "Creates a draft invoice: billing_account_id (billing_accounts_list) and 1-200 line_items priced in cents. Returns it with amounts checked against the request (a mismatch is an error saying how to undo); then billing_invoices_finalize.",
                 toolset: Toolset::Invoices,
                 permission: write,
                 effect: Effect::Write { idempotent: false },
@@ -437,10 +448,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             |ctx, args: CreateArgs| async move {
                 let body = create_body(&args)?;
                 let result = ctx.write(Method::POST, &["invoices"], Some(body)).await?;
-                Ok(with_amounts(
-                    with_derived(result),
-                    requested_subtotal_cents(&args),
-                ))
+                check_created(with_derived(result), requested_subtotal_cents(&args))
             },
         ),
         action(
@@ -537,7 +545,7 @@ mod tests {
     }
 
     #[test]
-    fn contract_4_line_items_are_sent_in_subcents_and_the_result_shows_kobanas_total() {
+    fn contract_4_line_items_are_sent_in_subcents_and_the_created_total_is_checked() {
         let args = created(json!([
             {"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 25000},
             {"description": "Deslocamento", "unit_amount_cents": 1050}
@@ -546,26 +554,48 @@ mod tests {
         assert_eq!(body["line_items"][0]["unit_amount_subcents"], 2_500_000);
         assert_eq!(body["line_items"][1]["unit_amount_subcents"], 105_000);
         assert_eq!(requested_subtotal_cents(&args), Some(51_050));
-        // Kobana computed the same subtotal (in subcents): no warning.
-        let ok = with_amounts(
-            json!({"invoice": {"subtotal_subcents": 5_105_000, "total_subcents": 5_105_000}}),
+        // Kobana's draft owes what was asked (amount_remaining_cents, unit not in doubt).
+        let ok = check_created(
+            json!({"invoice": {"id": "inv-1", "amount_remaining_cents": 51_050}}),
             Some(51_050),
-        );
+        )
+        .unwrap();
         assert_eq!(ok["amounts"]["kobana_total_brl"], "R$ 510,50");
-        assert_eq!(ok["amounts"]["requested_subtotal_brl"], "R$ 510,50");
-        assert_eq!(ok["amounts"]["subtotal_matches"], true);
-        assert!(ok.get("warning").is_none());
-        // A subtotal 100× off (a unit error on either side) is flagged in pt-BR.
-        let off = with_amounts(
-            json!({"invoice": {"subtotal_subcents": 51_050, "total_subcents": 51_050}}),
-            Some(51_050),
-        );
-        assert_eq!(off["amounts"]["subtotal_matches"], false);
-        let warning = off["warning"].as_str().unwrap();
+        assert_eq!(ok["amounts"]["requested_brl"], "R$ 510,50");
+        assert_eq!(ok["amounts"]["verified_by"], "amount_remaining_cents");
+        // 100× off (the unit read as centavos on Kobana's side): an error with both figures
+        // and the undo, whatever the *_subcents members say.
+        for kobana in [json!(5_105_000), json!(null)] {
+            let off = check_created(
+                json!({"invoice": {"id": "inv-1", "amount_remaining_cents": kobana,
+                    "total_subcents": 5_105_000}}),
+                Some(51_050),
+            )
+            .unwrap_err();
+            assert_eq!(off.code(), "AMOUNT_MISMATCH");
+            assert_eq!(off.structured()["invoice_id"], "inv-1");
+            let text = off.to_string();
+            assert!(
+                text.contains("R$ 510,50") && text.contains("billing_invoices_delete id=inv-1"),
+                "{text}"
+            );
+            if kobana.is_i64() {
+                assert!(text.contains("R$ 51.050,00"), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn contract_line_items_absent_are_said_in_pt_br() {
+        let without = with_line_items_note(json!({"invoice": {"id": "x"}}));
         assert!(
-            warning.contains("R$ 5,11") && warning.contains("R$ 510,50"),
-            "{warning}"
+            without["invoice"][LINE_ITEMS_NOTE]
+                .as_str()
+                .unwrap()
+                .contains("não enviou")
         );
+        let with = with_line_items_note(json!({"invoice": {"id": "x", "line_items": []}}));
+        assert!(with["invoice"].get(LINE_ITEMS_NOTE).is_none());
     }
 
     #[test]
@@ -581,6 +611,13 @@ mod tests {
         let mut due_today = json!({"status": "open", "due_date": "2026-08-20T03:00:00Z"});
         derive(&mut due_today, today);
         assert_eq!(due_today["_derived"]["is_overdue"], false);
+        // Midnight UTC and a bare date are the same calendar day (reading due_date_form).
+        let mut utc = json!({"status": "open", "due_date": "2026-08-20T00:00:00Z"});
+        derive(&mut utc, today);
+        assert_eq!(utc["_derived"]["is_overdue"], false);
+        let mut utc = json!({"status": "open", "due_date": "2026-08-19T00:00:00Z"});
+        derive(&mut utc, today);
+        assert_eq!(utc["_derived"]["days_overdue"], 1);
         let mut paid = json!({"status": "paid", "due_date": "2026-07-25"});
         derive(&mut paid, today);
         assert_eq!(paid["_derived"]["days_overdue"], 0);

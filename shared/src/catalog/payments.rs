@@ -69,6 +69,35 @@ pub struct RefundArgs {
 /// that is, a full refund.
 pub const MAX_AMOUNT_CENTS: u64 = (1 << 53) - 1;
 
+/// The refund's result under both readings of `refund_result`: Kobana answers the refunded
+/// payment (its id), or a new payment record for the refund. In the second case the refunded
+/// payment is read again and shown under `payment`, the new record under `refund`, and a
+/// pt-BR `note` says which is which.
+async fn refund_result(
+    ctx: &super::ToolCtx,
+    id: &str,
+    mut result: Value,
+) -> Result<Value, ToolError> {
+    let answered = result
+        .get("payment")
+        .and_then(|p| p.get("id"))
+        .and_then(Value::as_str);
+    if answered.is_none_or(|answered| answered == id) {
+        return Ok(result);
+    }
+    let refund = result["payment"].take();
+    let mut refunded = match ctx.record(&["payments", id], &[]).await {
+        Ok(refunded) => refunded,
+        // The refund was made; only the re-read failed: say so rather than fail the call.
+        Err(error) => json!({"payment": {"id": id, "read_error": error.to_string()}}),
+    };
+    refunded["refund"] = refund;
+    refunded["note"] = json!(
+        "O Kobana registrou o estorno como um novo pagamento (refund); payment é o pagamento estornado, lido de novo."
+    );
+    Ok(refunded)
+}
+
 pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Payments));
     vec![
@@ -147,12 +176,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 if let Some(reason) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
                     body.insert("reason".into(), json!(reason_arg("reason", reason, 500)?));
                 }
-                ctx.write(
-                    Method::POST,
-                    &["payments", &id, "refund"],
-                    Some(Value::Object(body)),
-                )
-                .await
+                let result = ctx
+                    .write(
+                        Method::POST,
+                        &["payments", &id, "refund"],
+                        Some(Value::Object(body)),
+                    )
+                    .await?;
+                refund_result(&ctx, &id, result).await
             },
         ),
     ]

@@ -7,8 +7,9 @@
 //!   owed on an invoice that is not open) is left out.
 //! - Money is one BRL text (`total_brl: "R$ 499,00"`), unless the caller asks for Kobana's
 //!   integer by its own name (`total_subcents`).
-//! - Dates are one São Paulo form: a date-time at midnight in America/Sao_Paulo (a due date)
-//!   is the calendar date `2026-08-25`; any other instant is ISO with offset
+//! - Dates are one São Paulo form: a due date is its calendar date `2026-08-25` in whichever
+//!   form Kobana writes it (`format::calendar_day`), a date-time at midnight in
+//!   America/Sao_Paulo too; any other instant is ISO with offset
 //!   (`2026-07-24T14:32:10-03:00`).
 //! - `fields` adds to the compact row the named record fields (from the schema catalog),
 //!   each in the same one form.
@@ -18,7 +19,7 @@
 use jiff::civil::Date;
 use serde_json::{Map, Value, json};
 
-use crate::format::{sao_paulo, sao_paulo_time};
+use crate::format::{calendar_day, is_day_key, sao_paulo_time};
 
 /// The row shape of one list resource.
 #[derive(Debug, Clone, Copy)]
@@ -128,6 +129,7 @@ pub const SHAPES: [RowShape; 8] = [
             "total_brl",
             "amount_remaining_brl",
             "due_date",
+            "amounts_note",
         ],
         extra: &[
             "external_id",
@@ -305,6 +307,10 @@ fn field(
             .today
             .and_then(|today| days_overdue(record, today))
             .map(|d| json!(d)),
+        // The invoice's amounts note, in a few words (see `format::money`).
+        ("invoices", "amounts_note") => crate::format::money::settle_invoice(record)
+            .short_note()
+            .map(|n| json!(n)),
         // What is still owed matters only while the invoice is open.
         ("invoices", "amount_remaining_brl") if text("status") != Some("open") => None,
         // Only the exception is worth a line.
@@ -312,6 +318,9 @@ fn field(
             (record.get(name) == Some(&Value::Bool(true))).then_some(json!(true))
         }
         _ => record.get(name).map(|v| match v.as_str() {
+            Some(s) if is_day_key(name) => {
+                calendar_day(s).map_or_else(|| v.clone(), |d| json!(d.to_string()))
+            }
             Some(s) if is_date_value(name, s) => json!(sao_paulo_day_or_time(s)),
             _ => v.clone(),
         }),
@@ -343,13 +352,7 @@ pub fn days_overdue(record: &Map<String, Value>, today: Date) -> Option<i64> {
     if record.get("status").and_then(Value::as_str) != Some("open") {
         return None;
     }
-    let due = record.get("due_date").and_then(Value::as_str)?;
-    let due: Date = if due.len() == 10 {
-        due.parse().ok()?
-    } else {
-        let ts: jiff::Timestamp = due.parse().ok()?;
-        ts.to_zoned_datetime(sao_paulo()).date()
-    };
+    let due = calendar_day(record.get("due_date").and_then(Value::as_str)?)?;
     let days = i64::from(due.until(today).ok()?.get_days());
     (due < today && days > 0).then_some(days)
 }
@@ -389,6 +392,8 @@ mod tests {
         let mut v = json!({
             "id": "8e2f7c44-5b19-4d0a-9c3e-6f1a2b3c4d55", "number": "FAT-1", "status": "open",
             "billing_account_id": "acc", "total_subcents": 4990000,
+            "subtotal_subcents": 4990000, "amount_due_subcents": 4990000,
+            "amount_paid_subcents": 0,
             "amount_remaining_cents": 49900, "due_date": "2026-08-05T03:00:00Z",
             "paid_at": null, "created_at": "2026-07-24T14:30:00-03:00",
             "line_items": [{"description": "x", "amount_cents": 49900}]
@@ -422,6 +427,22 @@ mod tests {
         paid.insert("status".into(), json!("paid"));
         let row = super::row(shape, &paid, None, &context());
         assert!(!row.contains_key("days_overdue") && !row.contains_key("amount_remaining_brl"));
+        // The same invoice with its totals in centavos and its due date at midnight UTC
+        // (readings invoice_totals_unit, due_date_form): the same row, plus the note.
+        let mut other = json!({
+            "id": "8e2f7c44-5b19-4d0a-9c3e-6f1a2b3c4d55", "number": "FAT-1", "status": "open",
+            "billing_account_id": "acc", "total_subcents": 49900, "subtotal_subcents": 49900,
+            "amount_due_subcents": 49900, "amount_paid_subcents": 0,
+            "amount_remaining_cents": 49900, "due_date": "2026-08-05T00:00:00Z"});
+        crate::format::enrich(&mut other);
+        let other = super::row(shape, other.as_object().unwrap(), None, &context());
+        assert_eq!(other["total_brl"], "R$ 499,00");
+        assert_eq!(other["due_date"], "2026-08-05");
+        assert_eq!(other["days_overdue"], 15);
+        assert!(
+            other["amounts_note"].as_str().unwrap().contains("centavos"),
+            "{other:?}"
+        );
     }
 
     #[test]

@@ -134,18 +134,20 @@ pub struct CancelArgs {
     pub reason: Option<String>,
 }
 
-/// An ISO 8601 date-time as Kobana's `date-time` fields take it. A bare `YYYY-MM-DD` is that
-/// day's midnight in America/Sao_Paulo (`2026-10-01T00:00:00-03:00`); a date-time is kept.
+/// An ISO 8601 date-time as Kobana's `date-time` fields take it, always in UTC `Z` (reading
+/// `datetime_form`: valid whether or not Kobana accepts offsets). A bare `YYYY-MM-DD` is that
+/// day's midnight in America/Sao_Paulo (`2026-10-01` → `2026-10-01T03:00:00Z`); a date-time
+/// with an offset is the same instant in UTC.
 fn instant_arg(name: &str, value: &str) -> Result<String, ToolError> {
     let v = value.trim();
     if v.len() == 10
         && let Ok(day) = v.parse::<jiff::civil::Date>()
         && let Ok(midnight) = day.to_zoned_datetime(crate::format::sao_paulo())
     {
-        return Ok(midnight.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string());
+        return Ok(midnight.timestamp().to_string());
     }
-    if v.parse::<jiff::Timestamp>().is_ok() {
-        return Ok(v.to_owned());
+    if let Ok(instant) = v.parse::<jiff::Timestamp>() {
+        return Ok(instant.to_string());
     }
     Err(ToolError::InvalidArguments(format!(
         "`{name}` deve ser uma data AAAA-MM-DD ou data-hora ISO 8601 com fuso (ex.: 2026-10-01 ou 2026-10-01T09:00:00-03:00); recebido {v:?}"
@@ -395,13 +397,18 @@ mod tests {
     }
 
     #[test]
-    fn contract_6_resumes_at_is_a_date_time() {
+    fn contract_6_resumes_at_is_a_date_time_in_utc_z() {
         assert_eq!(
             instant_arg("resumes_at", "2026-10-01").unwrap(),
-            "2026-10-01T00:00:00-03:00"
+            "2026-10-01T03:00:00Z"
         );
         assert_eq!(
             instant_arg("resumes_at", " 2026-10-01T12:00:00Z ").unwrap(),
+            "2026-10-01T12:00:00Z"
+        );
+        // Reading datetime_form: an offset goes out as the same instant in UTC `Z`.
+        assert_eq!(
+            instant_arg("resumes_at", "2026-10-01T09:00:00-03:00").unwrap(),
             "2026-10-01T12:00:00Z"
         );
         for bad in ["2026-02-30", "01/10/2026", "2026-10-01T12:00:00"] {

@@ -25,7 +25,7 @@ use reqwest::Method;
 use serde_json::{Map, Value};
 
 use crate::catalog::{Asks, PlannedWrite, ToolCtx, ToolError};
-use crate::format::{brl_from_cents, brl_from_subcents, brl_from_unsigned_cents, plain_line};
+use crate::format::{brl_from_cents, brl_from_unsigned_cents, plain_line};
 
 /// Longest free text shown (a reason, a name), in characters, the `…` included.
 pub const MAX_QUOTED_CHARS: usize = 120;
@@ -453,6 +453,16 @@ fn day(record: &Value, key: &str) -> Option<String> {
     Some(date.strftime("%d/%m/%Y").to_string())
 }
 
+/// An invoice's due date as `DD/MM/AAAA`, in whichever form Kobana wrote it.
+fn due_day(record: &Value) -> Option<String> {
+    let raw = record.get("due_date")?.as_str()?;
+    Some(
+        crate::format::calendar_day(raw)?
+            .strftime("%d/%m/%Y")
+            .to_string(),
+    )
+}
+
 /// An invoice number shown as it is (not quoted): letters, digits and `.`, `_`, `/`, `-`.
 fn is_reference(s: &str) -> bool {
     (1..=40).contains(&s.len())
@@ -482,11 +492,18 @@ fn invoice_object(record: &Value, q: &mut Question) -> String {
         None if draft => "o rascunho de fatura".to_owned(),
         None => "a fatura sem número".to_owned(),
     };
-    match record.get("total_subcents").and_then(Value::as_i64) {
-        Some(total) => s.push_str(&format!(" de {}", brl_from_subcents(total))),
-        None => s.push_str(" de valor não informado"),
+    // The total only under a scale the invoice's own members confirm (reading
+    // `invoice_totals_unit`); else what is still owed, whose unit is not in doubt.
+    let remaining = record.get("amount_remaining_cents").and_then(Value::as_i64);
+    match (crate::format::money::invoice_total_cents(record), remaining) {
+        (Some(total), _) => s.push_str(&format!(" de {}", brl_from_cents(total))),
+        (None, Some(owed)) => s.push_str(&format!(
+            " de total não conferido (saldo em aberto {})",
+            brl_from_cents(owed)
+        )),
+        (None, None) => s.push_str(" de valor não informado"),
     }
-    if let Some(due) = day(record, "due_date") {
+    if let Some(due) = due_day(record) {
         s.push_str(&format!(", vencimento {due}"));
     }
     s
@@ -662,6 +679,27 @@ mod tests {
         assert!(long.ends_with("…»"));
     }
 
+    /// Reading `invoice_totals_unit`: the amount a person confirms is in BRL under the scale
+    /// the invoice's own members verify, never a 100× guess.
+    #[test]
+    fn t3_the_invoice_in_a_question_is_in_brl_under_the_verified_scale() {
+        let object = |v: Value| invoice_object(&v, &mut Question::default());
+        let invoice = |total: i64, due: i64| {
+            json!({"number": "FAT-2026-000812", "status": "open", "total_subcents": total,
+                "amount_due_subcents": due, "amount_paid_subcents": 0,
+                "amount_remaining_cents": 49_900, "net_value_cents": 49_900,
+                "total_withheld_cents": 0, "due_date": "2026-08-25T00:00:00Z"})
+        };
+        let expected = "a fatura FAT-2026-000812 de R$ 499,00, vencimento 25/08/2026";
+        assert_eq!(object(invoice(4_990_000, 4_990_000)), expected);
+        assert_eq!(object(invoice(49_900, 49_900)), expected);
+        // Members that contradict each other: only what is owed is stated.
+        assert_eq!(
+            object(invoice(4_990_000, 49_900)),
+            "a fatura FAT-2026-000812 de total não conferido (saldo em aberto R$ 499,00), vencimento 25/08/2026"
+        );
+    }
+
     #[test]
     fn cf2_the_question_is_facts_then_quoted_texts() {
         let mut q = Question::default();
@@ -680,6 +718,13 @@ mod tests {
             day(&json!({"d": "2026-08-25"}), "d").as_deref(),
             Some("25/08/2026")
         );
+        for form in ["2026-08-25T03:00:00Z", "2026-08-25T00:00:00Z", "2026-08-25"] {
+            assert_eq!(
+                due_day(&json!({ "due_date": form })).as_deref(),
+                Some("25/08/2026"),
+                "{form}"
+            );
+        }
         assert!(is_reference("FAT-2026-000812"));
         assert!(!is_reference("FAT\". Valor: R$ 1,00"));
         assert!(is_document("45.321.287/0001-90"));

@@ -167,6 +167,7 @@ impl KobanaClient {
         body: Option<&Value>,
         idempotency_key: Option<&str>,
     ) -> Result<Envelope, KobanaError> {
+        let method_name = method.clone();
         let request = Outgoing {
             retryable: method == Method::GET || idempotency_key.is_some(),
             method,
@@ -176,7 +177,15 @@ impl KobanaClient {
             idempotency_key,
             accept: "application/json",
         };
-        self.execute(token, request, read_envelope).await
+        let envelope = self.execute(token, request, read_envelope).await?;
+        super::drift::check(
+            method_name.as_str(),
+            segments,
+            &envelope.data,
+            envelope.meta.as_ref(),
+            self.record.as_deref(),
+        );
+        Ok(envelope)
     }
 
     /// Sends `request`, reading each answer with `read`; a retryable request is sent again on
@@ -212,7 +221,11 @@ impl KobanaClient {
                 builder = builder.query(request.query);
             }
             if let Some(key) = request.idempotency_key {
-                builder = builder.header("X-Idempotency-Key", key);
+                // Reading `idempotency_header`: the document's name and the one Kobana's
+                // integration pages use, with the same key; each ignores the other.
+                builder = builder
+                    .header("X-Idempotency-Key", key)
+                    .header("Idempotency-Key", key);
             }
             if let Some(body) = request.body {
                 builder = builder.json(body);
@@ -352,6 +365,14 @@ async fn read_envelope(response: reqwest::Response) -> Result<Envelope, KobanaEr
     let bytes = response.bytes().await.map_err(|e| {
         KobanaError::Unreachable(format!("{} (HTTP {})", describe(&e), status.as_u16()))
     })?;
+    // Reading `delete_answer`: a 204 carries no envelope; its data is null, and the write that
+    // sent it says what that means.
+    if status == StatusCode::NO_CONTENT {
+        return Ok(Envelope {
+            data: Value::Null,
+            meta: None,
+        });
+    }
     let body: Option<Value> = serde_json::from_slice(&bytes).ok();
     if status.is_success() {
         let Some(Value::Object(mut map)) = body else {

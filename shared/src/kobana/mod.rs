@@ -4,9 +4,12 @@
 //! unchanged, always sends the `User-Agent` Kobana requires, unwraps the `{"data","meta"}`
 //! envelope, maps the `{"error":{code,message,details}}` envelope to [`KobanaError`], retries
 //! safe calls on 429/5xx within one deadline, and never retries a write that has no
-//! idempotency key.
+//! idempotency key. Every JSON answer is checked against the contract it carries
+//! ([`contract`], [`drift`]).
 
 mod client;
+pub mod contract;
+pub mod drift;
 mod error;
 
 pub use client::{DownloadResponse, Envelope, KobanaClient, segment_is_safe};

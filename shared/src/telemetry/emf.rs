@@ -5,7 +5,9 @@
 //! Per request: `Requests`, `Errors`, `Duration` by `Method` and by `Method` + `Tool`, with
 //! `ConfirmationsAsked` / `Confirmed` / `Declined` on destructive calls; per Kobana status
 //! seen: `KobanaCalls`, `KobanaErrors`, `Kobana5xx` and `KobanaLatency` by `KobanaStatus` and
-//! for the function as a whole (the alarm's input). Every dimension set starts with
+//! for the function as a whole (the alarm's input); `UnknownScopeWords` when the token's
+//! scope words are not ones this server knows, and `ContractDrift` by `Operation` when a live
+//! answer left Kobana's contract. Every dimension set starts with
 //! `Function`, so two stacks in one account never mix.
 //!
 //! No crate on crates.io fitted (the few EMF crates are unmaintained or pull in a metrics
@@ -94,6 +96,12 @@ pub fn lines(
         ));
     }
     let mut out = vec![document(timestamp_ms, dimensions, &metrics, &properties)];
+    out.extend(vocabulary_and_drift(
+        fields,
+        function,
+        request_id,
+        timestamp_ms,
+    ));
 
     let mut by_status: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for call in &fields.kobana {
@@ -131,6 +139,45 @@ pub fn lines(
             vec![vec!["Function", "KobanaStatus"], vec!["Function"]],
             &metrics,
             &properties,
+        ));
+    }
+    out
+}
+
+/// `UnknownScopeWords` (the words in `ScopeWords`, a property: a token's claims are not
+/// verified here, so they never become a dimension) and one `ContractDrift` per place a
+/// Kobana answer left the contract, by `Operation` (`Field` and `Kind` as properties).
+fn vocabulary_and_drift(
+    fields: &Fields,
+    function: &str,
+    request_id: &str,
+    timestamp_ms: u64,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if !fields.unknown_scopes.is_empty() {
+        out.push(document(
+            timestamp_ms,
+            vec![vec!["Function"]],
+            &[("UnknownScopeWords", "Count", json!(1))],
+            &[
+                ("Function", json!(function)),
+                ("RequestId", json!(request_id)),
+                ("ScopeWords", json!(fields.unknown_scopes.join(" "))),
+            ],
+        ));
+    }
+    for drift in &fields.drift {
+        out.push(document(
+            timestamp_ms,
+            vec![vec!["Function", "Operation"], vec!["Function"]],
+            &[("ContractDrift", "Count", json!(1))],
+            &[
+                ("Function", json!(function)),
+                ("Operation", json!(drift.operation)),
+                ("Field", json!(drift.field)),
+                ("Kind", json!(drift.kind)),
+                ("RequestId", json!(request_id)),
+            ],
         ));
     }
     out
@@ -207,5 +254,49 @@ mod tests {
         assert_eq!(none["KobanaErrors"], 1);
         let ok = docs.iter().find(|d| d["KobanaStatus"] == "200").unwrap();
         assert_eq!(ok["KobanaErrors"], 0);
+    }
+
+    #[test]
+    fn unknown_scope_words_and_drift_get_their_own_documents() {
+        let fields = Fields {
+            mcp_method: Some("tools/list".into()),
+            unknown_scopes: vec!["billing.all".into()],
+            drift: vec![crate::telemetry::Drift {
+                operation: "invoices.get",
+                field: "data.status".into(),
+                kind: "unknown_enum_value",
+            }],
+            ..Fields::default()
+        };
+        let docs: Vec<Value> = lines(&fields, "fn", "req-2", 1.0, 1_700_000_000_000)
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let scopes = docs
+            .iter()
+            .find(|d| d.get("UnknownScopeWords").is_some())
+            .unwrap();
+        assert_eq!(scopes["ScopeWords"], "billing.all");
+        let drift = docs
+            .iter()
+            .find(|d| d.get("ContractDrift").is_some())
+            .unwrap();
+        assert_eq!(
+            (
+                drift["Operation"].clone(),
+                drift["Field"].clone(),
+                drift["Kind"].clone()
+            ),
+            (
+                json!("invoices.get"),
+                json!("data.status"),
+                json!("unknown_enum_value")
+            )
+        );
+        assert_eq!(
+            drift["_aws"]["CloudWatchMetrics"][0]["Dimensions"][0],
+            json!(["Function", "Operation"])
+        );
+        assert_eq!(lines(&Fields::default(), "fn", "r", 1.0, 1).len(), 1);
     }
 }

@@ -12,4 +12,4 @@ pub mod emf;
 pub mod logging;
 pub mod record;
 
-pub use record::{ConfirmationStep, Described, RequestId, RequestRecord, record_of};
+pub use record::{ConfirmationStep, Described, Drift, RequestId, RequestRecord, record_of};

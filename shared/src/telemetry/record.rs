@@ -50,6 +50,21 @@ pub struct KobanaCall {
     pub millis: f64,
 }
 
+/// One place where a live Kobana answer left the contract (found by `kobana::drift`): names
+/// only, never a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    /// The contract operation, e.g. `invoices.get`.
+    pub operation: &'static str,
+    /// The member, indexes folded: `data[].status`.
+    pub field: String,
+    /// `unknown_enum_value`, `missing_required_field` or `type_mismatch`.
+    pub kind: &'static str,
+}
+
+/// Most drifts one request keeps (the first ones found).
+pub const MAX_DRIFTS: usize = 10;
+
 /// What the handler knows about one request.
 #[derive(Debug, Default, Clone)]
 pub struct Fields {
@@ -83,6 +98,10 @@ pub struct Fields {
     pub confirmation: Option<ConfirmationStep>,
     /// Bytes of the answer body.
     pub bytes_out: u64,
+    /// The token's scope words this server does not recognise (made safe, never the token).
+    pub unknown_scopes: Vec<String>,
+    /// Where Kobana's answers left the contract.
+    pub drift: Vec<Drift>,
 }
 
 impl Fields {
@@ -190,10 +209,29 @@ impl RequestRecord {
         self.with(|f| f.input_required = true);
     }
 
-    /// Notes who is calling, as a short digest.
+    /// Notes who is calling, as a short digest, and the scope words of the token this server
+    /// does not recognise (one log line names them: `unknown_scopes`).
     pub fn principal(&self, principal: &Principal) {
         let digest = person_digest(&principal.organization, &principal.person);
-        self.with(|f| f.person = Some(digest));
+        if !principal.unrecognised_scopes.is_empty() {
+            tracing::info!(
+                unknown_scopes = %principal.unrecognised_scopes.join(" "),
+                "token scope words not recognised: every tool is listed and Kobana decides"
+            );
+        }
+        self.with(|f| {
+            f.person = Some(digest);
+            f.unknown_scopes = principal.unrecognised_scopes.clone();
+        });
+    }
+
+    /// Notes where a Kobana answer left the contract (the first [`MAX_DRIFTS`], each once).
+    pub fn drift(&self, drift: Drift) {
+        self.with(|f| {
+            if f.drift.len() < MAX_DRIFTS && !f.drift.contains(&drift) {
+                f.drift.push(drift);
+            }
+        });
     }
 
     /// Notes the HTTP status and the JSON-RPC error code of the answer.

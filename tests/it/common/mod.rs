@@ -43,7 +43,24 @@ impl Stack {
         adjust: impl FnOnce(&mut Config),
         store: Option<(Arc<dyn NonceStore>, Clock)>,
     ) -> Self {
-        let fake = FakeKobana::start().await;
+        Self::start_over(FakeKobana::start().await, adjust, store).await
+    }
+
+    /// Starts the server, with default configuration, over a fake playing `readings`.
+    pub async fn start_with_readings(readings: fake_kobana::Readings) -> Self {
+        Self::start_over(
+            FakeKobana::start_with_readings(readings).await,
+            |_| {},
+            None,
+        )
+        .await
+    }
+
+    async fn start_over(
+        fake: FakeKobana,
+        adjust: impl FnOnce(&mut Config),
+        store: Option<(Arc<dyn NonceStore>, Clock)>,
+    ) -> Self {
         let mut config = Config {
             kobana_api_url: fake.base_url(),
             kobana_timeout: std::time::Duration::from_secs(10),
@@ -507,4 +524,68 @@ pub async fn scenario(
     let (stdout, stderr) = succeeded(&output, &format!("{runner:?}"));
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("{runner:?} printed no JSON ({e}): {stdout:.500} {stderr}"))
+}
+
+/// The profile the fakes of this run play (`KOBANA_FAKE_READINGS`, default `ours`).
+pub fn readings() -> fake_kobana::Readings {
+    fake_kobana::Readings::from_env()
+}
+
+/// The integer Kobana sends for an invoice amount of `subcents` subcentavos, under this run's
+/// reading of `invoice_totals_unit`.
+pub fn wire_subcents(subcents: i64) -> i64 {
+    match readings().invoice_totals_unit {
+        fake_kobana::readings::MoneyUnit::Subcents => subcents,
+        fake_kobana::readings::MoneyUnit::Cents => (subcents + 50).div_euclid(100),
+    }
+}
+
+/// Whether this run's fake embeds a billing account's customer (reading `account_customer`).
+pub fn customer_embedded() -> bool {
+    readings().account_customer.embeds()
+}
+
+impl Stack {
+    /// `billing_invoices_create` as a full token: the structured result, and whether Kobana
+    /// created what was asked. Under `line_item_input_unit = cents` the draft is 100× the
+    /// request, and the call must end in `AMOUNT_MISMATCH` naming both figures; the draft it
+    /// names is returned as read back, so the test can go on with it (and undo it).
+    pub async fn create_invoice(&self, args: Value) -> (Value, bool) {
+        let result = self
+            .call(
+                &fake_kobana::full_token(),
+                "billing_invoices_create",
+                args.clone(),
+            )
+            .await;
+        if readings().line_item_input_unit == fake_kobana::readings::MoneyUnit::Subcents {
+            assert_eq!(result["isError"], false, "{result}");
+            return (result["structuredContent"].clone(), true);
+        }
+        assert_eq!(
+            result["structuredContent"]["error"], "AMOUNT_MISMATCH",
+            "{result}"
+        );
+        let asked: u64 = args["line_items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["quantity"].as_u64().unwrap_or(1) * i["unit_amount_cents"].as_u64().unwrap())
+            .sum();
+        let text = text_of(&result);
+        for figure in [asked, asked * 100] {
+            let brl = kobana_mcp::format::brl_from_unsigned_cents(figure);
+            assert!(text.contains(&brl), "{brl} in {text}");
+        }
+        let id = result["structuredContent"]["invoice_id"].clone();
+        let read = self
+            .call(
+                &fake_kobana::full_token(),
+                "billing_invoices_get",
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(read["isError"], false, "{read}");
+        (read["structuredContent"].clone(), false)
+    }
 }

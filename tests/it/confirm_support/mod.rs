@@ -269,6 +269,13 @@ impl Snapshot {
         }
     }
 
+    /// The billing e-mail of the record's account: how the question names the payer when
+    /// the account does not embed its customer (reading `account_customer`).
+    pub fn payer_email(&self, record: &Value) -> Option<String> {
+        let account = find(&self.accounts, record["billing_account_id"].as_str()?)?;
+        account["billing_email"].as_str().map(str::to_owned)
+    }
+
     pub fn payer_name(&self, record: &Value) -> Option<String> {
         let account = find(&self.accounts, record["billing_account_id"].as_str()?)?;
         let customer = find(&self.customers, account["customer_id"].as_str()?)?;
@@ -427,6 +434,23 @@ pub fn compare(
         Ok(())
     };
     let check_payer = |record: &Value| -> Result<(), String> {
+        if !fake_kobana::Readings::from_env().account_customer.embeds() {
+            let label = "Cliente (e-mail de cobrança no cadastro)";
+            match snapshot
+                .payer_email(record)
+                .filter(|e| !shown(e).is_empty())
+            {
+                Some(email) => {
+                    let q = quote(label).ok_or("the payer's e-mail is not named")?;
+                    ensure!(same_quote(q, &email), "shown e-mail {q:?} ≠ {email:?}");
+                }
+                None => ensure!(
+                    quote(label).is_none(),
+                    "an e-mail named where there is none"
+                ),
+            }
+            return Ok(());
+        }
         match snapshot.payer_name(record).filter(|n| !shown(n).is_empty()) {
             Some(name) => {
                 let q = quote("Cliente (nome no cadastro)").ok_or("the customer is not named")?;

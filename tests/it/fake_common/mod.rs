@@ -2,7 +2,9 @@
 
 #![allow(dead_code)]
 
-use fake_kobana::{FakeKobana, ViolationKind, full_token};
+use fake_kobana::auth::full_token_in;
+use fake_kobana::readings::ScopeWords;
+use fake_kobana::{FakeKobana, ViolationKind};
 use reqwest::{Method, Response};
 use serde_json::Value;
 
@@ -25,8 +27,10 @@ pub struct Api {
 }
 
 impl Api {
+    /// A fake of the default profile (`ours`), whatever `KOBANA_FAKE_READINGS` says: these
+    /// tests pin the fake's own behaviour; `fake_readings.rs` covers the other profile.
     pub async fn new() -> Api {
-        Api::with_fake(FakeKobana::start().await)
+        Api::with_fake(FakeKobana::start_with_readings(fake_kobana::Readings::ours()).await)
     }
 
     /// Around an already started fake.
@@ -36,7 +40,7 @@ impl Api {
             http: kobana_mcp::net::client_builder()
                 .build()
                 .expect("HTTP client"),
-            token: full_token(),
+            token: full_token_in(ScopeWords::ResourceLevel),
         }
     }
 

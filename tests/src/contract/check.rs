@@ -4,8 +4,8 @@ use super::text::{format_label, has_format};
 use super::*;
 use crate::ids;
 
-/// Checks one request: operation, path parameters, query, body, `User-Agent` and
-/// `X-Idempotency-Key`.
+/// Checks one request: operation, path parameters, query, body, `User-Agent`,
+/// `X-Idempotency-Key` and `Idempotency-Key` (a uuid, equal to the first when both are sent).
 pub fn check_request(req: &Request<'_>) -> RequestVerdict {
     let c = contract();
     let Some((op, params)) = c.find(req.method, req.path) else {
@@ -27,7 +27,7 @@ pub fn check_request(req: &Request<'_>) -> RequestVerdict {
     }
     ck.query(op, req.query.unwrap_or(""));
     ck.body(op, req.body);
-    ck.headers(req.user_agent, req.idempotency_key);
+    ck.headers(req.user_agent, req.idempotency_key, req.idempotency_key_alt);
     RequestVerdict {
         operation: Some(op),
         violations: ck.out,
@@ -345,7 +345,7 @@ impl<'c> Checker<'c> {
         }
     }
 
-    fn headers(&mut self, user_agent: Option<&str>, idempotency_key: Option<&str>) {
+    fn headers(&mut self, user_agent: Option<&str>, key: Option<&str>, alt: Option<&str>) {
         match user_agent {
             None => self.push("header.User-Agent: missing".to_string()),
             Some(ua) if !has_contact_email(ua) => self.push(format!(
@@ -353,10 +353,17 @@ impl<'c> Checker<'c> {
             )),
             Some(_) => {}
         }
-        if let Some(key) = idempotency_key
-            && !ids::is_uuid(key)
+        for (name, value) in [("X-Idempotency-Key", key), ("Idempotency-Key", alt)] {
+            if let Some(value) = value
+                && !ids::is_uuid(value)
+            {
+                self.push(format!("header.{name}: {value:?} is not a uuid"));
+            }
+        }
+        if let (Some(key), Some(alt)) = (key, alt)
+            && key != alt
         {
-            self.push(format!("header.X-Idempotency-Key: {key:?} is not a uuid"));
+            self.push("header.Idempotency-Key: differs from X-Idempotency-Key".to_string());
         }
     }
 }

@@ -10,6 +10,7 @@
 //! percent-decoding, query strings) in [`text`].
 
 mod check;
+pub mod subset;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -55,6 +56,57 @@ pub struct Contract {
     /// Readings of unclear passages and the one chosen (binding for the fake).
     #[serde(default)]
     pub ambiguities: Vec<Value>,
+    /// The open points: what Kobana's material leaves open, each alternative with its source,
+    /// the one followed, and which one each profile of the fake plays ([`crate::readings`]).
+    #[serde(default)]
+    pub readings: Vec<Reading>,
+}
+
+/// One open point of Kobana's material.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reading {
+    /// Stable id, e.g. `invoice_totals_unit` (the fake's profile names it).
+    pub id: String,
+    /// The row of issue #24's table, when it is one of them.
+    #[serde(default)]
+    pub row: Option<u8>,
+    /// What is open.
+    pub point: String,
+    /// Every reading found, each with where it is written.
+    pub alternatives: Vec<Alternative>,
+    /// The alternative the server follows (`both`: it handles each; `none`: it relies on
+    /// neither).
+    pub follow: String,
+    /// Why.
+    pub why: String,
+    /// How the server is right under every alternative.
+    pub server: String,
+    /// The alternative each profile of the fake plays; `None` when the fake cannot play it.
+    #[serde(default)]
+    pub fake: Option<FakePlay>,
+}
+
+/// One alternative reading of an open point.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Alternative {
+    /// Stable id within the point, e.g. `cents`.
+    pub id: String,
+    /// What it says.
+    pub reading: String,
+    /// Where it is written.
+    pub source: String,
+}
+
+/// The alternatives the fake's two profiles play.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FakePlay {
+    /// The default profile's alternative.
+    pub ours: String,
+    /// The `others` profile's alternative.
+    pub others: String,
 }
 
 /// One operation: method, path template and what it takes and answers.
@@ -227,6 +279,8 @@ pub struct Request<'a> {
     pub user_agent: Option<&'a str>,
     /// `X-Idempotency-Key`, if sent.
     pub idempotency_key: Option<&'a str>,
+    /// `Idempotency-Key` (the name www.kobana.com.br uses), if sent.
+    pub idempotency_key_alt: Option<&'a str>,
     /// The raw body.
     pub body: &'a [u8],
 }

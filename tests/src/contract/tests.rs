@@ -12,6 +12,7 @@ fn req<'a>(method: &'a str, path: &'a str, query: Option<&'a str>, body: &'a [u8
         query,
         user_agent: Some(UA),
         idempotency_key: None,
+        idempotency_key_alt: None,
         body,
     }
 }
@@ -189,4 +190,55 @@ fn decoding_and_contacts() {
         violation_message(&["a".into(), "b".into()]),
         "Requisição fora do contrato da API de cobrança: a (e mais 1 desvio(s))."
     );
+}
+
+/// `shared/data/contract.txt` (what the server binary embeds for `kobana-mcp check` and the
+/// drift check) is exactly the subset derived from the contract. After changing the contract:
+/// `KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-tests --lib runtime_subset`.
+#[test]
+fn the_runtime_subset_is_derived_from_the_contract() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/contract.txt");
+    let derived = subset::runtime_subset(contract());
+    if std::env::var_os("KOBANA_UPDATE_SNAPSHOTS").is_some() && std::env::var_os("CI").is_none() {
+        std::fs::write(path, &derived).expect("write shared/data/contract.txt");
+    }
+    let stored = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        stored == derived,
+        "shared/data/contract.txt is not the subset of tests/contract/billing-v1.json; run \
+         KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-tests --lib runtime_subset"
+    );
+    // Enum values are words: the line format splits on spaces and `|`.
+    for op in &contract().operations {
+        assert!(derived.contains(&format!("> {} ", op.id)), "{}", op.id);
+    }
+    for line in derived.lines().skip(1).filter(|l| !l.starts_with('>')) {
+        for member in line.split(' ').skip(1) {
+            assert!(member.contains(':'), "{line}: {member}");
+        }
+    }
+}
+
+#[test]
+fn both_idempotency_header_names_are_accepted_when_they_agree() {
+    let key = "8c0f5d6e-3f8b-4cb5-9a47-d8f5b15e9b21";
+    let other = "1f2e3d4c-5b6a-4980-9234-56789abcdef0";
+    let send = |x: Option<&str>, alt: Option<&str>| {
+        let mut r = req(
+            "POST",
+            "/v1/invoices/47378190-96da-4dac-b2ff-5d2a386ecbe0/finalize",
+            None,
+            b"",
+        );
+        r.idempotency_key = x;
+        r.idempotency_key_alt = alt;
+        check_request(&r).violations
+    };
+    assert_eq!(send(Some(key), Some(key)), Vec::<String>::new());
+    assert_eq!(send(None, Some(key)), Vec::<String>::new());
+    assert_eq!(
+        send(Some(key), Some(other)),
+        vec!["header.Idempotency-Key: differs from X-Idempotency-Key".to_string()]
+    );
+    assert_eq!(send(None, Some("k")).len(), 1);
 }

@@ -9,6 +9,7 @@ use super::Listing;
 use super::filters::{By, PERSON, REAIS, Table};
 use crate::api::{ApiError, ApiResult, Record, contains_ci, data, i, parse_body, s};
 use crate::clock;
+use crate::readings::RefundResult;
 use crate::store::OrgData;
 
 const SORT: &[&str] = &[
@@ -95,7 +96,9 @@ pub fn brl(cents: i64) -> String {
 pub async fn refund(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     let body = parse_body(&body)?;
     let requested = body.get("amount_cents").and_then(Value::as_i64);
+    let new_record = app.readings().refund_result == RefundResult::NewPayment;
     let mut inner = app.lock();
+    let ids = new_record.then(|| (inner.new_id("payment"), inner.new_id("payment-public")));
     let org = inner.org(ctx.org());
     let idx = OrgData::idx(&org.payments, &id).ok_or_else(ApiError::not_found)?;
     let pay = &org.payments[idx];
@@ -137,7 +140,41 @@ pub async fn refund(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     }
     pay.insert("status".into(), json!(new_status));
     pay.insert("updated_at".into(), json!(clock::now_string()));
-    Ok(data(Value::Object(pay.clone())))
+    let refunded_payment = pay.clone();
+    match ids {
+        None => Ok(data(Value::Object(refunded_payment))),
+        Some(ids) => {
+            let record = refund_record(&refunded_payment, ids, amount);
+            org.payments.push(record.clone());
+            Ok(data(Value::Object(record)))
+        }
+    }
+}
+
+/// The payment record a refund creates (the `new_payment` reading): the refunded amount,
+/// status `refunded`, pointing back at the payment in `metadata.refund_of`.
+fn refund_record(payment: &Record, (id, public_id): (String, String), amount: i64) -> Record {
+    let now = clock::now_string();
+    let mut rec = payment.clone();
+    for (key, value) in [
+        ("id", json!(id)),
+        ("public_id", json!(public_id)),
+        ("external_id", Value::Null),
+        ("status", json!("refunded")),
+        ("amount_cents", json!(amount)),
+        ("paid_amount_cents", json!(amount)),
+        ("gateway_payment_id", Value::Null),
+        ("failure_code", Value::Null),
+        ("failure_message", Value::Null),
+        ("idempotency_key", Value::Null),
+        ("paid_at", json!(now)),
+        ("created_at", json!(now)),
+        ("updated_at", json!(now)),
+        ("metadata", json!({"refund_of": payment["id"]})),
+    ] {
+        rec.insert(key.into(), value);
+    }
+    rec
 }
 
 #[cfg(test)]

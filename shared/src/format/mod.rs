@@ -4,9 +4,14 @@
 //! (`total_subcents` → `total_brl`, `due_date` → `due_date_sao_paulo`), so nothing Kobana
 //! sent is lost and the model never has to divide by 100 or 10 000 itself.
 
+pub mod money;
+
 use jiff::Timestamp;
+use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use serde_json::{Map, Value};
+
+use money::Scale;
 
 /// The zone Brazilian businesses bill in (bundled at build time, not read from the host).
 pub fn sao_paulo() -> TimeZone {
@@ -106,11 +111,35 @@ pub fn plain_line(text: &str) -> String {
     out
 }
 
-/// An ISO 8601 date-time (or `YYYY-MM-DD` date) shown in America/Sao_Paulo, ISO with offset.
+/// An ISO 8601 date-time (seconds optional, any offset) shown in America/Sao_Paulo, ISO
+/// with offset.
 pub fn sao_paulo_time(iso: &str) -> Option<String> {
     let ts: Timestamp = iso.parse().ok()?;
     let local = ts.to_zoned_datetime(sao_paulo());
     Some(local.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string())
+}
+
+/// The calendar day a Kobana day field (a due date) names, in whichever form it comes
+/// (reading `due_date_form`): a bare `2026-08-25` is that day; midnight UTC
+/// (`2026-08-25T00:00:00Z`) is its UTC date, a day stored as a date; any other instant
+/// (`2026-08-25T03:00:00Z`, `2026-08-25T00:00:00-03:00`) is its São Paulo date.
+pub fn calendar_day(text: &str) -> Option<Date> {
+    let text = text.trim();
+    if text.len() == 10 {
+        return text.parse().ok();
+    }
+    let ts: Timestamp = text.parse().ok()?;
+    let zone = if ts.as_second().rem_euclid(86_400) == 0 && ts.subsec_nanosecond() == 0 {
+        TimeZone::UTC
+    } else {
+        sao_paulo()
+    };
+    Some(ts.to_zoned_datetime(zone).date())
+}
+
+/// Whether a member names a calendar day rather than an instant (`due_date`).
+pub fn is_day_key(key: &str) -> bool {
+    key.ends_with("due_date")
 }
 
 fn is_date_key(key: &str) -> bool {
@@ -129,39 +158,72 @@ fn is_date_key(key: &str) -> bool {
         )
 }
 
+/// The member an invoice carries when its amounts are not what the names say, or cannot be
+/// checked (see [`money`]).
+pub const AMOUNTS_NOTE: &str = "amounts_note";
+
 /// Adds `<base>_brl` beside every `<base>_cents` / `<base>_subcents` integer and
-/// `<key>_sao_paulo` beside every date-time, recursively.
+/// `<key>_sao_paulo` beside every date-time, recursively. An invoice's `*_subcents` are
+/// turned into reais under the scale its own members settle ([`money`]); when that is not
+/// the names' scale, or cannot be settled, the invoice gets [`AMOUNTS_NOTE`] in pt-BR.
 pub fn enrich(value: &mut Value) {
+    enrich_in(value, None);
+}
+
+fn enrich_in(value: &mut Value, inherited: Option<Scale>) {
     match value {
-        Value::Object(map) => enrich_object(map),
-        Value::Array(items) => items.iter_mut().for_each(enrich),
+        Value::Object(map) => enrich_object(map, inherited),
+        Value::Array(items) => items.iter_mut().for_each(|v| enrich_in(v, inherited)),
         _ => {}
     }
 }
 
-fn enrich_object(map: &mut Map<String, Value>) {
+fn enrich_object(map: &mut Map<String, Value>, inherited: Option<Scale>) {
     let mut added = Vec::new();
+    let scale = if money::is_invoice(map) {
+        let settled = money::settle_invoice(map);
+        if let Some(note) = settled.note() {
+            added.push((AMOUNTS_NOTE.to_owned(), Value::String(note)));
+        }
+        Some(settled.scale())
+    } else {
+        money::settle_line_item(map).or(inherited)
+    };
     for (key, value) in map.iter_mut() {
         if let Some(n) = value.as_i64() {
             if let Some(base) = key.strip_suffix("_subcents") {
-                added.push((format!("{base}_brl"), Value::String(brl_from_subcents(n))));
+                let brl = match scale {
+                    Some(Scale::Cents) => brl_from_cents(n),
+                    _ => brl_from_subcents(n),
+                };
+                added.push((format!("{base}_brl"), Value::String(brl)));
             } else if let Some(base) = key.strip_suffix("_cents") {
                 added.push((format!("{base}_brl"), Value::String(brl_from_cents(n))));
             }
         } else if let Some(text) = value.as_str() {
-            if is_date_key(key)
-                && text.contains('T')
-                && let Some(local) = sao_paulo_time(text)
-            {
+            if let Some(local) = local_companion(key, text) {
                 added.push((format!("{key}_sao_paulo"), Value::String(local)));
             }
         } else {
-            enrich(value);
+            enrich_in(value, scale);
         }
     }
     for (key, value) in added {
         map.entry(key).or_insert(value);
     }
+}
+
+/// The São Paulo companion of a date member: a day field's midnight there (whatever form
+/// the day came in), an instant's local time.
+fn local_companion(key: &str, text: &str) -> Option<String> {
+    if is_day_key(key) {
+        let midnight = calendar_day(text)?.to_zoned_datetime(sao_paulo()).ok()?;
+        return Some(midnight.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string());
+    }
+    if is_date_key(key) && text.contains('T') {
+        return sao_paulo_time(text);
+    }
+    None
 }
 
 #[cfg(test)]
@@ -237,6 +299,61 @@ mod tests {
             Some("2026-07-24T11:42:00-03:00")
         );
         assert!(sao_paulo_time("not a date").is_none());
+    }
+
+    /// Reading `due_date_form`: every form of a due date is the same calendar day.
+    #[test]
+    fn t3_a_due_date_is_its_calendar_day_in_every_form() {
+        for form in [
+            "2026-08-25",
+            "2026-08-25T03:00:00Z",
+            "2026-08-25T00:00:00Z",
+            "2026-08-25T00:00Z",
+            "2026-08-25T00:00:00-03:00",
+            "2026-08-25T23:59:59-03:00",
+        ] {
+            assert_eq!(
+                calendar_day(form).map(|d| d.to_string()).as_deref(),
+                Some("2026-08-25"),
+                "{form}"
+            );
+            let mut v = serde_json::json!({ "due_date": form });
+            enrich(&mut v);
+            assert_eq!(
+                v["due_date_sao_paulo"], "2026-08-25T00:00:00-03:00",
+                "{form}"
+            );
+        }
+        // An instant that is not midnight UTC is read in São Paulo.
+        assert_eq!(
+            calendar_day("2026-08-26T02:00:00Z")
+                .map(|d| d.to_string())
+                .as_deref(),
+            Some("2026-08-25")
+        );
+        assert!(calendar_day("25/08/2026").is_none());
+    }
+
+    /// Reading `invoice_totals_unit`: the BRL companions follow the scale the invoice's own
+    /// unit-certain members settle, and say so when it is not the names'.
+    #[test]
+    fn t3_invoice_companions_use_the_settled_scale() {
+        let mut names = json!({"total_subcents": 4990000, "amount_due_subcents": 4990000,
+            "amount_paid_subcents": 0, "amount_remaining_cents": 49900,
+            "line_items": [{"quantity": 1, "unit_amount_subcents": 4990000, "amount_cents": 49900}]});
+        enrich(&mut names);
+        assert_eq!(names["total_brl"], "R$ 499,00");
+        assert_eq!(names["line_items"][0]["unit_amount_brl"], "R$ 499,00");
+        assert!(names.get(AMOUNTS_NOTE).is_none(), "{names}");
+        let mut cents = json!({"total_subcents": 49900, "amount_due_subcents": 49900,
+            "amount_paid_subcents": 0, "amount_remaining_cents": 49900,
+            "line_items": [{"quantity": 1, "unit_amount_subcents": 49900, "amount_cents": 49900}]});
+        enrich(&mut cents);
+        assert_eq!(cents["total_brl"], "R$ 499,00");
+        assert_eq!(cents["amount_due_brl"], "R$ 499,00");
+        assert_eq!(cents["line_items"][0]["unit_amount_brl"], "R$ 499,00");
+        let note = cents[AMOUNTS_NOTE].as_str().unwrap();
+        assert!(note.contains("centavos (÷100)"), "{note}");
     }
 
     #[test]

@@ -1,0 +1,377 @@
+//! Kobana's contract as the binary carries it: `data/contract.txt`, the subset of
+//! `tests/contract/billing-v1.json` an answer is checked against (derived by the tests crate,
+//! which fails when the two disagree). Each operation's method, path, success status and
+//! answer schema; each schema's members with type, nullability, requiredness and enum.
+//!
+//! [`check_answer`] walks a JSON answer once and names every place it leaves the contract
+//! — an unknown enum value, a missing required member, a type mismatch — by path and kind,
+//! never by value. The drift check ([`super::drift`]) and `kobana-mcp check` use it.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use serde_json::Value;
+
+/// The embedded subset, verbatim.
+pub const CONTRACT_TXT: &str = include_str!("../../data/contract.txt");
+
+static CONTRACT: LazyLock<Contract> = LazyLock::new(|| Contract::parse(CONTRACT_TXT));
+
+/// The parsed subset (loaded once per process).
+pub fn contract() -> &'static Contract {
+    &CONTRACT
+}
+
+/// The operations and answer schemas.
+#[derive(Debug, Default)]
+pub struct Contract {
+    /// Every operation, in the contract's order.
+    pub operations: Vec<Operation>,
+    schemas: HashMap<String, Schema>,
+}
+
+/// One operation.
+#[derive(Debug)]
+pub struct Operation {
+    /// Stable id, e.g. `invoices.get`.
+    pub id: String,
+    /// HTTP method, upper case.
+    pub method: String,
+    /// Path template (`/v1/invoices/{id}`).
+    pub path: String,
+    /// The documented success status.
+    pub status: u16,
+    /// The answer schema, or `None` for a binary answer.
+    pub schema: Option<String>,
+    /// The media type of a binary answer.
+    pub media_type: Option<String>,
+}
+
+#[derive(Debug)]
+struct Schema {
+    members: Vec<Member>,
+    whole: Option<Code>,
+}
+
+#[derive(Debug)]
+struct Member {
+    name: String,
+    required: bool,
+    code: Code,
+}
+
+/// A member's type: a letter (`s i n b o a *`) or a schema reference, nullability, enum, item.
+#[derive(Debug)]
+struct Code {
+    ty: char,
+    reference: Option<String>,
+    nullable: bool,
+    allowed: Option<Vec<String>>,
+    item: Option<Box<Code>>,
+}
+
+impl Code {
+    fn parse(text: &str) -> Code {
+        let (head, rest) = match text.find(['=', '[']) {
+            Some(at) => text.split_at(at),
+            None => (text, ""),
+        };
+        let nullable = head.ends_with('?');
+        let head = head.trim_end_matches('?');
+        let reference = head.strip_prefix('@').map(str::to_owned);
+        let ty = if reference.is_some() {
+            '@'
+        } else {
+            head.chars().next().unwrap_or('*')
+        };
+        Code {
+            ty,
+            reference,
+            nullable,
+            allowed: rest
+                .strip_prefix('=')
+                .map(|values| values.split('|').map(str::to_owned).collect()),
+            item: rest
+                .strip_prefix('[')
+                .map(|item| Box::new(Code::parse(item))),
+        }
+    }
+}
+
+/// Where an answer left the contract: the member's path (array indexes folded to `[]`) and
+/// the kind of break. Never a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deviation {
+    /// `data[].status`.
+    pub field: String,
+    /// [`UNKNOWN_ENUM`], [`MISSING_REQUIRED`] or [`TYPE_MISMATCH`].
+    pub kind: &'static str,
+}
+
+/// A string that is none of its enum's values.
+pub const UNKNOWN_ENUM: &str = "unknown_enum_value";
+/// A required member that is absent.
+pub const MISSING_REQUIRED: &str = "missing_required_field";
+/// A value of another JSON type (or a null where none is allowed).
+pub const TYPE_MISMATCH: &str = "type_mismatch";
+
+/// Most deviations one answer reports (the walk stops there).
+pub const MAX_DEVIATIONS: usize = 20;
+
+impl Contract {
+    /// Parses the subset's lines (see the tests crate's `contract::subset`).
+    pub fn parse(text: &str) -> Contract {
+        let mut contract = Contract::default();
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let mut words = line.split(' ');
+            let first = words.next().unwrap_or_default();
+            if first == ">" {
+                let mut next = || words.next().unwrap_or_default().to_owned();
+                let (id, method, path, status, answer) = (next(), next(), next(), next(), next());
+                let media_type = answer.strip_prefix('=').map(str::to_owned);
+                contract.operations.push(Operation {
+                    id,
+                    method,
+                    path,
+                    status: status.parse().unwrap_or(200),
+                    schema: media_type.is_none().then_some(answer),
+                    media_type,
+                });
+                continue;
+            }
+            let name = first.trim_end_matches('+').to_owned();
+            let mut schema = Schema {
+                members: Vec::new(),
+                whole: None,
+            };
+            for word in words {
+                match word.split_once(':') {
+                    Some((member, code)) => schema.members.push(Member {
+                        name: member.trim_start_matches('~').to_owned(),
+                        required: !member.starts_with('~'),
+                        code: Code::parse(code),
+                    }),
+                    None => schema.whole = Some(Code::parse(word)),
+                }
+            }
+            contract.schemas.insert(name, schema);
+        }
+        contract
+    }
+
+    /// The operation with this id.
+    pub fn operation(&self, id: &str) -> Option<&Operation> {
+        self.operations.iter().find(|op| op.id == id)
+    }
+
+    /// The operation serving `method /v1/<segments>`: literal segments win over `{id}`.
+    pub fn find(&self, method: &str, segments: &[&str]) -> Option<&Operation> {
+        self.operations
+            .iter()
+            .filter(|op| op.method.eq_ignore_ascii_case(method))
+            .filter_map(|op| {
+                let template: Vec<&str> = op.path.trim_start_matches("/v1/").split('/').collect();
+                if template.len() != segments.len() {
+                    return None;
+                }
+                let mut literals = 0;
+                for (t, s) in template.iter().zip(segments) {
+                    if t.starts_with('{') {
+                        continue;
+                    }
+                    if t != s {
+                        return None;
+                    }
+                    literals += 1;
+                }
+                Some((literals, op))
+            })
+            .max_by_key(|(literals, _)| *literals)
+            .map(|(_, op)| op)
+    }
+
+    /// Every place `answer` (a whole JSON answer, envelope included) leaves `schema`.
+    pub fn check_answer(&self, schema: &str, answer: &Value) -> Vec<Deviation> {
+        let mut out = Vec::new();
+        self.named(schema, answer, "", &mut out);
+        out
+    }
+
+    /// [`Contract::check_answer`] for an answer already unwrapped from its envelope: `data`
+    /// and `meta` against the schema's members of those names.
+    pub fn check_envelope(
+        &self,
+        schema: &str,
+        data: &Value,
+        meta: Option<&Value>,
+    ) -> Vec<Deviation> {
+        let mut out = Vec::new();
+        let Some(schema) = self.schemas.get(schema) else {
+            return out;
+        };
+        for member in &schema.members {
+            match (member.name.as_str(), meta) {
+                ("data", _) => self.value(&member.code, data, "data", &mut out),
+                ("meta", Some(meta)) => self.value(&member.code, meta, "meta", &mut out),
+                ("meta", None) if member.required => deviate(&mut out, "meta", MISSING_REQUIRED),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn named(&self, name: &str, value: &Value, at: &str, out: &mut Vec<Deviation>) {
+        let Some(schema) = self.schemas.get(name) else {
+            return;
+        };
+        if let Some(whole) = &schema.whole {
+            self.value(whole, value, at, out);
+            return;
+        }
+        let Value::Object(map) = value else {
+            if !value.is_null() {
+                deviate(out, at, TYPE_MISMATCH);
+            }
+            return;
+        };
+        for member in &schema.members {
+            let path = if at.is_empty() {
+                member.name.clone()
+            } else {
+                format!("{at}.{}", member.name)
+            };
+            match map.get(&member.name) {
+                Some(v) => self.value(&member.code, v, &path, out),
+                None if member.required => deviate(out, &path, MISSING_REQUIRED),
+                None => {}
+            }
+        }
+    }
+
+    fn value(&self, code: &Code, value: &Value, at: &str, out: &mut Vec<Deviation>) {
+        if out.len() >= MAX_DEVIATIONS {
+            return;
+        }
+        if value.is_null() {
+            if !(code.nullable || code.ty == '*') {
+                deviate(out, at, TYPE_MISMATCH);
+            }
+            return;
+        }
+        if let Some(name) = &code.reference {
+            self.named(name, value, at, out);
+            return;
+        }
+        let fits = match code.ty {
+            's' => value.is_string(),
+            'i' => value.is_i64() || value.is_u64(),
+            'n' => value.is_number(),
+            'b' => value.is_boolean(),
+            'o' => value.is_object(),
+            'a' => value.is_array(),
+            _ => true,
+        };
+        if !fits {
+            deviate(out, at, TYPE_MISMATCH);
+            return;
+        }
+        if let Some(allowed) = &code.allowed {
+            let text = value
+                .as_str()
+                .map_or_else(|| value.to_string(), str::to_owned);
+            if !allowed.contains(&text) {
+                deviate(out, at, UNKNOWN_ENUM);
+            }
+        }
+        if let (Some(item), Value::Array(items)) = (&code.item, value) {
+            let path = format!("{at}[]");
+            items.iter().for_each(|v| self.value(item, v, &path, out));
+        }
+    }
+}
+
+/// Notes a deviation once per (path, kind).
+fn deviate(out: &mut Vec<Deviation>, at: &str, kind: &'static str) {
+    if out.len() < MAX_DEVIATIONS && !out.iter().any(|d| d.field == at && d.kind == kind) {
+        out.push(Deviation {
+            field: at.to_owned(),
+            kind,
+        });
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A `PaymentV1` on the contract.
+    pub(crate) fn payment() -> Value {
+        let mut pay = json!({"id": "p", "public_id": "q", "amount_cents": 100,
+            "currency": "BRL", "status": "succeeded", "created_at": "x", "updated_at": "x"});
+        for nullable in "billing_account_id company_id custom_metadata external_id failure_code \
+            failure_message gateway_id gateway_payment_id idempotency_key invoice_id metadata \
+            paid_amount_cents paid_at payment_gateway payment_method_id payment_method_type"
+            .split_whitespace()
+        {
+            pay[nullable] = Value::Null;
+        }
+        pay
+    }
+
+    #[test]
+    fn every_operation_and_its_schema_are_embedded() {
+        let c = contract();
+        assert!(c.operations.len() >= 39, "{}", c.operations.len());
+        for op in &c.operations {
+            if let Some(schema) = &op.schema {
+                assert!(c.schemas.contains_key(schema), "{}: {schema}", op.id);
+            } else {
+                assert!(op.media_type.is_some(), "{}", op.id);
+            }
+        }
+        let get = c.find("GET", &["invoices", "pending-payment"]).unwrap();
+        assert_eq!(get.id, "invoices.pending_payment");
+        assert_eq!(
+            c.find("GET", &["invoices", "x"]).unwrap().id,
+            "invoices.get"
+        );
+        assert_eq!(c.find("DELETE", &["invoices", "x"]).unwrap().status, 200);
+        assert!(c.find("GET", &["nothing"]).is_none());
+    }
+
+    #[test]
+    fn an_answer_off_the_contract_is_named_by_path_and_kind_only() {
+        let c = contract();
+        let mut pay = json!({ "data": payment() });
+        assert_eq!(c.check_answer("PaymentResponse", &pay), vec![]);
+        pay["data"]["status"] = json!("em_atraso");
+        pay["data"]["amount_cents"] = json!("100");
+        pay["data"].as_object_mut().unwrap().remove("created_at");
+        let found = c.check_answer("PaymentResponse", &pay);
+        let kinds: Vec<(&str, &str)> = found.iter().map(|d| (d.field.as_str(), d.kind)).collect();
+        assert!(kinds.contains(&("data.status", UNKNOWN_ENUM)), "{kinds:?}");
+        assert!(
+            kinds.contains(&("data.amount_cents", TYPE_MISMATCH)),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.contains(&("data.created_at", MISSING_REQUIRED)),
+            "{kinds:?}"
+        );
+        assert!(!format!("{found:?}").contains("em_atraso"));
+        let mut odd = payment();
+        odd["status"] = json!("nope");
+        let list = json!({"data": [odd.clone(), odd], "meta": {"total": 2, "page": 1,
+            "per_page": 20, "total_pages": 1}});
+        let found = c.check_answer("PaymentListResponse", &list);
+        assert_eq!(
+            found.iter().filter(|d| d.field == "data[].status").count(),
+            1,
+            "{found:?}"
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! `kobana-mcp check` (#24): against the fake under each profile it reports the readings the
+//! profile plays; against a fake whose answers break the contract it exits non-zero; `check
+//! --mcp` smokes a running endpoint (tools/list, one read per toolset, one PDF).
+
+use crate::common;
+use crate::lambda_support::function;
+
+use fake_kobana::{FakeKobana, Fault, FaultKind, Readings};
+use kobana_mcp::check::{Report, api, mcp};
+use serde_json::json;
+
+fn reading<'r>(report: &'r Report, point: &str) -> &'r str {
+    &report
+        .row(point)
+        .unwrap_or_else(|| panic!("no row {point}: {}", report.table()))
+        .reading
+}
+
+async fn check(fake: &FakeKobana) -> Report {
+    api::run(&fake.base_url(), &fake.full_token())
+        .await
+        .expect("the check runs")
+}
+
+/// Every read operation the server uses is probed, and nothing is written.
+fn assert_read_only_and_complete(fake: &FakeKobana, report: &Report) {
+    let calls = fake.calls();
+    assert!(calls.iter().all(|c| c.method == "GET"), "{calls:#?}");
+    let reads: Vec<&str> = kobana_mcp::kobana::contract::contract()
+        .operations
+        .iter()
+        .filter(|op| op.method == "GET")
+        .map(|op| op.id.as_str())
+        .collect();
+    for op in reads {
+        assert_eq!(
+            reading(report, op),
+            "on contract",
+            "{op}: {}",
+            report.table()
+        );
+    }
+}
+
+#[tokio::test]
+async fn check_reports_our_readings_against_the_default_fake() {
+    let fake = FakeKobana::start_with_readings(Readings::ours()).await;
+    let report = check(&fake).await;
+    assert!(report.ok(), "{}", report.table());
+    assert_read_only_and_complete(&fake, &report);
+    for (point, expected) in [
+        ("token_issuer", "billing_jwt"),
+        ("scope_words", "resource_level"),
+        ("invoice_totals_unit", "subcents"),
+        ("due_date_form", "sao_paulo_midnight"),
+        ("line_items", "embedded_on_get"),
+        ("account_customer", "embedded_on_get"),
+        ("rate_limit_headers", "x_ratelimit"),
+        ("request_id_header", "Request-Id sent"),
+    ] {
+        assert_eq!(
+            reading(&report, point),
+            expected,
+            "{point}: {}",
+            report.table()
+        );
+    }
+    // The reference fixtures write most date-times with the São Paulo offset.
+    assert!(reading(&report, "datetime_form").contains("offset"));
+}
+
+#[tokio::test]
+async fn check_reports_every_other_reading_against_the_others_fake() {
+    let fake = FakeKobana::start_with_readings(Readings::others()).await;
+    let report = check(&fake).await;
+    assert!(report.ok(), "{}", report.table());
+    assert_read_only_and_complete(&fake, &report);
+    for (point, expected) in [
+        ("scope_words", "other_vocabulary"),
+        ("invoice_totals_unit", "cents"),
+        ("due_date_form", "utc_midnight"),
+        ("line_items", "include_only"),
+        ("account_customer", "when_loaded"),
+        ("rate_limit_headers", "ratelimit"),
+    ] {
+        assert_eq!(
+            reading(&report, point),
+            expected,
+            "{point}: {}",
+            report.table()
+        );
+    }
+    let forms = reading(&report, "datetime_form");
+    assert!(
+        forms.contains("utc_z") && !forms.contains("offset"),
+        "{forms}"
+    );
+    let scopes = &report.row("scope_words").unwrap().evidence;
+    assert!(scopes.contains("billing.all"), "{scopes}");
+}
+
+fn unknown_payment_status() -> Fault {
+    Fault {
+        method: Some("GET".into()),
+        path_prefix: "/v1/payments".into(),
+        kind: FaultKind::Member {
+            pointer: "/data/0/status".into(),
+            value: json!("em_atraso"),
+        },
+        times: None,
+    }
+}
+
+#[tokio::test]
+async fn check_fails_against_a_fake_that_breaks_the_contract() {
+    let fake = FakeKobana::start().await;
+    fake.inject(unknown_payment_status());
+    let report = check(&fake).await;
+    assert!(!report.ok(), "{}", report.table());
+    let row = report.row("payments.list").unwrap();
+    assert!(row.broken, "{row:?}");
+    assert!(
+        row.evidence.contains("data[].status: unknown_enum_value"),
+        "{row:?}"
+    );
+    assert!(
+        !row.evidence.contains("em_atraso"),
+        "never a value: {row:?}"
+    );
+    assert!(!report.row("payments.get").unwrap().broken);
+    // No Kobana there: the check cannot run, and says so.
+    let error = api::run("http://127.0.0.1:9", "t").await.unwrap_err();
+    assert!(error.contains("cannot reach Kobana"), "{error}");
+}
+
+/// The binary: `kobana-mcp check` exits 0 on the contract, 1 off it, 2 without a token, and
+/// never prints the token.
+#[tokio::test]
+async fn the_binary_exits_non_zero_off_the_contract() {
+    let fake = FakeKobana::start().await;
+    let token = fake.full_token();
+    let run = |extra: &'static [&'static str]| {
+        let mut command = tokio::process::Command::new(function::binary());
+        command
+            .arg("check")
+            .args(["--api-url", &fake.base_url(), "--token", &token])
+            .args(extra)
+            .env_remove("KOBANA_TOKEN");
+        command.output()
+    };
+    let clean = run(&[]).await.expect("the binary runs");
+    let table = String::from_utf8_lossy(&clean.stdout).into_owned();
+    assert_eq!(clean.status.code(), Some(0), "{table}");
+    assert!(table.contains("result: on the contract"), "{table}");
+    assert!(!table.contains(&token), "the token is never printed");
+    fake.inject(unknown_payment_status());
+    let broken = run(&["--json"]).await.expect("the binary runs");
+    assert_eq!(broken.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&broken.stdout).expect("--json");
+    assert_eq!(report["ok"], false);
+    let missing = tokio::process::Command::new(function::binary())
+        .args(["check", "--api-url", &fake.base_url()])
+        .env_remove("KOBANA_TOKEN")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[tokio::test]
+async fn check_mcp_smokes_tools_reads_and_a_pdf() {
+    let stack = common::Stack::start().await;
+    let report = mcp::run(&stack.url, Some(&fake_kobana::full_token()))
+        .await
+        .unwrap();
+    assert!(report.ok(), "{}", report.table());
+    assert_eq!(reading(&report, "tools/list"), "ok");
+    for tool in [
+        "billing_organization_get",
+        "billing_customers_list",
+        "billing_invoices_list",
+        "billing_nfes_list",
+        "billing_invoices_pdf",
+    ] {
+        assert_eq!(
+            reading(&report, &format!("tools/call {tool}")),
+            "ok",
+            "{tool}"
+        );
+    }
+    assert_eq!(
+        reading(&report, "resources/read PDF"),
+        "ok",
+        "{}",
+        report.table()
+    );
+    assert!(stack.fake.calls().iter().all(|c| c.method == "GET"));
+    // No endpoint there: the smoke fails, it does not hang or pass.
+    let nothing = mcp::run("http://127.0.0.1:9/mcp", None).await.unwrap();
+    assert!(!nothing.ok());
+}

@@ -1,0 +1,217 @@
+//! The fake's profiles (#24): each open point of Kobana's material (the contract's
+//! `readings`) is played one way by `ours` and the other way by `others` — one assertion per
+//! point, the same request sent to a fake of each profile.
+
+use crate::fake_common;
+
+use fake_common::ids::*;
+use fake_common::{Api, UA};
+use fake_kobana::{FakeKobana, Readings};
+use reqwest::{Method, Response};
+use serde_json::{Value, json};
+
+/// A fake of each profile, each with a client holding its own full token.
+async fn both() -> (Api, Api) {
+    let mut ours = Api::with_fake(FakeKobana::start_with_readings(Readings::ours()).await);
+    ours.token = ours.fake.full_token();
+    let mut others = Api::with_fake(FakeKobana::start_with_readings(Readings::others()).await);
+    others.token = others.fake.full_token();
+    (ours, others)
+}
+
+async fn send(
+    api: &Api,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+    key: Option<(&str, &str)>,
+) -> Response {
+    let mut req = api
+        .http
+        .request(method, api.url(path))
+        .bearer_auth(&api.token)
+        .header("user-agent", UA);
+    if let Some((name, value)) = key {
+        req = req.header(name, value);
+    }
+    if let Some(body) = body {
+        req = req.json(&body);
+    }
+    req.send().await.unwrap()
+}
+
+async fn data(api: &Api, path: &str) -> Value {
+    let body: Value = send(api, Method::GET, path, None, None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    body["data"].clone()
+}
+
+#[tokio::test]
+async fn each_profile_plays_its_alternative_of_every_point() {
+    let (ours, others) = both().await;
+    let open = format!("/v1/invoices/{INV_OPEN}");
+    let (a, b) = (data(&ours, &open).await, data(&others, &open).await);
+    // invoice_totals_unit: R$ 499,00 in subcentavos, or in centavos.
+    assert_eq!(
+        (a["total_subcents"].clone(), b["total_subcents"].clone()),
+        (json!(4_990_000), json!(49_900))
+    );
+    // due_date_form: midnight in São Paulo, or midnight UTC.
+    assert_eq!(
+        (a["due_date"].clone(), b["due_date"].clone()),
+        (json!("2026-08-25T03:00:00Z"), json!("2026-08-25T00:00:00Z"))
+    );
+    // line_items: embedded on the single read, or never (include is off the contract).
+    assert_eq!(
+        (a.get("line_items").is_some(), b.get("line_items").is_some()),
+        (true, false)
+    );
+
+    // account_customer: embedded on the single read, or not loaded.
+    let account = format!("/v1/billing_accounts/{BA_PADARIA}");
+    let (a, b) = (data(&ours, &account).await, data(&others, &account).await);
+    assert_eq!(
+        (a.get("customer").is_some(), b.get("customer").is_some()),
+        (true, false)
+    );
+
+    // scope_words: the full token's words, and a 403's `required`, in each vocabulary.
+    let readonly = fake_kobana::readonly_token();
+    let denied = |api: &Api| {
+        api.http
+            .post(api.url(&format!("/v1/invoices/{INV_OPEN}/send-reminder")))
+            .bearer_auth(&readonly)
+            .header("user-agent", UA)
+            .send()
+    };
+    let (ra, rb): (Value, Value) = (
+        denied(&ours).await.unwrap().json().await.unwrap(),
+        denied(&others).await.unwrap().json().await.unwrap(),
+    );
+    assert_eq!(
+        (
+            ra["error"]["details"]["required"].clone(),
+            rb["error"]["details"]["required"].clone()
+        ),
+        (json!(["invoices:write"]), json!(["billing.invoices.write"]))
+    );
+
+    // rate_limit_headers: `X-RateLimit-*`, or `ratelimit-*`.
+    let (ha, hb) = (
+        send(&ours, Method::GET, "/v1/organization", None, None).await,
+        send(&others, Method::GET, "/v1/organization", None, None).await,
+    );
+    assert_eq!(
+        (
+            ha.headers().contains_key("x-ratelimit-limit"),
+            hb.headers().contains_key("ratelimit-limit")
+        ),
+        (true, true)
+    );
+}
+
+#[tokio::test]
+async fn each_profile_plays_its_alternative_of_created_and_deleted_records() {
+    let (ours, others) = both().await;
+    // line_item_input_unit: a unit of 1 000 000 is R$ 100,00 (subcentavos) or R$ 10.000,00.
+    let item = json!({"billing_account_id": BA_PADARIA,
+        "line_items": [{"description": "Serviço", "quantity": 1, "unit_amount_subcents": 1_000_000}]});
+    let created = |r: Value| r["data"]["amount_remaining_cents"].clone();
+    let a: Value = send(
+        &ours,
+        Method::POST,
+        "/v1/invoices",
+        Some(item.clone()),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    let b: Value = send(&others, Method::POST, "/v1/invoices", Some(item), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (created(a.clone()), created(b.clone())),
+        (json!(10_000), json!(1_000_000))
+    );
+
+    // datetime_form: answers with the offset, or in UTC `Z` (minute precision).
+    assert_eq!(
+        (
+            a["data"]["created_at"].clone(),
+            b["data"]["created_at"].clone()
+        ),
+        (
+            json!("2026-08-20T12:00:00-03:00"),
+            json!("2026-08-20T15:00Z")
+        )
+    );
+
+    // delete_answer: 200 {deleted: true}, or 204 No Content.
+    let draft = |r: &Value| format!("/v1/invoices/{}", r["data"]["id"].as_str().unwrap());
+    let (da, db) = (
+        send(&ours, Method::DELETE, &draft(&a), None, None).await,
+        send(&others, Method::DELETE, &draft(&b), None, None).await,
+    );
+    assert_eq!((da.status().as_u16(), db.status().as_u16()), (200, 204));
+}
+
+#[tokio::test]
+async fn each_profile_plays_its_alternative_of_the_request_side_points() {
+    let (ours, others) = both().await;
+    // datetime_form: a date-time with an offset is taken, or refused.
+    let pause = format!("/v1/subscriptions/{SUB_ACTIVE}/pause");
+    let offset = json!({"resumes_at": "2026-10-01T00:00:00-03:00"});
+    let (a, b) = (
+        send(&ours, Method::POST, &pause, Some(offset.clone()), None).await,
+        send(&others, Method::POST, &pause, Some(offset), None).await,
+    );
+    assert_eq!((a.status().as_u16(), b.status().as_u16()), (200, 400));
+    let zulu = json!({"resumes_at": "2026-10-01T03:00:00Z"});
+    assert_eq!(
+        send(&others, Method::POST, &pause, Some(zulu), None)
+            .await
+            .status(),
+        200
+    );
+
+    // idempotency_header: the fake reads `X-Idempotency-Key`, or `Idempotency-Key`. The same
+    // reminder sent twice under `Idempotency-Key` is replayed only where that name is read.
+    let remind = format!("/v1/invoices/{INV_OPEN}/send-reminder");
+    let key = ("Idempotency-Key", "8c0f5d6e-3f8b-4cb5-9a47-d8f5b15e9b21");
+    let mut replayed = Vec::new();
+    for api in [&ours, &others] {
+        send(api, Method::POST, &remind, None, Some(key)).await;
+        let second = send(api, Method::POST, &remind, None, Some(key)).await;
+        replayed.push(second.headers().contains_key("x-idempotent-replay"));
+    }
+    assert_eq!(replayed, [false, true]);
+
+    // refund_result: the refunded payment, or a new payment record.
+    let refund = format!("/v1/payments/{PAY_CARD}/refund");
+    let (a, b): (Value, Value) = (
+        send(&ours, Method::POST, &refund, Some(json!({})), None)
+            .await
+            .json()
+            .await
+            .unwrap(),
+        send(&others, Method::POST, &refund, Some(json!({})), None)
+            .await
+            .json()
+            .await
+            .unwrap(),
+    );
+    assert_eq!(a["data"]["id"], PAY_CARD);
+    assert_ne!(b["data"]["id"], PAY_CARD);
+    assert_eq!(b["data"]["metadata"]["refund_of"], PAY_CARD);
+    // Neither profile's answers leave the contract as the fake checks them.
+    assert!(
+        ours.fake.contract_violations().is_empty() && others.fake.contract_violations().is_empty()
+    );
+}
