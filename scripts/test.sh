@@ -16,6 +16,7 @@
 #   fmt, clippy (with and without the demo feature), the builds, cargo test --no-run
 #   moto     a local DynamoDB (moto_server on a free loopback port), stopped on exit
 #   cargo test   every unit and integration test, one binary per crate (tests/it)
+#   cargo test   the integration tests again, the fake playing the other readings
 #   [fuzz]   the request path under libFuzzer for 45 s
 #   conformance (three versions), the Inspector CLI, the benchmark smoke
 #   contract report over $KOBANA_CONTRACT_LOG (every fake of the run writes there)
@@ -247,6 +248,13 @@ fi
 
 stage "cargo test --workspace$([[ $QUICK == 1 ]] && echo " (without the external-client areas)")"
 cargo test --workspace --features kobana-mcp/demo --no-fail-fast "${CARGO_TEST_ARGS[@]}" -- "${test_filter[@]}"
+
+# Where Kobana's own material leaves a point open, the fake plays our reading by default and
+# every other alternative under KOBANA_FAKE_READINGS=others (docs/contract.md, "Readings"):
+# the integration tests run again under it, and the server must be right under both.
+stage "cargo test --test it, the fake under the other readings (KOBANA_FAKE_READINGS=others)"
+KOBANA_FAKE_READINGS=others cargo test --workspace --features kobana-mcp/demo --test it \
+  --no-fail-fast "${CARGO_TEST_ARGS[@]}" -- "${test_filter[@]}"
 
 if [[ $QUICK == 0 ]]; then
   bg_wait fuzz-build
