@@ -46,10 +46,6 @@ fn matrix_python(name: &str) -> PathBuf {
     workspace().join(format!(".venv-matrix-{name}/bin/python"))
 }
 
-fn readme() -> String {
-    std::fs::read_to_string(workspace().join("README.md")).expect("README.md")
-}
-
 /// What every library is asked to do.
 fn plan(stack: &Stack) -> Value {
     json!({
@@ -162,9 +158,10 @@ fn names(label: &str, value: &Value) -> Vec<String> {
 async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
     assert_eq!(
         report["elicitation"], confirmation,
-        "{label}: whether the server's question reaches the library's handler (README table)"
+        "{label}: whether the server's question reaches the library's handler (docs/clients.md table)"
     );
-    // The README's Compatibility table names this library at this version with what it gets.
+    // The Compatibility table of docs/clients.md names this library at this version with what
+    // it gets.
     let library = report["library"].as_str().unwrap();
     let version = report["version"].as_str().unwrap();
     let gets = if confirmation {
@@ -173,11 +170,11 @@ async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
         "run directly"
     };
     assert!(
-        readme().lines().any(|row| row.starts_with('|')
+        common::clients_doc().lines().any(|row| row.starts_with('|')
             && row.contains(library)
             && row.contains(&format!("| {version} |"))
             && row.contains(gets)),
-        "{label}: README's Compatibility table lacks a row for {library} {version} saying \"{gets}\""
+        "{label}: docs/clients.md's Compatibility table lacks a row for {library} {version} saying \"{gets}\""
     );
     // Lists: exactly what the server shows each token (A-2: no write tool for read-only).
     for (key, token) in [
