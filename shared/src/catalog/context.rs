@@ -83,6 +83,8 @@ pub struct ToolCtx {
     pub gate: WriteGate,
     /// How list answers are shaped (compact rows, byte budget).
     pub rows: super::RowPolicy,
+    /// The instance's customers' names by billing account (see [`super::names`]).
+    pub names: Arc<super::NameCache>,
     /// The running tool's declared result, set by the registry before the handler runs:
     /// [`ToolCtx::record`], [`ToolCtx::list`] and [`ToolCtx::write`] put their data under its
     /// key, so the key is written once, in the tool's [`ToolMeta`](super::ToolMeta).
@@ -179,12 +181,11 @@ impl ToolCtx {
         query: Vec<(String, String)>,
     ) -> Result<Value, ToolError> {
         let (key, schema) = self.declared();
-        let fields = paging.fields.as_deref();
-        super::shaping::check(schema, fields)?;
+        let fields = super::shaping::check(schema, paging.fields.as_deref())?;
         let result = self
             .list_records(segments, schema, key, paging, query)
             .await?;
-        Ok(super::shaping::shape(self, schema, key, fields, result).await)
+        Ok(super::shaping::shape(self, schema, key, fields.as_deref(), result).await)
     }
 
     /// [`ToolCtx::list`] with Kobana's whole records (enriched), for tools that embed a list
@@ -429,14 +430,7 @@ impl ToolCtx {
             .kobana
             .download(&self.principal.token, segments, accept)
             .await?;
-        let mime_type = download
-            .content_type
-            .as_deref()
-            .and_then(|c| c.split(';').next())
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .unwrap_or(accept)
-            .to_owned();
+        let mime_type = download.media_type().unwrap_or_else(|| accept.to_owned());
         let size_bytes = download.content_length;
         drop(download);
         Ok(json!({ key: {
@@ -533,6 +527,7 @@ mod tests {
             idempotency_key: None,
             gate,
             rows: crate::catalog::RowPolicy::default(),
+            names: Default::default(),
             output: None,
         }
     }

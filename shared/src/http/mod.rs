@@ -144,6 +144,7 @@ impl App {
             store,
             clock,
             rows: config.rows,
+            names: Default::default(),
         });
         let mut mcp_config = StreamableHttpServerConfig::default();
         mcp_config.legacy_session_mode = false;

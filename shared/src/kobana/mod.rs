@@ -4,10 +4,14 @@
 //! unchanged, always sends the `User-Agent` Kobana requires, unwraps the `{"data","meta"}`
 //! envelope, maps the `{"error":{code,message,details}}` envelope to [`KobanaError`], retries
 //! safe calls on 429/5xx within one deadline, and never retries a write that has no
-//! idempotency key.
+//! idempotency key. Every call of a request is bound by that request's [`WorkBudget`]
+//! (calls, calls at once) and reads at most a limit of bytes from each answer.
 
+mod body;
+mod budget;
 mod client;
 mod error;
 
+pub use budget::WorkBudget;
 pub use client::{DownloadResponse, Envelope, KobanaClient, segment_is_safe};
 pub use error::KobanaError;
