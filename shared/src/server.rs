@@ -456,7 +456,6 @@ impl ServerHandler for KobanaMcp {
             &request.r#ref,
             &request.argument.name,
             &request.argument.value,
-            request.context.as_ref().and_then(|c| c.arguments.as_ref()),
         )
         .await;
         Ok(CompleteResult::new(completion))

@@ -43,6 +43,18 @@ impl PlannedWrite {
         format!("/v1/{}", self.segments.join("/"))
     }
 
+    /// The path with its id left out, for a log line: `/v1/payments/{id}/refund` (the id
+    /// can be an argument value, such as a customer's `external_id`).
+    pub fn path_shape(&self) -> String {
+        let shape: Vec<&str> = self
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| if i == 1 { "{id}" } else { s.as_str() })
+            .collect();
+        format!("/v1/{}", shape.join("/"))
+    }
+
     /// The canonical request: `{"body","method","path"}` with every object's keys sorted,
     /// compactly serialized. Two writes are the same request exactly when these are equal.
     pub fn canonical(&self) -> String {
@@ -254,8 +266,8 @@ impl ToolCtx {
                 let actual = PlannedWrite::new(method.clone(), segments, body.as_ref());
                 if actual.canonical() != confirmed.canonical() {
                     tracing::error!(
-                        confirmed = %confirmed.path(),
-                        actual = %actual.path(),
+                        confirmed = %confirmed.path_shape(),
+                        actual = %actual.path_shape(),
                         "the confirmed run would send another request: refused"
                     );
                     return Err(ToolError::ConfirmationMismatch);
@@ -370,12 +382,19 @@ pub fn text_arg<'a>(name: &str, value: &'a str, max: usize) -> Result<&'a str, T
     Ok(v)
 }
 
+/// Longest reason a destructive tool sends (void, refund, cancel), in characters; the
+/// question shows it whole.
+pub const MAX_REASON_CHARS: usize = 500;
+/// Longest reason for cancelling an NF-e (it goes to the city hall too), in characters.
+pub const MAX_NFE_REASON_CHARS: usize = 1000;
+
 /// Checks and normalizes a free-text reason: one plain line (hidden characters — controls,
 /// bidi and zero-width format characters, line/paragraph separators — removed, every run of
-/// whitespace one space, trimmed), not blank, at most `max` characters. What is sent is what
-/// the person is shown.
+/// whitespace one space, trimmed, the question's quote marks and their look-alikes made
+/// `"`), not blank, at most `max` characters. What is sent is exactly what the person is
+/// shown, whole (N4).
 pub fn reason_arg(name: &str, value: &str, max: usize) -> Result<String, ToolError> {
-    let line = crate::format::plain_line(value);
+    let line = crate::format::quotable_line(value);
     text_arg(name, &line, max)?;
     Ok(line)
 }
@@ -543,6 +562,7 @@ mod tests {
         assert!(matches!(planned, Err(ToolError::ConfirmationRequired)));
         let planned = slot.lock().unwrap().take().expect("captured");
         assert_eq!(planned.path(), format!("/v1/{}", refund.join("/")));
+        assert_eq!(planned.path_shape(), "/v1/payments/{id}/refund");
         assert_eq!(
             planned.canonical(),
             r#"{"body":{"amount_cents":1000,"reason":"Desconto"},"method":"POST","path":"/v1/payments/5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60/refund"}"#

@@ -196,7 +196,12 @@ mod tests {
         let cache = NameCache::new();
         let t0 = Instant::now();
         cache.remember("org-a", "acc-1", Some("Padaria Pão Dourado Ltda"), t0);
-        cache.learn_read("org-a", "acc-2", &json!({"id": "acc-2", "customer": null}), t0);
+        cache.learn_read(
+            "org-a",
+            "acc-2",
+            &json!({"id": "acc-2", "customer": null}),
+            t0,
+        );
         assert_eq!(
             cache.lookup("org-a", "acc-1", t0),
             Known::Named("Padaria Pão Dourado Ltda".into())

@@ -490,7 +490,10 @@ mod tests {
         // A billing account row shows the embedded name only, and nothing when it is absent.
         let accounts = shape("billing_accounts").unwrap();
         for (record, name) in [
-            (json!({"id": "acc", "customer": {"id": "c1", "name": "Ana"}}), Some("Ana")),
+            (
+                json!({"id": "acc", "customer": {"id": "c1", "name": "Ana"}}),
+                Some("Ana"),
+            ),
             (json!({"id": "acc", "customer": null}), None),
             (json!({"id": "acc", "customer": {"id": "c1"}}), None),
             (json!({"id": "acc"}), None),
@@ -499,7 +502,11 @@ mod tests {
                 unreachable!()
             };
             let shown = row(accounts, &record, &[], &unnamed);
-            assert_eq!(shown.get("customer").and_then(Value::as_str), name, "{shown:?}");
+            assert_eq!(
+                shown.get("customer").and_then(Value::as_str),
+                name,
+                "{shown:?}"
+            );
         }
     }
 
@@ -577,7 +584,10 @@ mod tests {
         assert_eq!(check_fields(shape, &all).unwrap(), shape.extra);
         all.push("line_items".to_owned());
         let err = check_fields(shape, &all).unwrap_err();
-        assert!(err.contains(&format!("no máximo {}", shape.size())), "{err}");
+        assert!(
+            err.contains(&format!("no máximo {}", shape.size())),
+            "{err}"
+        );
         let attack = vec!["line_items".to_owned(); 70_000];
         assert!(check_fields(shape, &attack).unwrap_err().contains("70000"));
     }

@@ -102,7 +102,11 @@ async fn customer_names(ctx: &ToolCtx, records: &[Value]) -> HashMap<String, Str
     };
     match ctx
         .kobana
-        .get_once(&ctx.principal.token, &[Resource::BillingAccounts.slug(), id], &[])
+        .get_once(
+            &ctx.principal.token,
+            &[Resource::BillingAccounts.slug(), id],
+            &[],
+        )
         .await
     {
         Ok(envelope) => {

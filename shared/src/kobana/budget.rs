@@ -109,7 +109,14 @@ mod tests {
         assert!(matches!(waited, KobanaError::Timeout(50)), "{waited:?}");
         drop(held);
         let later = Instant::now() + Duration::from_secs(1);
-        assert!(budget.admit(later, 1000).await.is_ok(), "the slot is free again");
-        assert_eq!(budget.calls_made(), 2, "a call that never got a slot is not counted");
+        assert!(
+            budget.admit(later, 1000).await.is_ok(),
+            "the slot is free again"
+        );
+        assert_eq!(
+            budget.calls_made(),
+            2,
+            "a call that never got a slot is not counted"
+        );
     }
 }

@@ -86,9 +86,9 @@ impl KobanaError {
             KobanaError::InvalidResponse { status, .. } => (200..300).contains(status),
             // A success whose body was too large to read: the write was applied.
             KobanaError::AnswerTooLarge { .. } => true,
-            KobanaError::Api { .. } | KobanaError::TooLarge { .. } | KobanaError::BudgetSpent { .. } => {
-                false
-            }
+            KobanaError::Api { .. }
+            | KobanaError::TooLarge { .. }
+            | KobanaError::BudgetSpent { .. } => false,
         }
     }
 
