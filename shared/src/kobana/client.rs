@@ -194,8 +194,8 @@ impl KobanaClient {
             accept: "application/json",
             retryable: false,
         };
-        let limits = self.inner.limits;
-        self.execute(token, request, |r| read_envelope(r, limits))
+        let (limits, timeout_ms) = (self.inner.limits, self.inner.deadline.as_millis());
+        self.execute(token, request, |r| read_envelope(r, limits, timeout_ms))
             .await
     }
 
@@ -231,8 +231,8 @@ impl KobanaClient {
             idempotency_key,
             accept: "application/json",
         };
-        let limits = self.inner.limits;
-        self.execute(token, request, |r| read_envelope(r, limits))
+        let (limits, timeout_ms) = (self.inner.limits, self.inner.deadline.as_millis());
+        self.execute(token, request, |r| read_envelope(r, limits, timeout_ms))
             .await
     }
 
@@ -360,11 +360,11 @@ impl KobanaClient {
             accept,
             retryable: true,
         };
-        let limits = self.inner.limits;
+        let (limits, timeout_ms) = (self.inner.limits, self.inner.deadline.as_millis());
         self.execute(token, request, |response| async move {
             if !response.status().is_success() {
                 let status = response.status().as_u16();
-                return Err(read_envelope(response, limits).await.err().unwrap_or(
+                return Err(read_envelope(response, limits, timeout_ms).await.err().unwrap_or(
                     KobanaError::InvalidResponse {
                         status,
                         reason: "error status without an error body".to_owned(),
@@ -429,6 +429,7 @@ fn retry_after(headers: &header::HeaderMap) -> Option<u64> {
 async fn bounded_body(
     response: reqwest::Response,
     limits: WorkLimits,
+    timeout_ms: u128,
 ) -> Result<Option<Value>, KobanaError> {
     let status = response.status();
     let limit = if status.is_success() {
@@ -442,6 +443,7 @@ async fn bounded_body(
             Err(KobanaError::AnswerTooLarge { limit })
         }
         Err(BodyError::TooLarge { .. }) => Ok(None),
+        Err(BodyError::Broken(e)) if e.is_timeout() => Err(KobanaError::Timeout(timeout_ms)),
         Err(BodyError::Broken(e)) => Err(KobanaError::Unreachable(format!(
             "{} (HTTP {})",
             describe(&e),
@@ -468,6 +470,7 @@ fn safe_code(code: String, status: StatusCode) -> String {
 async fn read_envelope(
     response: reqwest::Response,
     limits: WorkLimits,
+    timeout_ms: u128,
 ) -> Result<Envelope, KobanaError> {
     let status = response.status();
     let request_id = response
@@ -476,7 +479,7 @@ async fn read_envelope(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let retry_after = retry_after(response.headers());
-    let body = bounded_body(response, limits).await?;
+    let body = bounded_body(response, limits, timeout_ms).await?;
     if status.is_success() {
         let Some(Value::Object(mut map)) = body else {
             return Err(KobanaError::InvalidResponse {
