@@ -2,19 +2,17 @@
 //!
 //! Ids come from the matching Kobana list, searched by what was typed, under that list's
 //! permission (one upstream call); `{resource}` from the schema catalog by prefix; `month`
-//! as the last twelve months in America/Sao_Paulo. Arguments named after an id that a write
-//! tool takes (`billing_account_id`, `plan_id`, `product_id`) are completed from their list
-//! whatever the prompt, like `customer_id`; `price_id` from plan items (the only documented
-//! source of price ids): the plan named by a `plan_id` in the request's context, else the
-//! first plans. Anything else: an empty list.
+//! as the last twelve months in America/Sao_Paulo. Only a prompt the token may get, and only
+//! one of that prompt's own arguments, is completed (#25): an unknown prompt, a prompt the
+//! token cannot see, or an argument the prompt does not take gets an empty list without a
+//! single Kobana call, however often it is asked.
 
 use rmcp::model::{CompletionInfo, Reference};
 use serde_json::Value;
 
-use std::collections::HashMap;
-
-use crate::catalog::{ToolCtx, Visibility, registry, schemas, uuid_arg};
+use crate::catalog::{ToolCtx, Visibility, registry, schemas};
 use crate::format::sao_paulo;
+use crate::prompts::{self, PROMPTS};
 use crate::resources;
 
 /// Most values in one answer (spec maximum).
@@ -25,8 +23,6 @@ pub const MAX_VALUES: usize = 100;
 pub enum Source {
     /// Ids from a Kobana list: (list tool, Kobana path segment, searchable).
     Ids(&'static str, &'static str, bool),
-    /// Price ids from plan items, under `plans:read`.
-    Prices,
     /// Names in the schema catalog.
     SchemaNames,
     /// The last twelve `YYYY-MM`.
@@ -35,20 +31,29 @@ pub enum Source {
     None,
 }
 
+/// The source for `argument` of a prompt named `name`: one of the prompt's own arguments,
+/// of a prompt `visibility` lets the token get.
+fn prompt_source(name: &str, argument: &str, visibility: &Visibility) -> Source {
+    let Some(prompt) = PROMPTS
+        .iter()
+        .find(|p| p.name == name && prompts::visible(visibility, p))
+    else {
+        return Source::None;
+    };
+    if !prompt.args.iter().any(|a| a.name == argument) {
+        return Source::None;
+    }
+    match argument {
+        "customer_id" => Source::Ids("billing_customers_list", "customers", true),
+        "month" => Source::Months,
+        _ => Source::None,
+    }
+}
+
 /// The source for `argument` of `reference`.
-pub fn source(reference: &Reference, argument: &str) -> Source {
+pub fn source(reference: &Reference, argument: &str, visibility: &Visibility) -> Source {
     match reference {
-        Reference::Prompt(prompt) => match (prompt.name.as_str(), argument) {
-            (_, "customer_id") => Source::Ids("billing_customers_list", "customers", true),
-            (_, "billing_account_id") => {
-                Source::Ids("billing_accounts_list", "billing_accounts", true)
-            }
-            (_, "plan_id") => Source::Ids("billing_plans_list", "plans", true),
-            (_, "product_id") => Source::Ids("billing_products_list", "products", true),
-            (_, "price_id") => Source::Prices,
-            (_, "month") => Source::Months,
-            _ => Source::None,
-        },
+        Reference::Prompt(prompt) => prompt_source(&prompt.name, argument, visibility),
         Reference::Resource(template) => {
             let Some(entry) = resources::ENTRIES.iter().find(|e| e.uri == template.uri) else {
                 return Source::None;
@@ -99,92 +104,16 @@ pub fn months(prefix: &str, now: jiff::Timestamp) -> Vec<String> {
     out
 }
 
-/// Plans whose items are read for `price_id` when the context names no plan.
-const PRICE_PLANS: usize = 20;
-
-/// Price ids of plan items starting with `typed`: the items of `plan` (a UUID from the
-/// completion context), else of the first [`PRICE_PLANS`] plans, read concurrently.
-async fn prices(ctx: &ToolCtx, plan: Option<&str>, typed: &str) -> CompletionInfo {
-    let plans: Vec<String> = match plan.filter(|p| uuid_arg("plan_id", p).is_ok()) {
-        Some(plan) => vec![plan.trim().to_owned()],
-        None => {
-            let query = [
-                ("page".to_owned(), "1".to_owned()),
-                ("per_page".to_owned(), PRICE_PLANS.to_string()),
-            ];
-            match ctx
-                .kobana
-                .get(&ctx.principal.token, &["plans"], &query)
-                .await
-            {
-                Ok(envelope) => ids_of(&envelope.data),
-                Err(error) => {
-                    tracing::info!(%error, "completion source failed; no suggestions");
-                    return info(Vec::new(), 0);
-                }
-            }
-        }
-    };
-    let reads = plans.iter().map(|plan| async move {
-        ctx.kobana
-            .get(&ctx.principal.token, &["plans", plan, "items"], &[])
-            .await
-            .map(|envelope| envelope.data)
-    });
-    let mut values: Vec<String> = Vec::new();
-    for items in futures_util::future::join_all(reads)
-        .await
-        .into_iter()
-        .flatten()
-    {
-        for price in items
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|item| item.get("price_id").and_then(Value::as_str))
-        {
-            if price.starts_with(typed.trim()) && !values.iter().any(|v| v == price) {
-                values.push(price.to_owned());
-            }
-        }
-    }
-    let total = values.len();
-    values.truncate(MAX_VALUES);
-    info(values, total)
-}
-
-fn ids_of(records: &Value) -> Vec<String> {
-    records
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|r| r.get("id").and_then(Value::as_str))
-        .map(str::to_owned)
-        .collect()
-}
-
-/// Suggestions for `argument` = `value` of `reference`; `context` holds the arguments the
-/// person already chose. Never an error (C-4).
+/// Suggestions for `argument` = `value` of `reference`. Never an error (C-4).
 pub async fn complete(
     ctx: ToolCtx,
     visibility: &Visibility,
     reference: &Reference,
     argument: &str,
     value: &str,
-    context: Option<&HashMap<String, String>>,
 ) -> CompletionInfo {
-    match source(reference, argument) {
+    match source(reference, argument, visibility) {
         Source::None => info(Vec::new(), 0),
-        Source::Prices => {
-            let allowed = registry()
-                .get("billing_plans_get")
-                .is_some_and(|t| visibility.may_run(t));
-            if !allowed {
-                return info(Vec::new(), 0);
-            }
-            let plan = context.and_then(|c| c.get("plan_id")).map(String::as_str);
-            prices(&ctx, plan, value).await
-        }
         Source::Months => {
             let values = months(value, jiff::Timestamp::now());
             let total = values.len();
@@ -216,7 +145,12 @@ pub async fn complete(
             let envelope = match ctx.kobana.get(&ctx.principal.token, &[path], &query).await {
                 Ok(envelope) => envelope,
                 Err(error) => {
-                    tracing::info!(%error, tool, "completion source failed; no suggestions");
+                    // Kobana's text can quote what was typed: the log gets the status only.
+                    tracing::info!(
+                        tool,
+                        status = error.status(),
+                        "completion source failed; no suggestions"
+                    );
                     return info(Vec::new(), 0);
                 }
             };
@@ -253,24 +187,46 @@ fn looks_like_id_prefix(typed: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::access::Permissions;
+
+    fn everything() -> Visibility {
+        Visibility::of(Permissions::from_scopes(["all"]))
+    }
 
     #[test]
-    fn contract_4_write_tool_ids_complete_from_their_lists_by_argument_name() {
-        let prompt = Reference::for_prompt("customer_overview");
+    fn n6_only_a_known_prompt_s_own_arguments_are_completed() {
+        let all = everything();
+        let overview = Reference::for_prompt("customer_overview");
         assert_eq!(
-            source(&prompt, "billing_account_id"),
-            Source::Ids("billing_accounts_list", "billing_accounts", true)
+            source(&overview, "customer_id", &all),
+            Source::Ids("billing_customers_list", "customers", true)
         );
-        assert_eq!(
-            source(&prompt, "plan_id"),
-            Source::Ids("billing_plans_list", "plans", true)
-        );
-        assert_eq!(
-            source(&prompt, "product_id"),
-            Source::Ids("billing_products_list", "products", true)
-        );
-        assert_eq!(source(&prompt, "price_id"), Source::Prices);
-        assert_eq!(source(&prompt, "unknown_id"), Source::None);
+        let summary = Reference::for_prompt("monthly_billing_summary");
+        assert_eq!(source(&summary, "month", &all), Source::Months);
+        // Arguments the prompt does not take, and prompts that do not exist.
+        for argument in [
+            "billing_account_id",
+            "plan_id",
+            "product_id",
+            "price_id",
+            "month",
+        ] {
+            assert_eq!(
+                source(&overview, argument, &all),
+                Source::None,
+                "{argument}"
+            );
+        }
+        assert_eq!(source(&summary, "customer_id", &all), Source::None);
+        let unknown = Reference::for_prompt("no_such_prompt");
+        for argument in ["customer_id", "month", "price_id"] {
+            assert_eq!(source(&unknown, argument, &all), Source::None, "{argument}");
+        }
+        // A prompt the token cannot get is unknown to it (PR-5).
+        let read_only = Visibility::of(Permissions::from_scopes(["read"]));
+        let collect = Reference::for_prompt("collect_overdue_invoices");
+        assert_eq!(source(&collect, "customer_id", &read_only), Source::None);
+        assert_ne!(source(&collect, "customer_id", &all), Source::None);
     }
 
     #[test]

@@ -31,6 +31,50 @@ impl Default for RowPolicy {
     }
 }
 
+/// What one request may make Kobana do (#25): calls (retries included), calls at once, and
+/// bytes read from one answer. Every Kobana call of a request goes through one
+/// [`crate::kobana::WorkBudget`] built from these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkLimits {
+    /// Most Kobana calls one request makes, every retry counted (`KOBANA_MAX_CALLS`).
+    pub max_calls: u32,
+    /// Most Kobana calls of one request in flight at once (`KOBANA_MAX_IN_FLIGHT`).
+    pub max_in_flight: u32,
+    /// Most bytes read from one successful JSON answer (`KOBANA_MAX_JSON_BYTES`).
+    pub max_json_bytes: u64,
+    /// Most bytes read from one error answer (`KOBANA_MAX_ERROR_BYTES`); beyond it the
+    /// error is the status's own, without Kobana's text.
+    pub max_error_bytes: u64,
+    /// Most bytes of one document (PDF, NF-e XML) served (`KOBANA_MAX_DOCUMENT_BYTES`; R-5:
+    /// at most 10 MiB).
+    pub max_document_bytes: u64,
+}
+
+/// Default [`WorkLimits::max_calls`]: the busiest request (`review_pending_nfes`: two lists
+/// and a name, each list read up to three times) makes 7.
+pub const DEFAULT_MAX_KOBANA_CALLS: u32 = 10;
+/// Default [`WorkLimits::max_in_flight`]: the most any request sends at once is 2.
+pub const DEFAULT_MAX_KOBANA_IN_FLIGHT: u32 = 4;
+/// Default [`WorkLimits::max_json_bytes`]: a page of 100 records is a few hundred KB.
+pub const DEFAULT_MAX_KOBANA_JSON_BYTES: u64 = 2 * 1024 * 1024;
+/// Default [`WorkLimits::max_error_bytes`]: Kobana's error envelope is a few hundred bytes.
+pub const DEFAULT_MAX_KOBANA_ERROR_BYTES: u64 = 16 * 1024;
+/// Largest document served (R-5): 10 MiB, the default and the ceiling of
+/// [`WorkLimits::max_document_bytes`].
+pub const MAX_DOCUMENT_BYTES: u64 = 10 * 1024 * 1024;
+
+impl Default for WorkLimits {
+    fn default() -> Self {
+        Self {
+            max_calls: DEFAULT_MAX_KOBANA_CALLS,
+            max_in_flight: DEFAULT_MAX_KOBANA_IN_FLIGHT,
+            max_json_bytes: DEFAULT_MAX_KOBANA_JSON_BYTES,
+            max_error_bytes: DEFAULT_MAX_KOBANA_ERROR_BYTES,
+            max_document_bytes: MAX_DOCUMENT_BYTES,
+        }
+    }
+}
+
 /// Kobana's billing sandbox host (the spec's `servers` entry). Production is
 /// `https://api.billing.kobana.com.br`.
 pub const DEFAULT_KOBANA_API_URL: &str = "https://api.billing.sandbox.kobana.com.br";
@@ -103,6 +147,8 @@ pub struct Config {
     /// Write CloudWatch EMF metric lines to stdout (`MCP_METRICS`: `on` / `off`); on under
     /// Lambda, off anywhere else unless asked for.
     pub metrics: bool,
+    /// What one request may make Kobana do (`KOBANA_MAX_*`, see [`WorkLimits`]).
+    pub work: WorkLimits,
     /// The local listener's header-read timeout (`MCP_HEADER_READ_TIMEOUT_MS`).
     pub header_read_timeout: Duration,
     /// The local listener's idle timeout (`MCP_IDLE_TIMEOUT_MS`).
@@ -178,6 +224,7 @@ impl Default for Config {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             token_front: TokenFrontConfig::default(),
+            work: WorkLimits::default(),
         }
     }
 }
@@ -314,6 +361,7 @@ impl Config {
                 }
             };
         }
+        config.work = work_limits(&get)?;
         config.validate()?;
         Ok(config)
     }
@@ -376,6 +424,71 @@ fn millis(name: &'static str, value: &str) -> Result<Duration, ConfigError> {
             "must be a positive whole number of milliseconds",
         )),
     }
+}
+
+/// A whole number from `name`, within `min..=max`, or `default` when unset.
+fn bounded(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    (min, max): (u64, u64),
+    default: u64,
+    reason: &'static str,
+) -> Result<u64, ConfigError> {
+    let Some(text) = get(name) else {
+        return Ok(default);
+    };
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or(ConfigError::Invalid {
+            name,
+            value: text,
+            reason,
+        })
+}
+
+/// The `KOBANA_MAX_*` variables (see [`WorkLimits`]).
+fn work_limits(get: &impl Fn(&str) -> Option<String>) -> Result<WorkLimits, ConfigError> {
+    let calls = bounded(
+        get,
+        "KOBANA_MAX_CALLS",
+        (1, 1000),
+        DEFAULT_MAX_KOBANA_CALLS.into(),
+        "must be a whole number of calls from 1 to 1000",
+    )?;
+    let in_flight = bounded(
+        get,
+        "KOBANA_MAX_IN_FLIGHT",
+        (1, 100),
+        DEFAULT_MAX_KOBANA_IN_FLIGHT.into(),
+        "must be a whole number of calls from 1 to 100",
+    )?;
+    Ok(WorkLimits {
+        max_calls: u32::try_from(calls).unwrap_or(u32::MAX),
+        max_in_flight: u32::try_from(in_flight).unwrap_or(u32::MAX),
+        max_json_bytes: bounded(
+            get,
+            "KOBANA_MAX_JSON_BYTES",
+            (1024, 1 << 30),
+            DEFAULT_MAX_KOBANA_JSON_BYTES,
+            "must be a whole number of bytes from 1024 to 1073741824",
+        )?,
+        max_error_bytes: bounded(
+            get,
+            "KOBANA_MAX_ERROR_BYTES",
+            (256, 1 << 30),
+            DEFAULT_MAX_KOBANA_ERROR_BYTES,
+            "must be a whole number of bytes from 256 to 1073741824",
+        )?,
+        max_document_bytes: bounded(
+            get,
+            "KOBANA_MAX_DOCUMENT_BYTES",
+            (1024, MAX_DOCUMENT_BYTES),
+            MAX_DOCUMENT_BYTES,
+            "must be a whole number of bytes from 1024 to 10485760 (R-5: at most 10 MiB)",
+        )?,
+    })
 }
 
 fn split_list(value: &str) -> Vec<String> {
@@ -573,5 +686,41 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("KOBANA_API_URL"), "{err}");
+    }
+
+    #[test]
+    fn the_work_limits_are_configurable_and_checked() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.work, WorkLimits::default());
+        assert_eq!(c.work.max_document_bytes, 10 * 1024 * 1024);
+        let c = config(&[
+            ("KOBANA_MAX_CALLS", " 3 "),
+            ("KOBANA_MAX_IN_FLIGHT", "1"),
+            ("KOBANA_MAX_JSON_BYTES", "65536"),
+            ("KOBANA_MAX_ERROR_BYTES", "512"),
+            ("KOBANA_MAX_DOCUMENT_BYTES", "2048"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.work,
+            WorkLimits {
+                max_calls: 3,
+                max_in_flight: 1,
+                max_json_bytes: 65536,
+                max_error_bytes: 512,
+                max_document_bytes: 2048,
+            }
+        );
+        for (name, value) in [
+            ("KOBANA_MAX_CALLS", "0"),
+            ("KOBANA_MAX_CALLS", "many"),
+            ("KOBANA_MAX_IN_FLIGHT", "0"),
+            ("KOBANA_MAX_JSON_BYTES", "10"),
+            ("KOBANA_MAX_ERROR_BYTES", "-1"),
+            ("KOBANA_MAX_DOCUMENT_BYTES", "20971520"),
+        ] {
+            let err = config(&[(name, value)]).unwrap_err().to_string();
+            assert!(err.contains(name), "{err}");
+        }
     }
 }

@@ -10,8 +10,13 @@ use crate::catalog::{ToolCtx, ToolError, Visibility, registry};
 use crate::deferred::DeferredSlot;
 use crate::kobana::KobanaError;
 
-/// Largest document served: 10 MB.
-pub const MAX_DOCUMENT_BYTES: u64 = 10 * 1024 * 1024;
+pub use crate::config::MAX_DOCUMENT_BYTES;
+
+/// The one media type a PDF read serves (N11).
+pub const PDF_MEDIA_TYPE: &str = "application/pdf";
+
+/// Longest media type quoted back when Kobana sends the wrong one.
+const MAX_SHOWN_MEDIA_TYPE: usize = 60;
 
 /// What a URI names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,10 +261,12 @@ pub fn templates(visibility: &Visibility) -> Vec<ResourceTemplate> {
 pub enum ReadError {
     /// Unknown URI, malformed id, no permission, or Kobana 404.
     NotFound,
-    /// The document exceeds [`MAX_DOCUMENT_BYTES`].
+    /// The document exceeds the document limit (R-5, at most [`MAX_DOCUMENT_BYTES`]).
     TooLarge {
-        /// Size Kobana announced.
+        /// Size Kobana announced, or the bytes counted when it stopped reading.
         size: u64,
+        /// The limit.
+        limit: u64,
     },
     /// Anything else, with a message for the person.
     Failed(String),
@@ -271,7 +278,10 @@ impl From<ToolError> for ReadError {
             ToolError::InvalidArguments(_) | ToolError::PermissionDenied(_) => ReadError::NotFound,
             ToolError::Kobana(e) => match e.as_ref() {
                 KobanaError::Api { status: 404, .. } => ReadError::NotFound,
-                KobanaError::TooLarge { size, .. } => ReadError::TooLarge { size: *size },
+                KobanaError::TooLarge { size, limit } => ReadError::TooLarge {
+                    size: *size,
+                    limit: *limit,
+                },
                 _ => ReadError::Failed(error.to_string()),
             },
             _ => ReadError::Failed(error.to_string()),
@@ -307,7 +317,8 @@ pub async fn read_json(ctx: ToolCtx, target: &Target) -> Result<String, ReadErro
 
 /// Fetches a PDF and parks it in `slot` for the front to stream as base64; the contents
 /// returned hold the placeholder the front replaces. A document Kobana announces as larger
-/// than [`MAX_DOCUMENT_BYTES`] is refused here; one that turns out larger is cut by the stream.
+/// than the document limit is refused here, and so is any media type but `application/pdf`
+/// (N11: nothing of it is passed on); one that turns out larger is cut by the stream.
 pub async fn read_pdf(
     ctx: &ToolCtx,
     target: &Target,
@@ -320,33 +331,53 @@ pub async fn read_pdf(
     } else {
         "nfes"
     };
+    let limit = ctx.kobana.limits().max_document_bytes;
     let download = ctx
         .kobana
-        .download(
-            &ctx.principal.token,
-            &[segment, id, "pdf"],
-            "application/pdf",
-        )
+        .download(&ctx.principal.token, &[segment, id, "pdf"], PDF_MEDIA_TYPE)
         .await
         .map_err(ToolError::from)?;
     if let Some(size) = download.content_length
-        && size > MAX_DOCUMENT_BYTES
+        && size > limit
     {
-        return Err(ReadError::TooLarge { size });
+        return Err(ReadError::TooLarge { size, limit });
     }
-    let blob = crate::deferred::document::defer(slot, download, MAX_DOCUMENT_BYTES)
+    let media_type = download.media_type();
+    if media_type.as_deref() != Some(PDF_MEDIA_TYPE) {
+        return Err(ReadError::Failed(wrong_media_type(media_type.as_deref())));
+    }
+    let blob = crate::deferred::document::defer(slot, download, limit)
         .map_err(|e| ReadError::Failed(format!("sem aleatoriedade para o documento: {e}")))?;
     Ok(ResourceContents::BlobResourceContents {
         uri: entry(target.kind).uri.replace("{id}", id),
-        mime_type: Some("application/pdf".to_owned()),
+        mime_type: Some(PDF_MEDIA_TYPE.to_owned()),
         blob,
         meta: None,
     })
 }
 
-/// Reads the NF-e XML as text, refusing more than [`MAX_DOCUMENT_BYTES`].
+/// The pt-BR refusal of a PDF read that Kobana answered with another media type: it names
+/// what came (one short plain line), and that nothing was passed on.
+fn wrong_media_type(media_type: Option<&str>) -> String {
+    let shown = media_type.map_or_else(
+        || "nenhum tipo".to_owned(),
+        |t| {
+            crate::format::plain_line(t)
+                .chars()
+                .take(MAX_SHOWN_MEDIA_TYPE)
+                .collect()
+        },
+    );
+    format!(
+        "O Kobana respondeu {shown:?} em vez de {PDF_MEDIA_TYPE}; nada foi repassado. Tente de novo; se persistir, avise o suporte."
+    )
+}
+
+/// Reads the NF-e XML as text, read with a counter up to the document limit: a larger
+/// one is refused as soon as it is announced or grows past it.
 pub async fn read_xml(ctx: &ToolCtx, id: &str) -> Result<String, ReadError> {
     let id = crate::catalog::uuid_arg("id", id).map_err(|_| ReadError::NotFound)?;
+    let limit = ctx.kobana.limits().max_document_bytes;
     let download = ctx
         .kobana
         .download(
@@ -356,23 +387,11 @@ pub async fn read_xml(ctx: &ToolCtx, id: &str) -> Result<String, ReadError> {
         )
         .await
         .map_err(ToolError::from)?;
-    if let Some(size) = download.content_length
-        && size > MAX_DOCUMENT_BYTES
-    {
-        return Err(ReadError::TooLarge { size });
-    }
-    let bytes = download
-        .response
-        .bytes()
-        .await
-        .map_err(|_| ReadError::Failed("a conexão com o Kobana caiu durante o XML".into()))?;
-    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
-        return Err(ReadError::TooLarge {
-            size: bytes.len() as u64,
-        });
-    }
-    String::from_utf8(bytes.to_vec())
-        .map_err(|_| ReadError::Failed("o XML do Kobana não é UTF-8".into()))
+    let bytes = download.bytes_within(limit).await.map_err(|e| match e {
+        KobanaError::TooLarge { size, limit } => ReadError::TooLarge { size, limit },
+        _ => ReadError::Failed("a conexão com o Kobana caiu durante o XML".into()),
+    })?;
+    String::from_utf8(bytes).map_err(|_| ReadError::Failed("o XML do Kobana não é UTF-8".into()))
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use crate::catalog::{
 use crate::confirm::{Clock, Decision, NonceStore, decide, form_elicitation_declared};
 use crate::deferred::{self, DeferredSlot};
 use crate::kobana::KobanaClient;
-use crate::resources::{self, Kind, MAX_DOCUMENT_BYTES, ReadError};
+use crate::resources::{self, Kind, ReadError};
 use crate::telemetry::{ConfirmationStep, RequestRecord};
 
 /// How long clients may cache token-filtered lists in era 2026 (P-4: private).
@@ -48,6 +48,9 @@ pub struct AppState {
     pub clock: Clock,
     /// How list answers are shaped (compact rows, byte budget).
     pub rows: crate::catalog::RowPolicy,
+    /// Customers' names by billing account, learned by this instance (see
+    /// [`crate::catalog::names`]).
+    pub names: Arc<crate::catalog::NameCache>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -204,11 +207,12 @@ impl KobanaMcp {
 
     fn tool_ctx(&self, principal: Arc<Principal>, context: &RequestContext<RoleServer>) -> ToolCtx {
         ToolCtx {
-            kobana: self.state.kobana.observed(request_record(context)),
+            kobana: self.state.kobana.for_request(request_record(context)),
             principal,
             idempotency_key: None,
             gate: WriteGate::Open,
             rows: self.state.rows,
+            names: self.state.names.clone(),
             output: None,
         }
     }
@@ -244,13 +248,12 @@ fn read_error(uri: &str, error: ReadError) -> McpError {
             "Resource not found",
             Some(serde_json::json!({"uri": uri})),
         ),
-        ReadError::TooLarge { size } => McpError::internal_error(
+        ReadError::TooLarge { size, limit } => McpError::internal_error(
             format!(
-                "Documento grande demais: {size} bytes; o limite é {MAX_DOCUMENT_BYTES} bytes (10 MB)."
+                "Documento grande demais: {size} bytes; o limite é {limit} bytes ({} MB).",
+                limit.div_ceil(1024 * 1024)
             ),
-            Some(
-                serde_json::json!({"uri": uri, "size_bytes": size, "limit_bytes": MAX_DOCUMENT_BYTES}),
-            ),
+            Some(serde_json::json!({"uri": uri, "size_bytes": size, "limit_bytes": limit})),
         ),
         ReadError::Failed(message) => {
             McpError::internal_error(message, Some(serde_json::json!({"uri": uri})))
@@ -453,7 +456,6 @@ impl ServerHandler for KobanaMcp {
             &request.r#ref,
             &request.argument.name,
             &request.argument.value,
-            request.context.as_ref().and_then(|c| c.arguments.as_ref()),
         )
         .await;
         Ok(CompleteResult::new(completion))

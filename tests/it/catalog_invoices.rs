@@ -24,9 +24,24 @@ async fn t1_invoice_reads_run_end_to_end() {
         .iter()
         .find(|i| i["id"] == INV_OPEN)
         .unwrap();
-    // A compact row (#19): one BRL text, the São Paulo due date, the customer's name.
+    // A compact row (#19): one BRL text, the São Paulo due date, the billing account, and
+    // the customer's name once the instance knows it (#25: one read per list at most).
     assert_eq!(open["total_brl"], "R$ 499,00");
     assert_eq!(open["due_date"], "2026-08-25");
+    assert_eq!(open["billing_account_id"], BA_PADARIA);
+    for invoice in all["invoices"].as_array().unwrap() {
+        assert!(invoice["billing_account_id"].is_string(), "{invoice}");
+    }
+    stack
+        .ok("billing_accounts_get", json!({"id": BA_PADARIA}))
+        .await;
+    let again = stack.ok("billing_invoices_list", json!({})).await;
+    let open = again["invoices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == INV_OPEN)
+        .unwrap();
     if common::customer_embedded() {
         assert_eq!(open["customer"], "Padaria Pão Dourado Ltda");
     } else {

@@ -10,6 +10,7 @@ mod confirm_support;
 mod fake_common;
 mod host_clis_support;
 mod hostile_support;
+mod hostile_upstream_support;
 mod lambda_support;
 mod token_front_support;
 
@@ -39,6 +40,7 @@ mod fake_resources;
 mod fake_transport;
 mod host_clis;
 mod hostile;
+mod hostile_upstream;
 mod house;
 mod lambda;
 mod lambda_identity;

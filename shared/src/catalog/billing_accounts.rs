@@ -92,7 +92,17 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.record(&["billing_accounts", id], &[]).await
+                let result = ctx.record(&["billing_accounts", id], &[]).await?;
+                // The account read itself: its customer's name for later list rows.
+                if let Some(account) = result.get("billing_account") {
+                    ctx.names.learn_read(
+                        &ctx.principal.organization,
+                        id,
+                        account,
+                        std::time::Instant::now(),
+                    );
+                }
+                Ok(result)
             },
         ),
     ]

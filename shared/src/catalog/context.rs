@@ -43,6 +43,18 @@ impl PlannedWrite {
         format!("/v1/{}", self.segments.join("/"))
     }
 
+    /// The path with its id left out, for a log line: `/v1/payments/{id}/refund` (the id
+    /// can be an argument value, such as a customer's `external_id`).
+    pub fn path_shape(&self) -> String {
+        let shape: Vec<&str> = self
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| if i == 1 { "{id}" } else { s.as_str() })
+            .collect();
+        format!("/v1/{}", shape.join("/"))
+    }
+
     /// The canonical request: `{"body","method","path"}` with every object's keys sorted,
     /// compactly serialized. Two writes are the same request exactly when these are equal.
     pub fn canonical(&self) -> String {
@@ -83,6 +95,8 @@ pub struct ToolCtx {
     pub gate: WriteGate,
     /// How list answers are shaped (compact rows, byte budget).
     pub rows: super::RowPolicy,
+    /// The instance's customers' names by billing account (see [`super::names`]).
+    pub names: Arc<super::NameCache>,
     /// The running tool's declared result, set by the registry before the handler runs:
     /// [`ToolCtx::record`], [`ToolCtx::list`] and [`ToolCtx::write`] put their data under its
     /// key, so the key is written once, in the tool's [`ToolMeta`](super::ToolMeta).
@@ -179,12 +193,11 @@ impl ToolCtx {
         query: Vec<(String, String)>,
     ) -> Result<Value, ToolError> {
         let (key, schema) = self.declared();
-        let fields = paging.fields.as_deref();
-        super::shaping::check(schema, fields)?;
+        let fields = super::shaping::check(schema, paging.fields.as_deref())?;
         let result = self
             .list_records(segments, schema, key, paging, query)
             .await?;
-        Ok(super::shaping::shape(self, schema, key, fields, result).await)
+        Ok(super::shaping::shape(self, schema, key, fields.as_deref(), result).await)
     }
 
     /// [`ToolCtx::list`] with Kobana's whole records (enriched), for tools that embed a list
@@ -253,8 +266,8 @@ impl ToolCtx {
                 let actual = PlannedWrite::new(method.clone(), segments, body.as_ref());
                 if actual.canonical() != confirmed.canonical() {
                     tracing::error!(
-                        confirmed = %confirmed.path(),
-                        actual = %actual.path(),
+                        confirmed = %confirmed.path_shape(),
+                        actual = %actual.path_shape(),
                         "the confirmed run would send another request: refused"
                     );
                     return Err(ToolError::ConfirmationMismatch);
@@ -375,12 +388,19 @@ pub fn text_arg<'a>(name: &str, value: &'a str, max: usize) -> Result<&'a str, T
     Ok(v)
 }
 
+/// Longest reason a destructive tool sends (void, refund, cancel), in characters; the
+/// question shows it whole.
+pub const MAX_REASON_CHARS: usize = 500;
+/// Longest reason for cancelling an NF-e (it goes to the city hall too), in characters.
+pub const MAX_NFE_REASON_CHARS: usize = 1000;
+
 /// Checks and normalizes a free-text reason: one plain line (hidden characters — controls,
 /// bidi and zero-width format characters, line/paragraph separators — removed, every run of
-/// whitespace one space, trimmed), not blank, at most `max` characters. What is sent is what
-/// the person is shown.
+/// whitespace one space, trimmed, the question's quote marks and their look-alikes made
+/// `"`), not blank, at most `max` characters. What is sent is exactly what the person is
+/// shown, whole (N4).
 pub fn reason_arg(name: &str, value: &str, max: usize) -> Result<String, ToolError> {
-    let line = crate::format::plain_line(value);
+    let line = crate::format::quotable_line(value);
     text_arg(name, &line, max)?;
     Ok(line)
 }
@@ -435,14 +455,7 @@ impl ToolCtx {
             .kobana
             .download(&self.principal.token, segments, accept)
             .await?;
-        let mime_type = download
-            .content_type
-            .as_deref()
-            .and_then(|c| c.split(';').next())
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .unwrap_or(accept)
-            .to_owned();
+        let mime_type = download.media_type().unwrap_or_else(|| accept.to_owned());
         let size_bytes = download.content_length;
         drop(download);
         Ok(json!({ key: {
@@ -539,6 +552,7 @@ mod tests {
             idempotency_key: None,
             gate,
             rows: crate::catalog::RowPolicy::default(),
+            names: Default::default(),
             output: None,
         }
     }
@@ -554,6 +568,7 @@ mod tests {
         assert!(matches!(planned, Err(ToolError::ConfirmationRequired)));
         let planned = slot.lock().unwrap().take().expect("captured");
         assert_eq!(planned.path(), format!("/v1/{}", refund.join("/")));
+        assert_eq!(planned.path_shape(), "/v1/payments/{id}/refund");
         assert_eq!(
             planned.canonical(),
             r#"{"body":{"amount_cents":1000,"reason":"Desconto"},"method":"POST","path":"/v1/payments/5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60/refund"}"#

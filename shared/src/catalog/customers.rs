@@ -184,6 +184,7 @@ async fn accounts_of(ctx: &ToolCtx, result: &Value) -> Result<Map<String, Value>
             query,
         )
         .await?;
+    learn_names(ctx, result, &list);
     out.insert(
         "billing_accounts_total".to_owned(),
         list.get("total").cloned().unwrap_or(Value::Null),
@@ -193,6 +194,29 @@ async fn accounts_of(ctx: &ToolCtx, result: &Value) -> Result<Map<String, Value>
         list.get("billing_accounts").cloned().unwrap_or(json!([])),
     );
     Ok(out)
+}
+
+/// The customer's name, for each of its accounts just listed: list rows of invoices and
+/// subscriptions can then name it without a read (see [`super::names`]).
+fn learn_names(ctx: &ToolCtx, customer: &Value, accounts: &Value) {
+    let Some(name) = customer
+        .pointer("/customer/name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.trim().is_empty())
+    else {
+        return;
+    };
+    let now = std::time::Instant::now();
+    for id in accounts
+        .get("billing_accounts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a.get("id").and_then(Value::as_str))
+    {
+        ctx.names
+            .remember(&ctx.principal.organization, id, Some(name), now);
+    }
 }
 
 fn body_of(value: &impl Serialize) -> Value {

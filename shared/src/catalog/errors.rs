@@ -88,6 +88,8 @@ impl ToolError {
                     KobanaError::Unreachable(_) => "KOBANA_UNREACHABLE".to_owned(),
                     KobanaError::InvalidResponse { .. } => "KOBANA_INVALID_RESPONSE".to_owned(),
                     KobanaError::TooLarge { .. } => "DOCUMENT_TOO_LARGE".to_owned(),
+                    KobanaError::AnswerTooLarge { .. } => "KOBANA_ANSWER_TOO_LARGE".to_owned(),
+                    KobanaError::BudgetSpent { .. } => "WORK_BUDGET_SPENT".to_owned(),
                 }
             }
             ToolError::UserDeclined => "USER_DECLINED".to_owned(),
@@ -255,6 +257,12 @@ fn kobana_text(error: &KobanaError) -> String {
         KobanaError::TooLarge { size, limit } => format!(
             "O documento tem {size} bytes, acima do limite de {limit} bytes que este servidor entrega."
         ),
+        KobanaError::AnswerTooLarge { limit } => format!(
+            "A resposta do Kobana passou de {limit} bytes, o máximo que este servidor lê de uma resposta; nada além disso foi lido. Peça menos de uma vez: um `per_page` menor ou filtros."
+        ),
+        KobanaError::BudgetSpent { calls } => format!(
+            "Este pedido já fez {calls} chamadas ao Kobana (tentativas incluídas), o máximo por pedido; nada mais foi enviado. Tente de novo em instantes ou peça menos de uma vez."
+        ),
     }
 }
 
@@ -310,6 +318,20 @@ mod tests {
             api(422, "invalid_state", None).code(),
             "KOBANA_INVALID_STATE"
         );
+    }
+
+    #[test]
+    fn n5_n6_spent_budgets_say_so_in_pt_br() {
+        let spent = ToolError::from(KobanaError::BudgetSpent { calls: 10 });
+        assert_eq!(spent.code(), "WORK_BUDGET_SPENT");
+        assert!(
+            spent.to_string().contains("10 chamadas ao Kobana")
+                && spent.to_string().contains("nada mais foi enviado"),
+            "{spent}"
+        );
+        let large = ToolError::from(KobanaError::AnswerTooLarge { limit: 2048 });
+        assert_eq!(large.code(), "KOBANA_ANSWER_TOO_LARGE");
+        assert!(large.to_string().contains("2048 bytes"), "{large}");
     }
 
     #[test]

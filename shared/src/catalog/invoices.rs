@@ -495,7 +495,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: VoidArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                let reason = reason_arg("reason", &args.reason, 500)?;
+                let reason = reason_arg("reason", &args.reason, super::context::MAX_REASON_CHARS)?;
                 let result = ctx
                     .write(
                         Method::POST,

@@ -11,6 +11,7 @@ mod args;
 mod budget;
 mod context;
 mod errors;
+pub mod names;
 mod registry;
 mod rows;
 pub mod schemas;
@@ -30,8 +31,11 @@ mod toolset;
 
 pub use crate::config::{DEFAULT_ANSWER_BUDGET_BYTES, MIN_ANSWER_BUDGET_BYTES, RowPolicy};
 pub use args::{NoArgs, Paging};
-pub use context::{PlannedWrite, ToolCtx, WriteGate, uuid_arg};
+pub use context::{
+    MAX_NFE_REASON_CHARS, MAX_REASON_CHARS, PlannedWrite, ToolCtx, WriteGate, reason_arg, uuid_arg,
+};
 pub use errors::ToolError;
+pub use names::NameCache;
 pub use registry::{Asks, Effect, Output, Registry, ToolDef, ToolMeta, ToolSpec, registry};
 pub use toolset::Toolset;
 

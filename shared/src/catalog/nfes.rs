@@ -216,7 +216,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: CancelArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                let reason = reason_arg("reason", &args.reason, 1000)?;
+                let reason =
+                    reason_arg("reason", &args.reason, super::context::MAX_NFE_REASON_CHARS)?;
                 let len = reason.chars().count();
                 if len < MIN_CANCEL_REASON {
                     return Err(ToolError::InvalidArguments(format!(

@@ -174,7 +174,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     None => {}
                 }
                 if let Some(reason) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
-                    body.insert("reason".into(), json!(reason_arg("reason", reason, 500)?));
+                    body.insert(
+                        "reason".into(),
+                        json!(reason_arg(
+                            "reason",
+                            reason,
+                            super::context::MAX_REASON_CHARS
+                        )?),
+                    );
                 }
                 let result = ctx
                     .write(

@@ -126,6 +126,7 @@ pub const SHAPES: [RowShape; 8] = [
             "status",
             "days_overdue",
             "customer",
+            "billing_account_id",
             "total_brl",
             "amount_remaining_brl",
             "due_date",
@@ -133,7 +134,6 @@ pub const SHAPES: [RowShape; 8] = [
         ],
         extra: &[
             "external_id",
-            "billing_account_id",
             "subscription_id",
             "total_subcents",
             "amount_paid_brl",
@@ -225,8 +225,9 @@ impl RowShape {
     }
 }
 
-/// What a row may show beyond its record: the customers' names by billing account id, and
-/// today's date in São Paulo (for `days_overdue`).
+/// What a row may show beyond its record: the customers' names by billing account id (a row
+/// whose account has no known name leaves `customer` out and still names the account by its
+/// `billing_account_id`), and today's date in São Paulo (for `days_overdue`).
 #[derive(Debug, Clone, Default)]
 pub struct RowContext {
     /// `billing_account_id` → the customer's name.
@@ -239,7 +240,7 @@ pub struct RowContext {
 pub fn shape_rows(
     shape: &RowShape,
     records: Vec<Value>,
-    fields: Option<&[String]>,
+    fields: &[&str],
     context: &RowContext,
 ) -> Vec<Value> {
     records
@@ -254,7 +255,7 @@ pub fn shape_rows(
 fn row(
     shape: &RowShape,
     record: &Map<String, Value>,
-    fields: Option<&[String]>,
+    fields: &[&str],
     context: &RowContext,
 ) -> Map<String, Value> {
     let mut out = Map::new();
@@ -269,7 +270,7 @@ fn row(
         }
     };
     shape.compact.iter().for_each(|f| put(f));
-    fields.unwrap_or_default().iter().for_each(|f| put(f));
+    fields.iter().for_each(|f| put(f));
     out
 }
 
@@ -357,30 +358,63 @@ pub fn days_overdue(record: &Map<String, Value>, today: Date) -> Option<i64> {
     (due < today && days > 0).then_some(days)
 }
 
-/// Checks `fields` against the shape (the input schema's enum says the same; this guards
-/// callers that bypass it, such as prompts), naming the valid values.
-pub fn check_fields(shape: &RowShape, fields: &[String]) -> Result<(), String> {
-    if let Some(bad) = fields.iter().find(|f| !shape.extra.contains(&f.as_str())) {
-        let compact = if shape.compact.contains(&bad.as_str()) {
-            " (já vem na linha compacta)"
-        } else {
-            ""
-        };
-        return Err(format!(
-            "`fields`: campo {bad:?} não aceito{compact}; campos aceitos: {}",
-            shape.extra.join(", ")
-        ));
+impl RowShape {
+    /// Every name `fields` accepts: `id`, the compact row's (which change nothing) and the
+    /// extra ones. A `fields` longer than this is refused: no row can show more.
+    pub fn size(&self) -> usize {
+        1 + self.compact.len() + self.extra.len()
     }
-    Ok(())
+
+    /// The known name `name`, as this shape spells it.
+    fn known(&self, name: &str) -> Option<&'static str> {
+        std::iter::once("id")
+            .chain(self.compact.iter().copied())
+            .chain(self.extra.iter().copied())
+            .find(|known| *known == name)
+    }
 }
 
-/// The `fields` argument of a list's input schema: the shape's names as an enum.
+/// Checks `fields` against the shape (the input schema says the same; this guards callers
+/// that bypass it, such as prompts) and answers the extra names to add, each once, in the
+/// order asked. A name the compact row already shows (`id` included) is accepted and
+/// changes nothing; an unknown one is refused naming the valid values; a list longer than
+/// the shape's own size ([`RowShape::size`]) is refused before any name is read (N1).
+pub fn check_fields(shape: &RowShape, fields: &[String]) -> Result<Vec<&'static str>, String> {
+    if fields.len() > shape.size() {
+        return Err(format!(
+            "`fields`: no máximo {} nomes (cada campo uma vez); recebidos {}",
+            shape.size(),
+            fields.len()
+        ));
+    }
+    let mut extra: Vec<&'static str> = Vec::with_capacity(fields.len());
+    for name in fields {
+        let Some(known) = shape.known(name) else {
+            return Err(format!(
+                "`fields`: campo {name:?} não aceito; campos aceitos: {}",
+                shape.extra.join(", ")
+            ));
+        };
+        if shape.extra.contains(&known) && !extra.contains(&known) {
+            extra.push(known);
+        }
+    }
+    Ok(extra)
+}
+
+/// The `fields` argument of a list's input schema: the shape's names as an enum (the
+/// compact ones and `id` too, which change nothing), at most [`RowShape::size`] of them.
 #[cfg(test)]
 pub fn fields_schema(shape: &RowShape) -> Value {
+    let names: Vec<&str> = std::iter::once("id")
+        .chain(shape.compact.iter().copied())
+        .chain(shape.extra.iter().copied())
+        .collect();
     json!({
         "type": "array",
         "description": "More row fields.",
-        "items": {"enum": shape.extra}
+        "maxItems": shape.size(),
+        "items": {"enum": names}
     })
 }
 
@@ -415,17 +449,18 @@ mod tests {
     #[test]
     fn t3_the_compact_invoice_row_has_one_form_of_each_value_and_no_nulls() {
         let shape = shape("invoices").unwrap();
-        let row = row(shape, &invoice(), None, &context());
+        let row = row(shape, &invoice(), &[], &context());
         assert_eq!(
             Value::Object(row),
             json!({"id": "8e2f7c44-5b19-4d0a-9c3e-6f1a2b3c4d55", "number": "FAT-1",
                 "status": "open", "days_overdue": 15, "customer": "Padaria Pão Dourado Ltda",
+                "billing_account_id": "acc",
                 "total_brl": "R$ 499,00", "amount_remaining_brl": "R$ 499,00",
                 "due_date": "2026-08-05"})
         );
         let mut paid = invoice();
         paid.insert("status".into(), json!("paid"));
-        let row = super::row(shape, &paid, None, &context());
+        let row = super::row(shape, &paid, &[], &context());
         assert!(!row.contains_key("days_overdue") && !row.contains_key("amount_remaining_brl"));
         // The same invoice with its totals in centavos and its due date at midnight UTC
         // (readings invoice_totals_unit, due_date_form): the same row, plus the note.
@@ -435,7 +470,7 @@ mod tests {
             "amount_due_subcents": 49900, "amount_paid_subcents": 0,
             "amount_remaining_cents": 49900, "due_date": "2026-08-05T00:00:00Z"});
         crate::format::enrich(&mut other);
-        let other = super::row(shape, other.as_object().unwrap(), None, &context());
+        let other = super::row(shape, other.as_object().unwrap(), &[], &context());
         assert_eq!(other["total_brl"], "R$ 499,00");
         assert_eq!(other["due_date"], "2026-08-05");
         assert_eq!(other["days_overdue"], 15);
@@ -445,13 +480,62 @@ mod tests {
         );
     }
 
+    /// `BillingAccountV1.customer` is embedded only when the relation is loaded: when no name
+    /// is known for the account, the rows of invoices and subscriptions say nothing about
+    /// the customer — no `customer`, no null, no other account's name — and still name the
+    /// account.
+    #[test]
+    fn t3_a_row_whose_customer_name_is_absent_names_the_account_and_no_customer() {
+        let unnamed = RowContext {
+            customer_names: [("other".to_owned(), "Outro Cliente".to_owned())].into(),
+            today: Some("2026-08-20".parse().unwrap()),
+        };
+        let invoices = shape("invoices").unwrap();
+        let shown = row(invoices, &invoice(), &[], &unnamed);
+        assert!(!shown.contains_key("customer"), "{shown:?}");
+        assert_eq!(shown["billing_account_id"], "acc");
+        let subscriptions = shape("subscriptions").unwrap();
+        for record in [
+            json!({"id": "s1", "status": "active", "billing_account_id": "acc"}),
+            json!({"id": "s2", "status": "active", "billing_account_id": "acc", "customer": null}),
+            json!({"id": "s3", "status": "active", "billing_account_id": "acc",
+                   "customer": {"name": "Not from the record"}}),
+        ] {
+            let Value::Object(record) = record else {
+                unreachable!()
+            };
+            let shown = row(subscriptions, &record, &[], &unnamed);
+            assert!(!shown.contains_key("customer"), "{shown:?}");
+            assert_eq!(shown["billing_account_id"], "acc");
+        }
+        // A billing account row shows the embedded name only, and nothing when it is absent.
+        let accounts = shape("billing_accounts").unwrap();
+        for (record, name) in [
+            (
+                json!({"id": "acc", "customer": {"id": "c1", "name": "Ana"}}),
+                Some("Ana"),
+            ),
+            (json!({"id": "acc", "customer": null}), None),
+            (json!({"id": "acc", "customer": {"id": "c1"}}), None),
+            (json!({"id": "acc"}), None),
+        ] {
+            let Value::Object(record) = record else {
+                unreachable!()
+            };
+            let shown = row(accounts, &record, &[], &unnamed);
+            assert_eq!(
+                shown.get("customer").and_then(Value::as_str),
+                name,
+                "{shown:?}"
+            );
+        }
+    }
+
     #[test]
     fn fields_add_record_fields_to_the_compact_row() {
         let shape = shape("invoices").unwrap();
-        let fields: Vec<String> = ["total_subcents", "created_at", "paid_at", "line_items"]
-            .map(str::to_owned)
-            .to_vec();
-        let row = row(shape, &invoice(), Some(&fields), &context());
+        let fields = ["total_subcents", "created_at", "paid_at", "line_items"];
+        let row = row(shape, &invoice(), &fields, &context());
         let mut keys: Vec<&str> = row.keys().map(String::as_str).collect();
         keys.sort_unstable();
         // `paid_at` is null: left out.
@@ -459,6 +543,7 @@ mod tests {
             keys,
             [
                 "amount_remaining_brl",
+                "billing_account_id",
                 "created_at",
                 "customer",
                 "days_overdue",
@@ -475,19 +560,57 @@ mod tests {
         assert_eq!(row["total_subcents"], 4990000);
     }
 
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|n| (*n).to_owned()).collect()
+    }
+
     #[test]
     fn unknown_fields_are_refused_with_the_valid_names() {
         let shape = shape("payments").unwrap();
-        let err = check_fields(shape, &["amount".to_owned()]).unwrap_err();
+        let err = check_fields(shape, &names(&["amount"])).unwrap_err();
         assert!(
             err.contains("\"amount\"")
                 && err.contains("amount_cents")
                 && err.contains("failure_message"),
             "{err}"
         );
-        let err = check_fields(shape, &["paid_at".to_owned()]).unwrap_err();
-        assert!(err.contains("linha compacta"), "{err}");
-        assert!(check_fields(shape, &["amount_cents".to_owned()]).is_ok());
+        assert_eq!(
+            check_fields(shape, &names(&["amount_cents"])).unwrap(),
+            ["amount_cents"]
+        );
+    }
+
+    #[test]
+    fn n1_fields_are_deduplicated_compact_names_change_nothing_and_the_list_is_capped() {
+        let shape = shape("invoices").unwrap();
+        // `id` and the compact row's names are accepted and add nothing.
+        assert!(
+            check_fields(shape, &names(&["id", "number", "customer"]))
+                .unwrap()
+                .is_empty()
+        );
+        let asked = names(&["line_items", "id", "line_items", "created_at", "line_items"]);
+        assert_eq!(
+            check_fields(shape, &asked).unwrap(),
+            ["line_items", "created_at"]
+        );
+        // Every name once is the most a row can show; one more is refused before any name
+        // is read, naming the cap.
+        let mut all: Vec<String> = std::iter::once("id")
+            .chain(shape.compact.iter().copied())
+            .chain(shape.extra.iter().copied())
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(all.len(), shape.size());
+        assert_eq!(check_fields(shape, &all).unwrap(), shape.extra);
+        all.push("line_items".to_owned());
+        let err = check_fields(shape, &all).unwrap_err();
+        assert!(
+            err.contains(&format!("no máximo {}", shape.size())),
+            "{err}"
+        );
+        let attack = vec!["line_items".to_owned(); 70_000];
+        assert!(check_fields(shape, &attack).unwrap_err().contains("70000"));
     }
 
     #[test]

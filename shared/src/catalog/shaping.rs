@@ -1,21 +1,24 @@
 //! Shapes a list page for the model (#19): compact rows or the `fields` asked for (see
-//! [`super::rows`]), the customer's name looked up where the record only names its billing
-//! account, and the byte budget (see [`super::budget`]).
+//! [`super::rows`]), the customer's name where the record only names its billing account
+//! (see [`super::names`]: from the instance's cache, at most one call per answer), and the
+//! byte budget (see [`super::budget`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::time::Instant;
 
-use futures_util::future::join_all;
 use serde_json::Value;
 
+use super::names;
 use super::rows::{RowContext, shape_rows};
 use super::{ToolCtx, ToolError, budget, rows};
 use crate::access::{Permission, Resource};
 
-/// Most distinct billing accounts looked up for one page (a page holds at most 100 rows).
-const MAX_LOOKUPS: usize = 100;
-
-/// Checks `fields` for the list of `resource` before anything is sent.
-pub fn check(resource: &str, fields: Option<&[String]>) -> Result<(), ToolError> {
+/// Checks `fields` for the list of `resource` before anything is sent, and answers the
+/// extra names to add (each once; see [`rows::check_fields`]).
+pub fn check(
+    resource: &str,
+    fields: Option<&[String]>,
+) -> Result<Option<Vec<&'static str>>, ToolError> {
     match (rows::shape(resource), fields) {
         (Some(shape), Some(fields)) => {
             if fields.is_empty() {
@@ -23,23 +26,32 @@ pub fn check(resource: &str, fields: Option<&[String]>) -> Result<(), ToolError>
                     "`fields` não pode ser vazio: omita-o para a linha compacta ou nomeie os campos".to_owned(),
                 ));
             }
-            rows::check_fields(shape, fields).map_err(ToolError::InvalidArguments)
+            rows::check_fields(shape, fields)
+                .map(Some)
+                .map_err(ToolError::InvalidArguments)
         }
-        _ => Ok(()),
+        _ => Ok(None),
     }
 }
 
-/// Turns the list `result` (Kobana's enriched records under `key`) into the answer.
+/// Turns the list `result` (Kobana's enriched records under `key`) into the answer; `fields`
+/// as [`check`] answered it.
 pub async fn shape(
     ctx: &ToolCtx,
     resource: &str,
     key: &str,
-    fields: Option<&[String]>,
+    fields: Option<&[&'static str]>,
     mut result: Value,
 ) -> Value {
     let Some(shape) = rows::shape(resource) else {
         return result;
     };
+    if resource == Resource::BillingAccounts.slug()
+        && let Some(Value::Array(accounts)) = result.get(key)
+    {
+        ctx.names
+            .learn_listed(&ctx.principal.organization, accounts, Instant::now());
+    }
     if fields.is_some() || !ctx.rows.full_records {
         let records = match result.get_mut(key).map(Value::take) {
             Some(Value::Array(records)) => records,
@@ -53,6 +65,7 @@ pub async fn shape(
             },
             today: Some(rows_today()),
         };
+        let fields = fields.unwrap_or_default();
         result[key] = Value::Array(shape_rows(shape, records, fields, &context));
     }
     budget::fit(&mut result, key, ctx.rows.budget_bytes);
@@ -65,9 +78,11 @@ fn rows_today() -> jiff::civil::Date {
         .date()
 }
 
-/// The customer's name for each billing account the records point to, read concurrently
-/// with `GET /v1/billing_accounts/{id}` (best effort: a token without `billing_accounts:read`
-/// or a failed read just leaves the name out).
+/// The customer's name for each billing account the records point to: what the instance's
+/// cache knows, plus at most one `GET /v1/billing_accounts/{id}` (sent once, best effort)
+/// for the unknown account with most rows. A token without `billing_accounts:read` gets no
+/// names; an account read without an embedded customer, or one the token may not read
+/// (403/404), is remembered as unnamed.
 async fn customer_names(ctx: &ToolCtx, records: &[Value]) -> HashMap<String, String> {
     if !ctx
         .principal
@@ -76,25 +91,36 @@ async fn customer_names(ctx: &ToolCtx, records: &[Value]) -> HashMap<String, Str
     {
         return HashMap::new();
     }
-    let mut seen = HashSet::new();
-    let ids: Vec<&str> = records
-        .iter()
-        .filter_map(|r| r.get("billing_account_id").and_then(Value::as_str))
-        .filter(|id| super::uuid_arg("billing_account_id", id).is_ok() && seen.insert(*id))
-        .take(MAX_LOOKUPS)
+    let org = ctx.principal.organization.as_str();
+    let accounts: Vec<(&str, usize)> = names::accounts_of(records)
+        .into_iter()
+        .filter(|(id, _)| super::uuid_arg("billing_account_id", id).is_ok())
         .collect();
-    let reads = ids.iter().map(|id| async move {
-        let envelope = ctx
-            .kobana
-            .get(&ctx.principal.token, &["billing_accounts", id], &[])
-            .await
-            .ok()?;
-        let name = envelope
-            .data
-            .pointer("/customer/name")?
-            .as_str()?
-            .to_owned();
-        Some(((*id).to_owned(), name))
-    });
-    join_all(reads).await.into_iter().flatten().collect()
+    let (mut known, unknown) = names::known_names(&ctx.names, org, &accounts, Instant::now());
+    let Some(id) = names::next_to_read(&unknown) else {
+        return known;
+    };
+    match ctx
+        .kobana
+        .get_once(
+            &ctx.principal.token,
+            &[Resource::BillingAccounts.slug(), id],
+            &[],
+        )
+        .await
+    {
+        Ok(envelope) => {
+            let kept = ctx
+                .names
+                .learn_read(org, id, &envelope.data, Instant::now());
+            if let Some(name) = kept {
+                known.insert(id.to_owned(), name);
+            }
+        }
+        Err(error) if matches!(error.status(), Some(403 | 404)) => {
+            ctx.names.remember(org, id, None, Instant::now());
+        }
+        Err(_) => {}
+    }
+    known
 }

@@ -342,7 +342,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     body.insert("cancel_at_period_end".into(), json!(at_end));
                 }
                 if let Some(reason) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
-                    body.insert("reason".into(), json!(reason_arg("reason", reason, 500)?));
+                    body.insert(
+                        "reason".into(),
+                        json!(reason_arg(
+                            "reason",
+                            reason,
+                            super::context::MAX_REASON_CHARS
+                        )?),
+                    );
                 }
                 ctx.write(
                     Method::POST,

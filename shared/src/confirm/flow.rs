@@ -136,7 +136,7 @@ async fn ask(
         tracing::error!(
             tool = tool.meta.name,
             method = %write.method,
-            path = %write.path(),
+            path = %write.path_shape(),
             "a destructive write this server cannot describe: refused"
         );
         return Ok(Decision::Refuse(ToolError::Undescribable));

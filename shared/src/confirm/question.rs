@@ -13,7 +13,9 @@
 //! - then, last, each **free text** — the reason given, and names or strings from Kobana's
 //!   records that anyone with write access may have set — as quoted data: labelled as given
 //!   text, between «…», one plain line (controls, bidi and zero-width format characters and
-//!   line/paragraph separators removed), delimiters inside replaced, cut to a length cap.
+//!   line/paragraph separators removed), delimiters inside replaced; a record's text cut to a
+//!   length cap, the reason whole (N4: it is sent, so every character of it is shown — the
+//!   tools normalize it the same way before sending).
 //!
 //! Reading the record is part of asking: a 401, 403 or 404 refuses with the error the tool
 //! itself would give, and so does any other failure (a timeout, a 5xx) — the person cannot
@@ -25,9 +27,10 @@ use reqwest::Method;
 use serde_json::{Map, Value};
 
 use crate::catalog::{Asks, PlannedWrite, ToolCtx, ToolError};
-use crate::format::{brl_from_cents, brl_from_unsigned_cents, plain_line};
+use crate::format::{brl_from_cents, brl_from_unsigned_cents, plain_line, quotable_line};
 
-/// Longest free text shown (a reason, a name), in characters, the `…` included.
+/// Longest free text from a record shown (a name, a number), in characters, the `…`
+/// included. A reason is shown whole: it is what is sent.
 pub const MAX_QUOTED_CHARS: usize = 120;
 
 /// The sentence every question carries.
@@ -359,7 +362,9 @@ impl Question {
 
     fn reason(&mut self, reason: Option<&str>) {
         match reason.map(plain_line).filter(|r| !r.is_empty()) {
-            Some(reason) => self.quote("Motivo informado", &reason),
+            Some(reason) => self
+                .quoted
+                .push(("Motivo informado", quoted_whole(&reason))),
             None => self.note("Sem motivo informado."),
         }
     }
@@ -379,41 +384,11 @@ impl Question {
     }
 }
 
-/// Characters that look like our delimiters, replaced inside a quote so no text can close it.
-fn is_delimiter_like(c: char) -> bool {
-    matches!(
-        c,
-        '«' | '»'
-            | '‹'
-            | '›'
-            | '≪'
-            | '≫'
-            | '《'
-            | '》'
-            | '〈'
-            | '〉'
-            | '⟨'
-            | '⟩'
-            | '⟪'
-            | '⟫'
-            | '❮'
-            | '❯'
-            | '❬'
-            | '❭'
-            | '﹤'
-            | '﹥'
-            | '＜'
-            | '＞'
-    )
-}
-
-/// `text` as quoted data: one plain line, delimiter look-alikes replaced by `"`, at most
-/// [`MAX_QUOTED_CHARS`] characters (cut with `…`), between `«` and `»`.
+/// `text` as quoted data: one [quotable line](quotable_line) (delimiter look-alikes
+/// replaced by `"`), at most [`MAX_QUOTED_CHARS`] characters (cut with `…`), between `«`
+/// and `»`. For texts from Kobana's records, which are shown, never sent.
 pub fn quoted(text: &str) -> String {
-    let line: String = plain_line(text)
-        .chars()
-        .map(|c| if is_delimiter_like(c) { '"' } else { c })
-        .collect();
+    let line = quotable_line(text);
     let shown = if line.chars().count() > MAX_QUOTED_CHARS {
         let mut cut: String = line.chars().take(MAX_QUOTED_CHARS - 1).collect();
         cut.truncate(cut.trim_end().len());
@@ -423,6 +398,12 @@ pub fn quoted(text: &str) -> String {
         line
     };
     format!("«{shown}»")
+}
+
+/// A reason as quoted data, whole (N4): the tools send it already as a quotable line
+/// (`reason_arg`), so every character sent is a character shown, whatever its length.
+pub fn quoted_whole(text: &str) -> String {
+    format!("«{}»", quotable_line(text))
 }
 
 /// A non-blank string member (numbers as their digits), as Kobana sent it.
@@ -538,6 +519,12 @@ async fn payer(ctx: &ToolCtx, record: &Value, q: &mut Question) -> Result<(), To
         }
         Err(error) => return Err(error.into()),
     };
+    ctx.names.learn_read(
+        &ctx.principal.organization,
+        account,
+        &data,
+        std::time::Instant::now(),
+    );
     if let Some(name) = data.get("customer").and_then(|c| text(c, "name")) {
         q.quote("Cliente (nome no cadastro)", &name);
     } else if let Some(email) = text(&data, "billing_email") {
@@ -698,6 +685,43 @@ mod tests {
             object(invoice(4_990_000, 49_900)),
             "a fatura FAT-2026-000812 de total não conferido (saldo em aberto R$ 499,00), vencimento 25/08/2026"
         );
+    }
+
+    /// N4: the question shows every character of the reason that will be sent, up to the
+    /// longest reason each tool accepts.
+    #[test]
+    fn n4_the_question_shows_the_whole_reason_that_is_sent() {
+        use crate::catalog::{MAX_NFE_REASON_CHARS, MAX_REASON_CHARS, reason_arg};
+        for max in [MAX_REASON_CHARS, MAX_NFE_REASON_CHARS] {
+            let unit = "Motivo «x» ‹y› \u{202E}z\u{200B} ";
+            let raw: String = unit.chars().cycle().take(max * 2).collect();
+            let mut raw_fit: String = String::new();
+            for c in raw.chars() {
+                let mut next = raw_fit.clone();
+                next.push(c);
+                if crate::format::quotable_line(&next).chars().count() > max {
+                    break;
+                }
+                raw_fit = next;
+            }
+            let sent = reason_arg("reason", &raw_fit, max).expect("within the limit");
+            assert!(sent.chars().count() > max - 10, "{}", sent.chars().count());
+            let mut q = Question::default();
+            q.fact("Anular a fatura");
+            q.reason(Some(&sent));
+            let shown = q.render();
+            let inside = shown
+                .split_once("Motivo informado: «")
+                .and_then(|(_, rest)| rest.rsplit_once("»."))
+                .map(|(reason, _)| reason)
+                .expect("the reason is quoted");
+            assert_eq!(inside, sent, "every character sent is shown");
+            assert!(!sent.contains('«') && !sent.contains('»'));
+            assert!(
+                reason_arg("reason", &raw, max).is_err(),
+                "longer is refused"
+            );
+        }
     }
 
     #[test]

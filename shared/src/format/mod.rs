@@ -111,6 +111,44 @@ pub fn plain_line(text: &str) -> String {
     out
 }
 
+/// Characters that look like the question's quote marks (`«…»`): inside quoted text they
+/// become `"`, so no text can close its quote.
+pub fn is_delimiter_like(c: char) -> bool {
+    matches!(
+        c,
+        '«' | '»'
+            | '‹'
+            | '›'
+            | '≪'
+            | '≫'
+            | '《'
+            | '》'
+            | '〈'
+            | '〉'
+            | '⟨'
+            | '⟩'
+            | '⟪'
+            | '⟫'
+            | '❮'
+            | '❯'
+            | '❬'
+            | '❭'
+            | '﹤'
+            | '﹥'
+            | '＜'
+            | '＞'
+    )
+}
+
+/// `text` as [one plain line](plain_line) with every [delimiter look-alike](is_delimiter_like)
+/// replaced by `"`: what a person is shown between «…», and — for a reason — what is sent.
+pub fn quotable_line(text: &str) -> String {
+    plain_line(text)
+        .chars()
+        .map(|c| if is_delimiter_like(c) { '"' } else { c })
+        .collect()
+}
+
 /// An ISO 8601 date-time (seconds optional, any offset) shown in America/Sao_Paulo, ISO
 /// with offset.
 pub fn sao_paulo_time(iso: &str) -> Option<String> {

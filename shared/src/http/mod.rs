@@ -185,6 +185,7 @@ impl App {
             store,
             clock,
             rows: config.rows,
+            names: Default::default(),
         });
         let mcp_config = rmcp_config(&config);
         let mcp = StreamableHttpService::new(

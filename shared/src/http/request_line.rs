@@ -184,6 +184,7 @@ fn emit(telemetry: &Telemetry, record: &RequestRecord) {
         outcome = f.outcome(),
         error_code = error_code.as_deref(),
         kobana_calls = f.kobana.len() as u64,
+        kobana_rounds = f.kobana_rounds,
         kobana_statuses = %f.kobana_statuses(),
         kobana_ms,
         confirmation = f.confirmation.map(|c| c.as_str()),
@@ -213,14 +214,9 @@ fn emit(telemetry: &Telemetry, record: &RequestRecord) {
     }
 }
 
+/// Client-chosen text, cut short and [escaped](crate::telemetry::escaped) (N9).
 fn short(value: Option<&Value>) -> Option<String> {
-    let text = value?.as_str()?;
-    let cut: String = text
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(MAX_CLIENT_TEXT)
-        .collect();
-    Some(cut)
+    Some(crate::telemetry::escaped(value?.as_str()?, MAX_CLIENT_TEXT))
 }
 
 /// A version-shaped string (`2025-06-18`), else nothing: the field is client-chosen.
@@ -383,5 +379,20 @@ mod tests {
             None,
         );
         assert_eq!(f.target.as_deref(), Some("unknown"));
+    }
+
+    #[test]
+    fn n9_the_client_s_name_is_escaped() {
+        let f = described(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "evil\n\u{202e}kcatta\u{200b}", "version": "1\r\n2"}}}),
+            None,
+        );
+        assert_eq!(
+            f.client_name.as_deref(),
+            Some("evil\\u{a}\\u{202e}kcatta\\u{200b}")
+        );
+        assert_eq!(f.client_version.as_deref(), Some("1\\u{d}\\u{a}2"));
     }
 }

@@ -7,9 +7,10 @@ use reqwest::{Method, StatusCode, header};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::KobanaError;
+use super::body::{BodyError, read_within};
+use super::{KobanaError, WorkBudget};
 use crate::access::BearerToken;
-use crate::config::Config;
+use crate::config::{Config, WorkLimits};
 use crate::telemetry::RequestRecord;
 
 /// Attempts for a retryable call (the first one included).
@@ -47,6 +48,25 @@ pub struct DownloadResponse {
     pub response: reqwest::Response,
 }
 
+impl DownloadResponse {
+    /// The whole document, read with a counter: [`KobanaError::TooLarge`] as soon as it
+    /// is announced or grows past `limit` bytes (nothing more is read).
+    pub async fn bytes_within(self, limit: u64) -> Result<Vec<u8>, KobanaError> {
+        read_within(self.response, limit)
+            .await
+            .map_err(|error| match error {
+                BodyError::TooLarge { seen } => KobanaError::TooLarge { size: seen, limit },
+                BodyError::Broken(e) => KobanaError::Unreachable(describe(&e)),
+            })
+    }
+
+    /// The media type Kobana sent (`application/pdf`), without parameters, lower case.
+    pub fn media_type(&self) -> Option<String> {
+        let raw = self.content_type.as_deref()?.split(';').next()?.trim();
+        (!raw.is_empty()).then(|| raw.to_ascii_lowercase())
+    }
+}
+
 /// One request to Kobana, as the retry loop needs it.
 struct Outgoing<'a> {
     method: Method,
@@ -64,6 +84,9 @@ pub struct KobanaClient {
     inner: Arc<Inner>,
     /// The request this clone works for: each call is noted in its record.
     record: Option<Arc<RequestRecord>>,
+    /// The work budget of that request (see [`WorkBudget`]); `None` only on the shared
+    /// client [`KobanaClient::new`] builds, which serves no request itself.
+    budget: Option<Arc<WorkBudget>>,
 }
 
 struct Inner {
@@ -73,6 +96,7 @@ struct Inner {
     base: String,
     user_agent: String,
     deadline: Duration,
+    limits: WorkLimits,
 }
 
 impl std::fmt::Debug for KobanaClient {
@@ -104,17 +128,26 @@ impl KobanaClient {
                 base: format!("{}/v1", config.kobana_api_url.trim_end_matches('/')),
                 user_agent: config.user_agent(),
                 deadline: config.kobana_timeout,
+                limits: config.work,
             }),
             record: None,
+            budget: None,
         })
     }
 
-    /// A clone whose calls are noted in `record` (the request line's Kobana fields).
-    pub fn observed(&self, record: Option<Arc<RequestRecord>>) -> Self {
+    /// The clone one request works with: a fresh [`WorkBudget`] bounds its calls, and each
+    /// call is noted in `record` (the request line's Kobana fields).
+    pub fn for_request(&self, record: Option<Arc<RequestRecord>>) -> Self {
         Self {
             inner: self.inner.clone(),
             record,
+            budget: Some(Arc::new(WorkBudget::new(self.inner.limits))),
         }
+    }
+
+    /// The limits every request's budget and every answer's read are held to.
+    pub fn limits(&self) -> &WorkLimits {
+        &self.inner.limits
     }
 
     /// The record of the request this clone works for, if any.
@@ -142,6 +175,37 @@ impl KobanaClient {
     ) -> Result<Envelope, KobanaError> {
         self.call(Method::GET, token, segments, query, None, None)
             .await
+    }
+
+    /// `GET` sent once, never retried: for what an answer can do without (a customer's
+    /// name), so a failing Kobana costs the request one call, not three.
+    pub async fn get_once(
+        &self,
+        token: &BearerToken,
+        segments: &[&str],
+        query: &[(String, String)],
+    ) -> Result<Envelope, KobanaError> {
+        let request = Outgoing {
+            method: Method::GET,
+            segments,
+            query,
+            body: None,
+            idempotency_key: None,
+            accept: "application/json",
+            retryable: false,
+        };
+        let (limits, timeout_ms) = (self.inner.limits, self.inner.deadline.as_millis());
+        let envelope = self
+            .execute(token, request, |r| read_envelope(r, limits, timeout_ms))
+            .await?;
+        super::drift::check(
+            "GET",
+            segments,
+            &envelope.data,
+            envelope.meta.as_ref(),
+            self.record.as_deref(),
+        );
+        Ok(envelope)
     }
 
     /// A write (`POST`, `PATCH`, `DELETE`). Retried only when it carries an idempotency key,
@@ -177,7 +241,10 @@ impl KobanaClient {
             idempotency_key,
             accept: "application/json",
         };
-        let envelope = self.execute(token, request, read_envelope).await?;
+        let (limits, timeout_ms) = (self.inner.limits, self.inner.deadline.as_millis());
+        let envelope = self
+            .execute(token, request, |r| read_envelope(r, limits, timeout_ms))
+            .await?;
         super::drift::check(
             method_name.as_str(),
             segments,
@@ -189,7 +256,8 @@ impl KobanaClient {
     }
 
     /// Sends `request`, reading each answer with `read`; a retryable request is sent again on
-    /// 429/5xx or a broken connection, honouring `Retry-After`, within one deadline.
+    /// 429/5xx or a broken connection, honouring `Retry-After`, within one deadline. Every
+    /// attempt is admitted by the request's budget first.
     async fn execute<T, F, Fut>(
         &self,
         token: &BearerToken,
@@ -207,42 +275,10 @@ impl KobanaClient {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            if remaining.is_zero() {
-                return Err(KobanaError::Timeout(self.inner.deadline.as_millis()));
-            }
-            let mut builder = http
-                .request(request.method.clone(), &url)
-                .timeout(remaining)
-                .bearer_auth(token.expose())
-                .header(header::USER_AGENT, &self.inner.user_agent)
-                .header(header::ACCEPT, request.accept);
-            if !request.query.is_empty() {
-                builder = builder.query(request.query);
-            }
-            if let Some(key) = request.idempotency_key {
-                // Reading `idempotency_header`: the document's name and the one Kobana's
-                // integration pages use, with the same key; each ignores the other.
-                builder = builder
-                    .header("X-Idempotency-Key", key)
-                    .header("Idempotency-Key", key);
-            }
-            if let Some(body) = request.body {
-                builder = builder.json(body);
-            }
-            let sent = Instant::now();
-            let (status, outcome) = match builder.send().await {
-                Ok(response) => (Some(response.status().as_u16()), read(response).await),
-                Err(e) if e.is_timeout() => (
-                    None,
-                    Err(KobanaError::Timeout(self.inner.deadline.as_millis())),
-                ),
-                Err(e) => (None, Err(KobanaError::Unreachable(describe(&e)))),
-            };
-            if let Some(record) = &self.record {
-                record.kobana_call(status, sent.elapsed());
-            }
-            let error = match outcome {
+            let error = match self
+                .attempt(http, &url, token, &request, deadline, &read)
+                .await
+            {
                 Ok(value) => return Ok(value),
                 Err(error) => error,
             };
@@ -274,6 +310,61 @@ impl KobanaClient {
         }
     }
 
+    /// One attempt: admitted by the budget (a slot and a call), sent, its answer read with
+    /// `read`, and noted in the request's record.
+    async fn attempt<T, F, Fut>(
+        &self,
+        http: &reqwest::Client,
+        url: &str,
+        token: &BearerToken,
+        request: &Outgoing<'_>,
+        deadline: Instant,
+        read: &F,
+    ) -> Result<T, KobanaError>
+    where
+        F: Fn(reqwest::Response) -> Fut,
+        Fut: std::future::Future<Output = Result<T, KobanaError>>,
+    {
+        let timeout_ms = self.inner.deadline.as_millis();
+        let _slot = match &self.budget {
+            Some(budget) => Some(budget.admit(deadline, timeout_ms).await?),
+            None => None,
+        };
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Err(KobanaError::Timeout(timeout_ms));
+        }
+        let mut builder = http
+            .request(request.method.clone(), url)
+            .timeout(remaining)
+            .bearer_auth(token.expose())
+            .header(header::USER_AGENT, &self.inner.user_agent)
+            .header(header::ACCEPT, request.accept);
+        if !request.query.is_empty() {
+            builder = builder.query(request.query);
+        }
+        if let Some(key) = request.idempotency_key {
+            // Reading `idempotency_header`: the document's name and the one Kobana's
+            // integration pages use, with the same key; each ignores the other.
+            builder = builder
+                .header("X-Idempotency-Key", key)
+                .header("Idempotency-Key", key);
+        }
+        if let Some(body) = request.body {
+            builder = builder.json(body);
+        }
+        let flight = self.record.as_ref().map(RequestRecord::kobana_started);
+        let (status, outcome) = match builder.send().await {
+            Ok(response) => (Some(response.status().as_u16()), read(response).await),
+            Err(e) if e.is_timeout() => (None, Err(KobanaError::Timeout(timeout_ms))),
+            Err(e) => (None, Err(KobanaError::Unreachable(describe(&e)))),
+        };
+        if let Some(flight) = flight {
+            flight.finish(status);
+        }
+        outcome
+    }
+
     /// `GET` a binary document (PDF, XML), retried like any read until its status is known.
     /// Errors are read from the envelope before any byte of the document is handed out; the
     /// body is left to stream.
@@ -292,15 +383,17 @@ impl KobanaClient {
             accept,
             retryable: true,
         };
+        let (limits, timeout_ms) = (self.inner.limits, self.inner.deadline.as_millis());
         self.execute(token, request, |response| async move {
             if !response.status().is_success() {
                 let status = response.status().as_u16();
-                return Err(read_envelope(response).await.err().unwrap_or(
-                    KobanaError::InvalidResponse {
+                return Err(read_envelope(response, limits, timeout_ms)
+                    .await
+                    .err()
+                    .unwrap_or(KobanaError::InvalidResponse {
                         status,
                         reason: "error status without an error body".to_owned(),
-                    },
-                ));
+                    }));
             }
             Ok(DownloadResponse {
                 content_type: response
@@ -354,7 +447,55 @@ fn retry_after(headers: &header::HeaderMap) -> Option<u64> {
     )
 }
 
-async fn read_envelope(response: reqwest::Response) -> Result<Envelope, KobanaError> {
+/// The body of a JSON answer, read within its limit (see [`WorkLimits`]): a success larger
+/// than `max_json_bytes` is an error; an error answer larger than `max_error_bytes` is read
+/// as one without a body (the status's own error).
+async fn bounded_body(
+    response: reqwest::Response,
+    limits: WorkLimits,
+    timeout_ms: u128,
+) -> Result<Option<Value>, KobanaError> {
+    let status = response.status();
+    let limit = if status.is_success() {
+        limits.max_json_bytes
+    } else {
+        limits.max_error_bytes
+    };
+    match read_within(response, limit).await {
+        Ok(bytes) => Ok(serde_json::from_slice(&bytes).ok()),
+        Err(BodyError::TooLarge { .. }) if status.is_success() => {
+            Err(KobanaError::AnswerTooLarge { limit })
+        }
+        Err(BodyError::TooLarge { .. }) => Ok(None),
+        Err(BodyError::Broken(e)) if e.is_timeout() => Err(KobanaError::Timeout(timeout_ms)),
+        Err(BodyError::Broken(e)) => Err(KobanaError::Unreachable(format!(
+            "{} (HTTP {})",
+            describe(&e),
+            status.as_u16()
+        ))),
+    }
+}
+
+/// Kobana's error code when it is one (`[a-z0-9_]`, at most 64): anything else — a code
+/// carrying a newline, a bidi control, a sentence — is replaced by the status's own code, so
+/// what is logged and shown as a code is always one.
+fn safe_code(code: String, status: StatusCode) -> String {
+    let ok = (1..=64).contains(&code.len())
+        && code
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if ok {
+        code
+    } else {
+        default_code(status).to_owned()
+    }
+}
+
+async fn read_envelope(
+    response: reqwest::Response,
+    limits: WorkLimits,
+    timeout_ms: u128,
+) -> Result<Envelope, KobanaError> {
     let status = response.status();
     let request_id = response
         .headers()
@@ -362,9 +503,6 @@ async fn read_envelope(response: reqwest::Response) -> Result<Envelope, KobanaEr
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let retry_after = retry_after(response.headers());
-    let bytes = response.bytes().await.map_err(|e| {
-        KobanaError::Unreachable(format!("{} (HTTP {})", describe(&e), status.as_u16()))
-    })?;
     // Reading `delete_answer`: a 204 carries no envelope; its data is null, and the write that
     // sent it says what that means.
     if status == StatusCode::NO_CONTENT {
@@ -373,7 +511,7 @@ async fn read_envelope(response: reqwest::Response) -> Result<Envelope, KobanaEr
             meta: None,
         });
     }
-    let body: Option<Value> = serde_json::from_slice(&bytes).ok();
+    let body = bounded_body(response, limits, timeout_ms).await?;
     if status.is_success() {
         let Some(Value::Object(mut map)) = body else {
             return Err(KobanaError::InvalidResponse {
@@ -401,7 +539,10 @@ async fn read_envelope(response: reqwest::Response) -> Result<Envelope, KobanaEr
     };
     Err(KobanaError::Api {
         status: status.as_u16(),
-        code: text("code").unwrap_or_else(|| default_code(status).to_owned()),
+        code: text("code").map_or_else(
+            || default_code(status).to_owned(),
+            |code| safe_code(code, status),
+        ),
         message: text("message").unwrap_or_else(|| {
             status
                 .canonical_reason()

@@ -36,6 +36,19 @@ pub enum KobanaError {
         /// What was wrong.
         reason: String,
     },
+    /// A successful JSON answer larger than this server reads
+    /// ([`crate::config::WorkLimits::max_json_bytes`]).
+    #[error("Kobana's answer exceeds the {limit}-byte limit")]
+    AnswerTooLarge {
+        /// The limit.
+        limit: u64,
+    },
+    /// The request's work budget has no call left (retries included): nothing was sent.
+    #[error("the request has made its {calls} Kobana calls")]
+    BudgetSpent {
+        /// The limit of calls per request.
+        calls: u32,
+    },
     /// The document is larger than this server serves.
     #[error("document of {size} bytes exceeds the {limit}-byte limit")]
     TooLarge {
@@ -52,7 +65,10 @@ impl KobanaError {
         match self {
             KobanaError::Api { status, .. } => matches!(status, 429 | 500 | 502 | 503 | 504),
             KobanaError::Unreachable(_) | KobanaError::InvalidResponse { .. } => true,
-            KobanaError::Timeout(_) | KobanaError::TooLarge { .. } => false,
+            KobanaError::Timeout(_)
+            | KobanaError::TooLarge { .. }
+            | KobanaError::AnswerTooLarge { .. }
+            | KobanaError::BudgetSpent { .. } => false,
         }
     }
 
@@ -68,7 +84,11 @@ impl KobanaError {
                     || reason.starts_with("HTTP client"))
             }
             KobanaError::InvalidResponse { status, .. } => (200..300).contains(status),
-            KobanaError::Api { .. } | KobanaError::TooLarge { .. } => false,
+            // A success whose body was too large to read: the write was applied.
+            KobanaError::AnswerTooLarge { .. } => true,
+            KobanaError::Api { .. }
+            | KobanaError::TooLarge { .. }
+            | KobanaError::BudgetSpent { .. } => false,
         }
     }
 

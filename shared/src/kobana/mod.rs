@@ -5,12 +5,16 @@
 //! envelope, maps the `{"error":{code,message,details}}` envelope to [`KobanaError`], retries
 //! safe calls on 429/5xx within one deadline, and never retries a write that has no
 //! idempotency key. Every JSON answer is checked against the contract it carries
-//! ([`contract`], [`drift`]).
+//! ([`contract`], [`drift`]). Every call of a request is bound by that request's
+//! [`WorkBudget`] (calls, calls at once) and reads at most a limit of bytes from each answer.
 
+mod body;
+mod budget;
 mod client;
 pub mod contract;
 pub mod drift;
 mod error;
 
+pub use budget::WorkBudget;
 pub use client::{DownloadResponse, Envelope, KobanaClient, segment_is_safe};
 pub use error::KobanaError;

@@ -2,31 +2,67 @@
 //! CloudWatch Logs Insights reads field by field), compact text anywhere else.
 
 use tracing::{Level, Subscriber};
-use tracing_subscriber::filter::Targets;
+use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
-/// The filter used when `RUST_LOG` is unset or cannot be read. `rmcp::service` warns on every
-/// error answer with the error's message, which can quote client input (an unknown tool's
-/// name, say): it stays at error, and the request line carries the error code instead.
-pub const DEFAULT_FILTER: &str = "info,rmcp=warn,rmcp::service=error";
+/// The filter used when `RUST_LOG` is unset or cannot be read.
+pub const DEFAULT_FILTER: &str = "info";
 
-/// The log filter: `RUST_LOG` in the `target=level,...` form (default [`DEFAULT_FILTER`]), with
-/// the Lambda crates capped at info whatever it says: they log whole events (Authorization
-/// header included) at trace level, so the token can never reach a log line.
+/// Targets held at a level whatever `RUST_LOG` says, however specific its directive (#25):
+///
+/// - `rmcp` at error: from warn down it echoes what clients send — the error answered to a
+///   request (which can quote an argument: `Argumento customer_id inválido: "…"`), every
+///   notification, the client's `clientInfo`, whole messages at debug and trace; the request
+///   line carries the method, the target and the error code instead;
+/// - `lambda_runtime` and `lambda_http` at info: at trace they log whole events,
+///   `Authorization` header included;
+/// - the AWS SDK (`aws_*`) at info: at debug and trace it logs requests to DynamoDB.
+pub const CAPPED_TARGETS: [(&str, Level); 4] = [
+    ("rmcp", Level::ERROR),
+    ("lambda_runtime", Level::INFO),
+    ("lambda_http", Level::INFO),
+    ("aws_", Level::INFO),
+];
+
+/// The log filter: `RUST_LOG` in the `target=level,...` form (default [`DEFAULT_FILTER`]),
+/// with every target under [`CAPPED_TARGETS`] held at its cap — a directive naming such a
+/// target, or one under it, is lowered to the cap, and the cap itself is a directive, so
+/// neither a bare level (`trace`) nor a specific one (`rmcp::service=trace`) gets past it.
 pub fn log_filter(rust_log: Option<&str>) -> Targets {
     let default = || DEFAULT_FILTER.parse::<Targets>().expect("valid default");
-    let filter = match rust_log {
+    let asked = match rust_log {
         None => default(),
         Some(spec) => spec.parse().unwrap_or_else(|error| {
             eprintln!("kobana-mcp: RUST_LOG ignored ({error}); using {DEFAULT_FILTER}");
             default()
         }),
     };
+    let cap_of = |target: &str| {
+        CAPPED_TARGETS
+            .iter()
+            .find(|(prefix, _)| target.starts_with(prefix))
+            .map(|(_, cap)| LevelFilter::from_level(*cap))
+    };
+    let mut filter = Targets::new();
+    if let Some(level) = asked.default_level() {
+        filter = filter.with_default(level);
+    }
+    for (target, level) in asked.iter() {
+        let level = cap_of(target).map_or(level, |cap| level.min(cap));
+        filter = filter.with_target(target.to_owned(), level);
+    }
+    let base = asked.default_level().unwrap_or(LevelFilter::OFF);
+    for (prefix, cap) in CAPPED_TARGETS {
+        let cap = LevelFilter::from_level(cap);
+        let level = asked
+            .iter()
+            .find(|(target, _)| *target == prefix)
+            .map_or(base, |(_, level)| level);
+        filter = filter.with_target(prefix, level.min(cap));
+    }
     filter
-        .with_target("lambda_runtime", Level::INFO)
-        .with_target("lambda_http", Level::INFO)
 }
 
 /// The JSON-lines subscriber used under Lambda, writing to `writer` (tests read it back).
@@ -66,7 +102,6 @@ pub fn init(json: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tracing::level_filters::LevelFilter;
 
     #[test]
     fn the_lambda_crates_stay_at_info_whatever_rust_log_says() {
@@ -92,6 +127,52 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// N2: with `RUST_LOG=info` (the template's default), `trace`, or a directive naming
+    /// rmcp's own modules, nothing below error gets out of rmcp (its warn/info/debug/trace
+    /// lines echo arguments, URIs and `clientInfo`), nor below info out of the AWS SDK.
+    #[test]
+    fn n2_rmcp_and_the_sdk_stay_quiet_at_every_rust_log() {
+        for spec in [
+            None,
+            Some("info"),
+            Some("debug"),
+            Some("trace"),
+            Some("rmcp=trace"),
+            Some("rmcp::service=trace,rmcp::transport=debug"),
+            Some("r=trace,aws=trace"),
+            Some("warn,rmcp::service::server=info,aws_smithy_runtime=trace"),
+        ] {
+            let filter = log_filter(spec);
+            for target in [
+                "rmcp",
+                "rmcp::service",
+                "rmcp::service::server",
+                "rmcp::transport::streamable_http_server::tower",
+                "rmcp::handler::server",
+            ] {
+                if filter.default_level().is_some() {
+                    assert!(
+                        filter.would_enable(target, &Level::ERROR),
+                        "{spec:?} {target}"
+                    );
+                }
+                assert!(
+                    !filter.would_enable(target, &Level::WARN),
+                    "{spec:?} {target}"
+                );
+            }
+            for target in ["aws_smithy_runtime", "aws_sdk_dynamodb", "aws_config"] {
+                assert!(
+                    !filter.would_enable(target, &Level::DEBUG),
+                    "{spec:?} {target}"
+                );
+            }
+        }
+        // Quieter than the cap stays quieter.
+        let off = log_filter(Some("info,rmcp=off"));
+        assert!(!off.would_enable("rmcp::service", &Level::ERROR));
     }
 
     #[test]
@@ -127,12 +208,14 @@ mod tests {
         let filter = log_filter(Some("warn,kobana_mcp=debug"));
         assert!(filter.would_enable("kobana_mcp::http", &Level::DEBUG));
         assert!(!filter.would_enable("hyper", &Level::INFO));
+        let trace = log_filter(Some("trace"));
+        assert!(trace.would_enable("kobana_mcp::server", &Level::TRACE));
         let default = log_filter(None);
         assert!(default.would_enable("kobana_mcp", &Level::INFO));
         assert!(default.would_enable("kobana_mcp::request", &Level::INFO));
         assert!(!default.would_enable("rmcp", &Level::INFO));
         assert!(!default.would_enable("rmcp::service", &Level::WARN));
-        assert!(default.would_enable("rmcp::transport", &Level::WARN));
+        assert!(default.would_enable("rmcp::transport", &Level::ERROR));
         let fallback = log_filter(Some("kobana_mcp=loud"));
         assert_eq!(fallback.default_level(), Some(LevelFilter::INFO));
         assert!(!fallback.would_enable("rmcp", &Level::INFO));

@@ -4,7 +4,8 @@
 //!
 //! It holds names and numbers only: never the token, an argument value or record contents.
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -94,6 +95,10 @@ pub struct Fields {
     pub input_required: bool,
     /// Kobana calls made.
     pub kobana: Vec<KobanaCall>,
+    /// Sequential rounds of Kobana calls: a call that starts while none is in flight starts
+    /// a new round, one that starts while another is in flight joins its round. Two lists
+    /// read concurrently are one round; a list and then its names are two.
+    pub kobana_rounds: u32,
     /// The confirmation step, for destructive calls.
     pub confirmation: Option<ConfirmationStep>,
     /// Bytes of the answer body.
@@ -149,6 +154,8 @@ pub struct RequestRecord {
     pub request_id: String,
     started: Instant,
     fields: Mutex<Fields>,
+    /// Kobana calls in flight now (for [`Fields::kobana_rounds`]).
+    in_flight: AtomicU32,
 }
 
 impl RequestRecord {
@@ -157,6 +164,7 @@ impl RequestRecord {
         Self {
             request_id,
             started: Instant::now(),
+            in_flight: AtomicU32::new(0),
             fields: Mutex::new(Fields {
                 http_method: http_method.to_owned(),
                 ..Fields::default()
@@ -178,7 +186,20 @@ impl RequestRecord {
         self.with(|f| f.clone())
     }
 
-    /// Notes one Kobana call.
+    /// Notes that a Kobana call starts (see [`Fields::kobana_rounds`]); the call is noted
+    /// when the returned guard is [finished](KobanaFlight::finish), and leaves the flight
+    /// when it is dropped, finished or not (a call abandoned mid-way).
+    pub fn kobana_started(self: &Arc<Self>) -> KobanaFlight {
+        if self.in_flight.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.with(|f| f.kobana_rounds += 1);
+        }
+        KobanaFlight {
+            record: self.clone(),
+            started: Instant::now(),
+        }
+    }
+
+    /// Notes one Kobana call, outside any round (tests).
     pub fn kobana_call(&self, status: Option<u16>, elapsed: Duration) {
         self.with(|f| {
             f.kobana.push(KobanaCall {
@@ -256,9 +277,29 @@ impl RequestRecord {
     }
 }
 
+/// One Kobana call in flight, from [`RequestRecord::kobana_started`].
+#[derive(Debug)]
+pub struct KobanaFlight {
+    record: Arc<RequestRecord>,
+    started: Instant,
+}
+
+impl KobanaFlight {
+    /// Notes the call's answer (`None`: no answer came) and its time since it started.
+    pub fn finish(self, status: Option<u16>) {
+        self.record.kobana_call(status, self.started.elapsed());
+    }
+}
+
+impl Drop for KobanaFlight {
+    fn drop(&mut self) {
+        self.record.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// The record of the request these extensions belong to.
-pub fn record_of(extensions: &http::Extensions) -> Option<std::sync::Arc<RequestRecord>> {
-    extensions.get::<std::sync::Arc<RequestRecord>>().cloned()
+pub fn record_of(extensions: &http::Extensions) -> Option<Arc<RequestRecord>> {
+    extensions.get::<Arc<RequestRecord>>().cloned()
 }
 
 /// A short digest of (organization, person) for the request line: the same person reads the
@@ -316,6 +357,27 @@ mod tests {
         record.kobana_call(Some(503), Duration::from_millis(3));
         record.kobana_call(None, Duration::from_millis(2));
         assert_eq!(record.snapshot().kobana_statuses(), "503,-");
+    }
+
+    #[test]
+    fn n6_calls_in_flight_together_are_one_round_and_calls_after_them_another() {
+        let record = Arc::new(RequestRecord::new("r".into(), "POST"));
+        // Two lists at once: one round.
+        let (a, b) = (record.kobana_started(), record.kobana_started());
+        a.finish(Some(200));
+        b.finish(Some(200));
+        // A call abandoned mid-way (dropped) is a round of its own and leaves the flight, so
+        // the next call starts a third round.
+        drop(record.kobana_started());
+        let c = record.kobana_started();
+        // A call that starts while `c` is in flight joins its round.
+        let d = record.kobana_started();
+        c.finish(Some(503));
+        d.finish(None);
+        let f = record.snapshot();
+        assert_eq!(f.kobana.len(), 4);
+        assert_eq!(f.kobana_rounds, 3);
+        assert_eq!(f.kobana_statuses(), "200,200,503,-");
     }
 
     #[test]

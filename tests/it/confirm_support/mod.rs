@@ -169,7 +169,9 @@ pub fn read_question(message: &str) -> Result<Read, String> {
     if message.chars().any(hidden) {
         return Err(format!("hidden characters in the question: {message:?}"));
     }
-    if message.chars().count() > 700 {
+    // The facts and the quoted names stay short; a reason is shown whole (N4), up to the
+    // longest a tool takes.
+    if message.chars().count() > 700 + kobana_mcp::catalog::MAX_NFE_REASON_CHARS {
         return Err(format!("question too long: {message}"));
     }
     let (mut head, mut rest) = match message.split_once('«') {
@@ -195,8 +197,15 @@ pub fn read_question(message: &str) -> Result<Read, String> {
         if inner.contains('«') {
             return Err(format!("a quote inside a quote: {message}"));
         }
-        if inner.chars().count() > 120 {
-            return Err(format!("a quote over 120 characters: {inner}"));
+        // Names taken from Kobana's records are cut at 120 characters; the reason, which is
+        // sent, is shown whole (N4), up to the longest reason a tool takes.
+        let longest = if label == "Motivo informado: " {
+            kobana_mcp::catalog::MAX_NFE_REASON_CHARS
+        } else {
+            120
+        };
+        if inner.chars().count() > longest {
+            return Err(format!("a quote over {longest} characters: {inner}"));
         }
         quotes.push((label.trim_end_matches(": ").to_owned(), inner.to_owned()));
         if after == "." {

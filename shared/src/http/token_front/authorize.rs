@@ -297,7 +297,7 @@ impl TokenFront {
         }
         let answer = self
             .kobana
-            .observed(record)
+            .for_request(record)
             .get(&bearer, &["organization"], &[])
             .await;
         let organization = match answer {
