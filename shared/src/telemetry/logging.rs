@@ -82,6 +82,19 @@ where
         .with(filter)
 }
 
+/// The compact text subscriber of a local run, writing to `writer` (tests read it back).
+pub fn text_subscriber<W>(filter: Targets, writer: W) -> impl Subscriber + Send + Sync
+where
+    W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
+{
+    tracing_subscriber::fmt()
+        .with_max_level(tracing::level_filters::LevelFilter::TRACE)
+        .with_writer(writer)
+        .compact()
+        .finish()
+        .with(filter)
+}
+
 /// Installs the process-wide subscriber on stderr: JSON lines when `json` (under Lambda),
 /// compact text otherwise, filtered by `RUST_LOG`.
 pub fn init(json: bool) {
@@ -89,13 +102,7 @@ pub fn init(json: bool) {
     if json {
         json_subscriber(filter, std::io::stderr).init();
     } else {
-        tracing_subscriber::fmt()
-            .with_max_level(tracing::level_filters::LevelFilter::TRACE)
-            .with_writer(std::io::stderr)
-            .compact()
-            .finish()
-            .with(filter)
-            .init();
+        text_subscriber(filter, std::io::stderr).init();
     }
 }
 

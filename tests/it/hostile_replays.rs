@@ -1,0 +1,237 @@
+//! The attacks of the bounded-work review, replayed against the real server binary as its own
+//! process (`hostile_upstream_support`): N1 (a 980 KB `fields` list: 75,000 copies of one name), N2 (argument values at
+//! `RUST_LOG=info`), N6 (a list over 100 accounts whose lookups fail; completions for an
+//! unknown prompt) and N9 (a Kobana error code with a newline). Each one is measured: the
+//! answer, the server's CPU, its peak RSS growth, the Kobana calls, and what it logged.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::hostile_upstream_support::server::Server;
+use crate::hostile_upstream_support::upstream::{Answer, Upstream};
+
+/// N1's bound: the CPU the 980 KB request may cost beyond the same request with one field,
+/// for the release binary (`KOBANA_MCP_BIN=target/release/kobana-mcp`) and for the debug one
+/// the test command runs, whose JSON parsing is several times slower.
+const N1_EXTRA_CPU_MS_RELEASE: u64 = 50;
+const N1_EXTRA_CPU_MS_DEBUG: u64 = 200;
+/// Peak RSS growth any of these requests may cause.
+const MAX_RSS_GROWTH_MIB: f64 = 32.0;
+
+fn json_answer(status: u16, body: Value) -> Answer {
+    Answer::Json {
+        status,
+        body: body.to_string(),
+    }
+}
+
+async fn started(env: &[(&str, &str)]) -> (Upstream, Server) {
+    let upstream = Upstream::start().await;
+    let server = Server::start(&upstream.base, env);
+    upstream.route("GET", "/v1/organization", |_| {
+        json_answer(200, json!({"data": {"id": "org", "name": "Org"}}))
+    });
+    let warm = server.call("billing_organization_get", json!({})).await;
+    assert_ne!(warm["isError"], true, "{warm}");
+    (upstream, server)
+}
+
+/// A page of `n` open invoices, each on its own billing account, each with two line items.
+fn invoice_page(n: usize) -> Value {
+    let invoices: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({
+                "id": format!("00000000-0000-4000-8000-{i:012}"),
+                "number": format!("FAT-2026-{i:06}"),
+                "status": "open",
+                "billing_account_id": format!("10000000-0000-4000-8000-{i:012}"),
+                "total_subcents": 4_990_000, "subtotal_subcents": 4_990_000,
+                "amount_due_subcents": 4_990_000, "amount_paid_subcents": 0,
+                "amount_remaining_cents": 49_900, "net_value_cents": 49_900,
+                "total_withheld_cents": 0, "due_date": "2026-08-25T03:00:00Z",
+                "line_items": [
+                    {"description": "Assinatura", "amount_cents": 40_000},
+                    {"description": "Adicional", "amount_cents": 9_900}
+                ]
+            })
+        })
+        .collect();
+    json!({"data": invoices, "meta": {"current_page": 1, "per_page": n, "total_count": n, "total_pages": 1}})
+}
+
+fn structured(result: &Value) -> &Value {
+    &result["structuredContent"]
+}
+
+#[tokio::test]
+async fn n1_seventy_five_thousand_copies_of_a_field_cost_what_one_does() {
+    let (upstream, server) = started(&[]).await;
+    let page = invoice_page(100);
+    upstream.route("GET", "/v1/invoices", move |_| {
+        json_answer(200, page.clone())
+    });
+    let one = json!({"per_page": 100, "fields": ["line_items"]});
+    let many = json!({"per_page": 100, "fields": vec!["line_items"; 75_000]});
+    let body_bytes = many.to_string().len();
+    assert!(
+        (950_000..1_000_000).contains(&body_bytes),
+        "the attack's arguments are about 980 KB: {body_bytes}"
+    );
+    let mut names = vec!["line_items"; 20];
+    names.extend(["id", "number"]);
+    let dupes = json!({"per_page": 100, "fields": names});
+    let (baseline, base) = server
+        .measure(server.call("billing_invoices_list", one))
+        .await;
+    let (duplicated, _) = server
+        .measure(server.call("billing_invoices_list", dupes))
+        .await;
+    let (attacked, cost) = server
+        .measure(server.call("billing_invoices_list", many))
+        .await;
+    eprintln!("N1: one field {base:?}, 75,000 copies ({body_bytes} B) {cost:?}");
+    assert_ne!(baseline["isError"], true, "{baseline}");
+    assert_eq!(
+        structured(&duplicated),
+        structured(&baseline),
+        "duplicates and names the row shows already change nothing"
+    );
+    assert_eq!(
+        structured(&attacked)["error"],
+        "INVALID_ARGUMENTS",
+        "a list longer than the shape is refused before any work: {attacked}"
+    );
+    let release = function_binary_is_release();
+    let bound = if release {
+        N1_EXTRA_CPU_MS_RELEASE
+    } else {
+        N1_EXTRA_CPU_MS_DEBUG
+    };
+    assert!(
+        cost.cpu_ms <= base.cpu_ms + bound,
+        "the 980 KB request cost {} ms of CPU, {} more than one field (at most {bound}, {} build)",
+        cost.cpu_ms,
+        cost.cpu_ms.saturating_sub(base.cpu_ms),
+        if release { "release" } else { "debug" }
+    );
+    assert!(cost.rss_growth_mib <= MAX_RSS_GROWTH_MIB, "{cost:?}");
+}
+
+/// Whether the binary under test is a release build (its path says so).
+fn function_binary_is_release() -> bool {
+    crate::lambda_support::function::binary()
+        .components()
+        .any(|c| c.as_os_str() == "release")
+}
+
+#[tokio::test]
+async fn n6_a_list_over_a_hundred_accounts_costs_two_calls_even_when_lookups_fail() {
+    // A budget that holds the whole page, so every row is there to be named.
+    let (upstream, server) = started(&[("MCP_ANSWER_BUDGET_BYTES", "262144")]).await;
+    let page = invoice_page(100);
+    upstream.route("GET", "/v1/invoices", move |_| {
+        json_answer(200, page.clone())
+    });
+    upstream.route("GET", "/v1/billing_accounts", |_| Answer::Json {
+        status: 503,
+        body: json!({"error": {"code": "unavailable", "message": "try later"}}).to_string(),
+    });
+    let before = upstream.calls();
+    let (result, cost) = server
+        .measure(server.call("billing_invoices_list", json!({"per_page": 100})))
+        .await;
+    assert_ne!(
+        result["isError"], true,
+        "the list stands without names: {result}"
+    );
+    let rows = structured(&result)["invoices"].as_array().unwrap();
+    assert_eq!(rows.len(), 100, "every row");
+    let calls = upstream.calls() - before;
+    assert!(calls <= 2, "{calls} Kobana calls for one list (at most 2)");
+    assert!(cost.rss_growth_mib <= MAX_RSS_GROWTH_MIB, "{cost:?}");
+    let line = server
+        .logs_at_least(1)
+        .await
+        .into_iter()
+        .rev()
+        .find(|l| l.contains("kobana_mcp::request") && l.contains("billing_invoices_list"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("kobana_calls") && line.contains("kobana_rounds"),
+        "the request line counts calls and rounds: {line}"
+    );
+}
+
+#[tokio::test]
+async fn n6_completions_for_an_unknown_prompt_call_kobana_zero_times() {
+    let (upstream, server) = started(&[]).await;
+    let before = upstream.calls();
+    for (name, argument) in [
+        ("no_such_prompt", "price_id"),
+        ("no_such_prompt", "customer_id"),
+        ("customer_overview", "price_id"),
+    ] {
+        let (status, body) = server
+            .rpc(
+                "completion/complete",
+                json!({"ref": {"type": "ref/prompt", "name": name},
+                    "argument": {"name": argument, "value": "a"}}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let values = body["result"]["completion"]["values"].as_array();
+        assert!(
+            values.is_none_or(|v| v.is_empty()),
+            "{name}/{argument}: {body}"
+        );
+    }
+    assert_eq!(upstream.calls() - before, 0, "no Kobana call");
+}
+
+#[tokio::test]
+async fn n2_argument_values_never_reach_the_log_at_rust_log_info_or_trace() {
+    for level in ["info", "trace"] {
+        let (_upstream, server) = started(&[("RUST_LOG", level)]).await;
+        let secret = "maria.silva@example.com CPF 123.456.789-09";
+        let result = server
+            .call("billing_customers_get", json!({"id": secret}))
+            .await;
+        assert_eq!(result["isError"], true, "{result}");
+        let uri = format!("kobana://billing/customers/{secret}");
+        let _ = server.rpc("resources/read", json!({"uri": uri})).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let logs = server.logs();
+        assert!(!logs.is_empty(), "{level}: the server logged its requests");
+        for needle in [
+            "maria.silva",
+            "123.456.789-09",
+            "kobana://billing/customers/maria",
+        ] {
+            let hits: Vec<&String> = logs.iter().filter(|l| l.contains(needle)).collect();
+            assert!(hits.is_empty(), "{level}: {needle:?} in the log: {hits:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn n9_a_kobana_error_code_with_a_newline_stays_on_one_log_line() {
+    let (upstream, server) = started(&[]).await;
+    upstream.route("GET", "/v1/organization", |_| Answer::Json {
+        status: 422,
+        body: json!({"error": {"code": "bad\nINJECTED fake log line\u{202E}", "message": "x"}})
+            .to_string(),
+    });
+    let result = server.call("billing_organization_get", json!({})).await;
+    assert_eq!(result["isError"], true, "{result}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let logs = server.logs();
+    assert!(
+        logs.iter().all(|l| !l.starts_with("INJECTED")),
+        "a line of the log was forged: {logs:#?}"
+    );
+    assert!(
+        logs.iter().all(|l| !l.contains('\u{202E}')),
+        "a bidi override reached the log: {logs:#?}"
+    );
+}
