@@ -43,6 +43,7 @@ mod hostile;
 mod hostile_replays;
 mod hostile_upstream;
 mod house;
+mod kobana_work;
 mod lambda;
 mod lambda_identity;
 mod listener_timeouts;

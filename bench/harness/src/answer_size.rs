@@ -1,6 +1,8 @@
-//! Answer sizes (#19): text bytes and ≈tokens per row and per page of every list tool, and
-//! of every prompt's messages, on the demo data, with whole records (as before #19:
-//! `MCP_LIST_ROWS=full`, no budget) beside the compact rows under the default budget.
+//! Answer sizes (CX-5) and the work behind them (BW-2): text bytes and ≈tokens per row and per
+//! page of every list tool, and of every prompt's messages, on the demo data, with whole
+//! records (`MCP_LIST_ROWS=full`, no budget) beside the compact rows under the default budget;
+//! and for every list tool and prompt, the Kobana calls and sequential rounds of calls it
+//! cost, read from the request's own record, on a server whose caches are cold.
 //!
 //! `kobana-bench answers [--write BENCHMARKS.md]` runs the server in-process (`App::handle`)
 //! against the fake Kobana in-process; sizes do not depend on timing, so the figures are
@@ -34,9 +36,19 @@ fn list_tools() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
-/// Targets from the issue.
+/// Targets: a page of 20 rows and the median invoice row (CX-5); the Kobana work of a list
+/// and of a prompt (BW-2).
 const PAGE_OF_20_MAX: usize = 8 * 1024;
 const INVOICE_ROW_MAX: f64 = 400.0;
+const LIST_MAX_CALLS: usize = 2;
+const MAX_ROUNDS: u32 = 2;
+
+/// What one request made Kobana do, from its record.
+#[derive(Debug, Clone, Copy, Default)]
+struct Work {
+    calls: usize,
+    rounds: u32,
+}
 
 /// One list page as measured.
 #[derive(Debug, Clone, Default)]
@@ -48,6 +60,8 @@ struct Page {
     largest_row: usize,
     /// The text around the rows (page, total, hint…).
     envelope: usize,
+    /// The Kobana work of the call.
+    work: Work,
 }
 
 impl Page {
@@ -65,7 +79,12 @@ fn tokens(chars: usize) -> String {
     thousands((chars as f64 / 4.0).round())
 }
 
-async fn call(app: &App, token: &str, method: &str, params: Value) -> Result<Value, String> {
+async fn call(
+    app: &App,
+    token: &str,
+    method: &str,
+    params: Value,
+) -> Result<(Value, Work), String> {
     let body = http1::mcp_body(1, method, params, false);
     let mut builder = http::Request::builder()
         .method("POST")
@@ -74,7 +93,12 @@ async fn call(app: &App, token: &str, method: &str, params: Value) -> Result<Val
     for (k, v) in http1::mcp_headers(token, method, None, false) {
         builder = builder.header(k, v);
     }
+    let record = std::sync::Arc::new(kobana_mcp::telemetry::RequestRecord::new(
+        "bench".to_owned(),
+        "POST",
+    ));
     let request = builder
+        .extension(record.clone())
         .body(Full::new(Bytes::from(body)))
         .map_err(|e| e.to_string())?;
     let response = app.handle(request).await;
@@ -89,11 +113,16 @@ async fn call(app: &App, token: &str, method: &str, params: Value) -> Result<Val
     if status != 200 || value.get("result").is_none() {
         return Err(format!("{method}: {status} {value}"));
     }
-    Ok(value["result"].clone())
+    let fields = record.snapshot();
+    let work = Work {
+        calls: fields.kobana.len(),
+        rounds: fields.kobana_rounds,
+    };
+    Ok((value["result"].clone(), work))
 }
 
 async fn list_page(app: &App, token: &str, tool: &str, key: &str) -> Result<Page, String> {
-    let result = call(
+    let (result, work) = call(
         app,
         token,
         "tools/call",
@@ -118,6 +147,7 @@ async fn list_page(app: &App, token: &str, tool: &str, key: &str) -> Result<Page
         median_row: median(&sizes),
         largest_row: sizes.iter().copied().fold(0.0, f64::max) as usize,
         envelope: text.len().saturating_sub(sum as usize),
+        work,
     })
 }
 
@@ -134,14 +164,15 @@ fn prompts() -> Vec<(&'static str, Value)> {
     ]
 }
 
-/// The text of every message of a prompt (text blocks and embedded resources): (bytes, chars).
+/// The text of every message of a prompt (text blocks and embedded resources), as (bytes,
+/// chars), and the Kobana work of getting it.
 async fn prompt_text(
     app: &App,
     token: &str,
     name: &str,
     args: Value,
-) -> Result<(usize, usize), String> {
-    let result = call(
+) -> Result<((usize, usize), Work), String> {
+    let (result, work) = call(
         app,
         token,
         "prompts/get",
@@ -160,12 +191,12 @@ async fn prompt_text(
     if text.is_empty() {
         return Err(format!("{name}: no text"));
     }
-    Ok((text.len(), text.chars().count()))
+    Ok(((text.len(), text.chars().count()), work))
 }
 
 struct Measured {
     lists: Vec<(Page, Page)>,
-    prompts: Vec<((usize, usize), (usize, usize))>,
+    prompts: Vec<((usize, usize), (usize, usize), Work)>,
 }
 
 async fn measure() -> Result<Measured, String> {
@@ -184,20 +215,20 @@ async fn measure() -> Result<Measured, String> {
         App::new(config).map_err(|e| format!("app: {e}"))
     };
     let before = app_with(true)?;
-    let after = app_with(false)?;
+    // Each list and prompt after the change on a server of its own: its caches are cold, so
+    // its Kobana work is the most it can cost.
     let mut lists = Vec::new();
     for (tool, key) in list_tools() {
         lists.push((
             list_page(&before, &token, tool, key).await?,
-            list_page(&after, &token, tool, key).await?,
+            list_page(&app_with(false)?, &token, tool, key).await?,
         ));
     }
     let mut measured_prompts = Vec::new();
     for (name, args) in prompts() {
-        measured_prompts.push((
-            prompt_text(&before, &token, name, args.clone()).await?,
-            prompt_text(&after, &token, name, args).await?,
-        ));
+        let (before_text, _) = prompt_text(&before, &token, name, args.clone()).await?;
+        let (after_text, work) = prompt_text(&app_with(false)?, &token, name, args).await?;
+        measured_prompts.push((before_text, after_text, work));
     }
     Ok(Measured {
         lists,
@@ -208,27 +239,32 @@ async fn measure() -> Result<Measured, String> {
 fn render(m: &Measured) -> (String, bool) {
     let mut holds = true;
     let mut out = format!(
-        "{BEGIN}\n## Answer sizes (#19): compact list rows and prompts\n\n\
+        "{BEGIN}\n## Answer sizes and Kobana work: compact list rows and prompts\n\n\
          `kobana-bench answers` (in `bench/run.sh`): every list tool called with `per_page: 20` and every prompt got, \
          on the demo data, in-process; text = the tool result's text block (what a client without structured output \
          shows the model), tokens ≈ chars/4. **Before** = whole Kobana records, enriched, no budget \
-         (`MCP_LIST_ROWS=full`, the form before #19); **after** = compact rows under the default 24 KiB budget. \
+         (`MCP_LIST_ROWS=full`, the form before compact rows); **after** = compact rows under the default 24 KiB budget. \
          A page of 20 is projected from the rows measured (the demo data has at most 7 per list): the envelope plus \
          20 median rows, and 20 of the largest row (the target: at most 8 KB). The issue's own \"before\" table \
          (e.g. 16,940 B and 2,420 B per row for invoices) was taken before the contract work made lists leave out \
          invoice line items, so the before column here, measured on today's data, is lower.\n\n\
-         | list tool | rows | before: page B (≈tok) | before: median row B | after: page B (≈tok) | after: median row B | after: largest row B | after: page of 20, median / largest rows B (≈tok) | holds |\n\
-         |---|---|---|---|---|---|---|---|---|\n"
+         Kobana calls / rounds: what the call after the change cost, from its request record (a round is a set of \
+         calls in flight together), on a server with cold caches; the targets are at most 2 calls and 2 rounds for a \
+         list, at most 2 rounds for a prompt.\n\n\
+         | list tool | rows | before: page B (≈tok) | before: median row B | after: page B (≈tok) | after: median row B | after: largest row B | after: page of 20, median / largest rows B (≈tok) | Kobana calls / rounds | holds |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n"
     );
     for ((tool, _), (before, after)) in list_tools().iter().zip(&m.lists) {
         let worst = after.worst_of_20();
-        let mut ok = worst <= PAGE_OF_20_MAX;
+        let mut ok = worst <= PAGE_OF_20_MAX
+            && after.work.calls <= LIST_MAX_CALLS
+            && after.work.rounds <= MAX_ROUNDS;
         if *tool == "billing_invoices_list" {
             ok &= after.median_row <= INVOICE_ROW_MAX;
         }
         holds &= ok;
         out.push_str(&format!(
-            "| `{tool}` | {} | {} ({}) | {} | {} ({}) | {} | {} | {} / {} (≈{}) | {} |\n",
+            "| `{tool}` | {} | {} ({}) | {} | {} ({}) | {} | {} | {} / {} (≈{}) | {} / {} | {} |\n",
             after.rows,
             thousands(before.text as f64),
             tokens(before.chars),
@@ -240,24 +276,29 @@ fn render(m: &Measured) -> (String, bool) {
             thousands(after.typical_of_20() as f64),
             thousands(worst as f64),
             tokens(worst),
+            after.work.calls,
+            after.work.rounds,
             if ok { "yes" } else { "**no**" },
         ));
     }
     out.push_str(
-        "\n| prompt | before: messages B (≈tok) | after: messages B (≈tok) | after / before |\n|---|---|---|---|\n",
+        "\n| prompt | before: messages B (≈tok) | after: messages B (≈tok) | after / before | Kobana calls / rounds |\n|---|---|---|---|---|\n",
     );
-    for ((name, _), ((bb, bc), (ab, ac))) in prompts().iter().zip(&m.prompts) {
+    for ((name, _), ((bb, bc), (ab, ac), work)) in prompts().iter().zip(&m.prompts) {
+        holds &= work.rounds <= MAX_ROUNDS;
         out.push_str(&format!(
-            "| `{name}` | {} ({}) | {} ({}) | {:.2}× |\n",
+            "| `{name}` | {} ({}) | {} ({}) | {:.2}× | {} / {} |\n",
             thousands(*bb as f64),
             tokens(*bc),
             thousands(*ab as f64),
             tokens(*ac),
             *ab as f64 / (*bb).max(1) as f64,
+            work.calls,
+            work.rounds,
         ));
     }
     out.push_str(&format!(
-        "\nTargets (issue #19): a page of 20 rows of any list tool ≤ 8 KB and the median invoice row ≤ 400 B: **{}**. \
+        "\nTargets: a page of 20 rows of any list tool ≤ 8 KB and the median invoice row ≤ 400 B (CX-5); every list ≤ 2 Kobana calls in ≤ 2 rounds, every prompt ≤ 2 rounds (BW-2): **{}**. \
          The prompts that only name tools (`collect_overdue_invoices`, `monthly_billing_summary`) carry no rows; \
          `customer_overview` embeds the full customer record (a `_get`, kept whole).\n{END}\n",
         if holds { "hold" } else { "missed" }
