@@ -194,9 +194,13 @@ async fn prompt_text(
     Ok(((text.len(), text.chars().count()), work))
 }
 
+/// A prompt's text as (bytes, chars).
+type Text = (usize, usize);
+
 struct Measured {
     lists: Vec<(Page, Page)>,
-    prompts: Vec<((usize, usize), (usize, usize), Work)>,
+    /// Before, after, and the work after.
+    prompts: Vec<(Text, Text, Work)>,
 }
 
 async fn measure() -> Result<Measured, String> {
