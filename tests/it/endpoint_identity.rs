@@ -162,7 +162,7 @@ async fn n3_metadata_built_from_the_host_varies_on_it() {
 }
 
 #[tokio::test]
-async fn i24_by_default_no_authorization_server_and_the_401_says_how_to_pass_a_token() {
+async fn rk5_by_default_no_authorization_server_and_the_401_says_how_to_pass_a_token() {
     let stack = Stack::start().await;
     let (_, published) = read(metadata(&stack, &[]).await).await;
     assert!(
@@ -205,7 +205,7 @@ async fn i24_by_default_no_authorization_server_and_the_401_says_how_to_pass_a_t
 }
 
 #[tokio::test]
-async fn i24_configured_authorization_servers_are_published() {
+async fn rk5_configured_authorization_servers_are_published() {
     let servers = ["https://auth.example.com", "https://auth2.example.com"];
     let stack =
         Stack::start_with(|c| c.authorization_servers = servers.map(str::to_owned).to_vec()).await;

@@ -425,3 +425,75 @@ fn f<'a>(x: &'a str) -> &'a str { crate::deferred::g(x) }
         "{used:?}"
     );
 }
+
+/// QL-1: in one test binary an area whose file `tests/it/main.rs` does not declare is never
+/// compiled, and its tests are lost without a sound; every file and folder there is declared.
+#[test]
+fn ql1_every_area_of_the_test_binary_is_declared() {
+    let dir = root().join("tests/it");
+    let main = std::fs::read_to_string(dir.join("main.rs")).expect("tests/it/main.rs");
+    let declared: Vec<String> = main
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("mod "))
+        .map(|rest| rest.trim_end_matches(';').to_owned())
+        .collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("tests/it").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let module = match name.strip_suffix(".rs") {
+            Some("main") => continue,
+            Some(module) => module.to_owned(),
+            None if entry.path().is_dir() => name,
+            None => continue,
+        };
+        if !declared.contains(&module) {
+            missing.push(module);
+        }
+    }
+    assert!(declared.len() > 40, "{declared:?}");
+    assert!(
+        missing.is_empty(),
+        "not declared in tests/it/main.rs: {missing:?}"
+    );
+}
+
+/// QL-3: the quick loop (`scripts/test.sh --quick`) installs no Node and skips the areas that
+/// drive programs from outside the project; every area that starts Node (directly or through
+/// a real-client scenario) is named in its `EXTERNAL_TESTS` list, whole or by test.
+#[test]
+fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
+    let script = std::fs::read_to_string(root().join("scripts/test.sh")).expect("test.sh");
+    let list = script
+        .split_once("EXTERNAL_TESTS=(")
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(list, _)| list.to_owned())
+        .expect("EXTERNAL_TESTS in scripts/test.sh");
+    let skipped: Vec<&str> = list.split_whitespace().collect();
+    let dir = root().join("tests/it");
+    let mut unlisted = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("tests/it").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(area) = name.strip_suffix(".rs").filter(|a| *a != "house") else {
+            continue;
+        };
+        let code = code_only(&std::fs::read_to_string(entry.path()).expect("readable"));
+        // `node()`, `scenario(`, `Runner::` standing alone (not `TestRunner::`).
+        let drives_node = ["node()", "scenario(", "Runner::"].iter().any(|call| {
+            code.match_indices(call).any(|(at, _)| {
+                !code[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        });
+        let prefix = format!("{area}::");
+        if drives_node && !skipped.iter().any(|s| s.starts_with(&prefix)) {
+            unlisted.push(area.to_owned());
+        }
+    }
+    assert!(skipped.len() >= 5, "{skipped:?}");
+    assert!(
+        unlisted.is_empty(),
+        "areas that drive Node but are missing from EXTERNAL_TESTS in scripts/test.sh: {unlisted:?}"
+    );
+}
