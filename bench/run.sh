@@ -125,7 +125,7 @@ fi
 if [[ -z "$SECTIONS" || ",$SECTIONS," == *",answers,"* ]]; then
   ANSWERS=(answers)
   if [[ "$SMOKE" == 0 && "$WRITE" == 1 ]]; then ANSWERS+=(--write "$ROOT/BENCHMARKS.md"); fi
-  stage "run: kobana-bench ${ANSWERS[*]} (answer sizes, #19)"
+  stage "run: kobana-bench ${ANSWERS[*]} (answer sizes, CX-5)"
   "$HARNESS_BIN" "${ANSWERS[@]}" || die "kobana-bench answers failed"
   # Only the answer sizes asked for: the other sections' table is left as it is.
   if [[ "$SECTIONS" == "answers" ]]; then exit 0; fi

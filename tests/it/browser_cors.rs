@@ -1,7 +1,7 @@
 //! CORS in a real browser: headless Chromium (Debian's `chromium`, driven by `puppeteer-core`)
 //! loads a page from another loopback origin that uses the official TypeScript client
 //! (`@modelcontextprotocol/client` v2, bundled for the browser by esbuild) to list tools, call
-//! a tool and read a resource; the same page from a refused origin cannot (issue #20 item 2).
+//! a tool and read a resource; the same page from a refused origin cannot (CL-2).
 //!
 //! The server allows `http://127.0.0.1:*` only (`MCP_ALLOWED_ORIGINS`); the page is served by
 //! `clients/browser/run.mjs` on a port of its own and opened twice, from `http://127.0.0.1:PORT`

@@ -24,8 +24,8 @@ async fn t1_invoice_reads_run_end_to_end() {
         .iter()
         .find(|i| i["id"] == INV_OPEN)
         .unwrap();
-    // A compact row (#19): one BRL text, the São Paulo due date, the billing account, and
-    // the customer's name once the instance knows it (#25: one read per list at most).
+    // A compact row (CX-1): one BRL text, the São Paulo due date, the billing account, and
+    // the customer's name once the instance knows it (BW-2: one read per list at most).
     assert_eq!(open["total_brl"], "R$ 499,00");
     assert_eq!(open["due_date"], "2026-08-25");
     assert_eq!(open["billing_account_id"], BA_PADARIA);

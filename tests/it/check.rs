@@ -1,4 +1,4 @@
-//! `kobana-mcp check` (#24): against the fake under each profile it reports the readings the
+//! `kobana-mcp check` (RK-6): against the fake under each profile it reports the readings the
 //! profile plays; against a fake whose answers break the contract it exits non-zero; `check
 //! --mcp` smokes a running endpoint (tools/list, one read per toolset, one PDF).
 

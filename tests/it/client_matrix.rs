@@ -1,4 +1,4 @@
-//! The client-library matrix (issue #20): each agent framework and bridge people use, pinned, in
+//! The client-library matrix (CL-4): each agent framework and bridge people use, pinned, in
 //! its own environment (`scripts/setup.sh`), against a live local stack (fake Kobana + server).
 //!
 //! One server per library run; every cell runs in order inside it: connect, list with the full

@@ -1,4 +1,4 @@
-//! Results sized for a model's context (#19): compact list rows, `fields` on every list tool
+//! Results sized for a model's context (CX-1 … CX-4): compact list rows, `fields` on every list tool
 //! (raw HTTP and the real clients), the byte budget per answer and its honest cut, and the
 //! prompts that pull those rows.
 
@@ -159,7 +159,7 @@ async fn t2_fields_adds_record_fields_on_every_list_tool_and_unknown_names_list_
     let tools = definitions(&stack).await;
     for (tool, key) in lists() {
         let (compact, accepted) = shape_of(&tools[tool], key);
-        // `fields` also accepts the compact names (#25: they change nothing).
+        // `fields` also accepts the compact names (BW-1: they change nothing).
         assert!(compact.is_subset(&accepted), "{tool}: {compact:?}");
         let fields: BTreeSet<String> = accepted.difference(&compact).cloned().collect();
         assert!(fields.len() >= 5, "{tool}: {fields:?}");
@@ -206,7 +206,7 @@ async fn t2_fields_adds_record_fields_on_every_list_tool_and_unknown_names_list_
     assert_eq!(row["total_subcents"], common::wire_subcents(15_000_000));
     assert_eq!(row["description"], "Consultoria fiscal — agosto/2026");
     assert_eq!(row["created_at"], "2026-08-18T10:00:00-03:00");
-    // A compact name asked for changes nothing (#25).
+    // A compact name asked for changes nothing (BW-1).
     let compact = ok(&stack
         .call(&token, "billing_invoices_list", json!({"status": "draft"}))
         .await)

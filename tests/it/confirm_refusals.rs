@@ -1,4 +1,4 @@
-//! What the person confirms is exactly what runs (issue #16), the refusals: a token Kobana
+//! What the person confirms is exactly what runs (CQ-3 … CQ-6), the refusals: a token Kobana
 //! rejects stores nothing, a record that cannot be read refuses first, store failures answer a
 //! fixed text, a `Retry-After` of `u64::MAX` neither panics nor waits, and a confirmed refund
 //! whose answer was lost, confirmed again, applies once.

@@ -1,4 +1,4 @@
-//! What the person confirms is exactly what runs (issue #16): the corpus and the property.
+//! What the person confirms is exactly what runs (CQ-1): the corpus and the property.
 //!
 //! An adversarial corpus (`tests/fixtures/hostile-confirmations.json`) and a property test run
 //! every destructive tool with hostile arguments and hostile records. Each case ends in one

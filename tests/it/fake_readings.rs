@@ -1,4 +1,4 @@
-//! The fake's profiles (#24): each open point of Kobana's material (the contract's
+//! The fake's profiles (RK-1): each open point of Kobana's material (the contract's
 //! `readings`) is played one way by `ours` and the other way by `others` — one assertion per
 //! point, the same request sent to a fake of each profile.
 

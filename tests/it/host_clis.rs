@@ -1,4 +1,4 @@
-//! The host CLIs people connect from (#26 item 2), pinned in `clients/hosts/` and run for real:
+//! The host CLIs people connect from (HT-2), pinned in `clients/hosts/` and run for real:
 //! Claude Code, Gemini CLI, Codex, opencode and the Copilot CLI. Each gets the snippet of
 //! `docs/clients.md` exactly as written (the test server's URL in place of the example's),
 //! through the host's own command or config file, in a home of its own, and then proves, with

@@ -1,8 +1,9 @@
 //! The attacks of the bounded-work review, replayed against the real server binary as its own
-//! process (`hostile_upstream_support`): N1 (a 980 KB `fields` list: 75,000 copies of one name), N2 (argument values at
-//! `RUST_LOG=info`), N6 (a list over 100 accounts whose lookups fail; completions for an
-//! unknown prompt) and N9 (a Kobana error code with a newline). Each one is measured: the
-//! answer, the server's CPU, its peak RSS growth, the Kobana calls, and what it logged.
+//! process (`hostile_upstream_support`): a 980 KB `fields` list, 75,000 copies of one name
+//! (BW-1); argument values at `RUST_LOG=info` (BW-3); a list over 100 accounts whose lookups
+//! fail, and completions for an unknown prompt (BW-2, BW-1); a Kobana error code with a
+//! newline (BW-3). Each one is measured: the answer, the server's CPU, its peak RSS growth,
+//! the Kobana calls, and what it logged.
 
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use serde_json::{Value, json};
 use crate::hostile_upstream_support::server::Server;
 use crate::hostile_upstream_support::upstream::{Answer, Upstream};
 
-/// N1's bound: the CPU the 980 KB request may cost beyond the same request with one field,
+/// BW-1's bound: the CPU the 980 KB request may cost beyond the same request with one field,
 /// for the release binary (`KOBANA_MCP_BIN=target/release/kobana-mcp`) and for the debug one
 /// the test command runs, whose JSON parsing is several times slower.
 const N1_EXTRA_CPU_MS_RELEASE: u64 = 50;
@@ -90,7 +91,7 @@ async fn n1_seventy_five_thousand_copies_of_a_field_cost_what_one_does() {
     let (attacked, cost) = server
         .measure(server.call("billing_invoices_list", many))
         .await;
-    eprintln!("N1: one field {base:?}, 75,000 copies ({body_bytes} B) {cost:?}");
+    eprintln!("BW-1: one field {base:?}, 75,000 copies ({body_bytes} B) {cost:?}");
     assert_ne!(baseline["isError"], true, "{baseline}");
     assert_eq!(
         structured(&duplicated),

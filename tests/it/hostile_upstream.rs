@@ -1,8 +1,8 @@
-//! The hostile-upstream suite (#25, build item 8 and the done-when rows N1, N2, N4, N5, N6,
-//! N9, N11): the real server binary, as its own process, against a Kobana that answers huge,
-//! slow, chunked, lying and wrong-typed. For each attack the answer, the server's peak RSS
-//! growth, its CPU time and the Kobana calls it made are all asserted, with generous margins
-//! (a debug build on a shared machine); what the request line says is asserted too.
+//! The hostile-upstream suite (BW-8, with the attacks of BW-1, BW-2, BW-3, BW-6 and BW-7):
+//! the real server binary, as its own process, against a Kobana that answers huge, slow,
+//! chunked, lying and wrong-typed. For each attack the answer, the server's peak RSS growth,
+//! its CPU time and the Kobana calls it made are all asserted, with generous margins (a debug
+//! build on a shared machine); what the request line says is asserted too.
 
 use crate::hostile_upstream_support;
 
@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 
 const INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
-/// 400 MB, the bodies of N5.
+/// 400 MB, the bodies of the huge answers.
 const HUGE: u64 = 400 * 1000 * 1000;
-/// N5: peak RSS growth for a 400 MB body.
+/// The bound on peak RSS growth for a 400 MB body.
 const MAX_RSS_GROWTH_MIB: f64 = 32.0;
 /// CPU for an attack the server must shrug off (debug build; a few ms in release).
 const MAX_CPU_MS: u64 = 1500;

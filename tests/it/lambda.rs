@@ -150,7 +150,7 @@ fn check(name: &str, reply: &HttpReply, harness: &Harness, auth_server: &str) {
                 "{metadata}"
             );
             if auth_server.is_empty() {
-                // #24 row 1: by default no authorization server is advertised.
+                // RK-5: by default no authorization server is advertised.
                 assert!(
                     metadata.get("authorization_servers").is_none(),
                     "{metadata}"

@@ -1,5 +1,5 @@
 //! Under Lambda the endpoint's identity comes from API Gateway's request context, never from
-//! `Host` or `X-Forwarded-Proto` (issue #25, N3): the real `kobana-mcp` binary under the
+//! `Host` or `X-Forwarded-Proto` (BW-4): the real `kobana-mcp` binary under the
 //! Runtime API emulator, fed REST API (payload 1.0) and HTTP API (payload 2.0) events, with
 //! none of our `MCP_*` variables set (a deployment made without our template).
 //!

@@ -1,4 +1,4 @@
-//! The local listener's header-read and idle timeouts (issue #25, N10).
+//! The local listener's header-read and idle timeouts (BW-7).
 //!
 //! Replayed: connections that send part of a request head and then nothing (the attempt left
 //! three of them open after 35 s) are closed once the header-read timeout has passed; a

@@ -1,4 +1,4 @@
-//! The log scan (N2, N9, A-3): the hostile argument and URI corpora, plus a client name built
+//! The log scan (BW-3, A-3): the hostile argument and URI corpora, plus a client name built
 //! to forge log lines, run against the server on a thread of its own
 //! under the server's own subscribers — the JSON lines of Lambda and the compact text of a
 //! local run — at `RUST_LOG=trace`, the most verbose filter there is. No line may carry an

@@ -15,6 +15,7 @@ mod lambda_support;
 mod token_front_support;
 
 // The areas.
+mod architecture_doc;
 mod browser_cors;
 mod catalog;
 mod catalog_contract;

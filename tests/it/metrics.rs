@@ -1,4 +1,4 @@
-//! CloudWatch metrics (#18 item 2): the real function binary under the Lambda Runtime API
+//! CloudWatch metrics (OP-2): the real function binary under the Lambda Runtime API
 //! emulator writes Embedded Metric Format lines on stdout; these tests parse them and find the
 //! metrics of the requests they sent — by Lambda request id — and the request line carrying
 //! the same id. With `MCP_METRICS=off` there are none.
@@ -305,7 +305,7 @@ fn the_template_alarms_read_the_metrics_the_function_writes() {
     assert!(lines.contains(&"Default: \"\""), "no topic by default");
 }
 
-/// #24: a live Kobana answer off the contract (an unknown status) fires `ContractDrift` by
+/// RK-7: a live Kobana answer off the contract (an unknown status) fires `ContractDrift` by
 /// operation, with one WARN line naming the member, never its value; a token whose scope
 /// words this server does not know fires `UnknownScopeWords`, and one log field names the
 /// words, never the token.

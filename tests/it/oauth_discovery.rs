@@ -1,4 +1,4 @@
-//! A real OAuth discovery from no token (A-3, issue #20 item 3).
+//! A real OAuth discovery from no token (A-3, CL-3).
 //!
 //! The TypeScript SDK's own OAuth support (v1 `@modelcontextprotocol/sdk` and v2
 //! `@modelcontextprotocol/client`, `clients/oauth/discover.mjs`) against the server and a
@@ -79,7 +79,7 @@ impl Setup {
         let fake = FakeKobana::start().await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let public_url = format!("http://{}/mcp", listener.local_addr().unwrap());
-        // Discovery needs MCP_AUTHORIZATION_SERVERS set: by default none is advertised (#24).
+        // Discovery needs MCP_AUTHORIZATION_SERVERS set: by default none is advertised (RK-5).
         let env = [
             ("KOBANA_API_URL", fake.base_url()),
             ("MCP_PUBLIC_URL", public_url.clone()),

@@ -1,9 +1,9 @@
-//! One grammar for origins (issue #25, N7 and N8): `scheme://host[:digits]`, an empty setting
+//! One grammar for origins (BW-5): `scheme://host[:digits]`, an empty setting
 //! meaning none, and a check that is rmcp 3.11's own or stricter, so the two never disagree.
 //!
-//! Replayed: the template's empty `AllowedOrigins` must refuse every browser origin (N7);
+//! Replayed: the template's empty `AllowedOrigins` must refuse every browser origin;
 //! `http://127.0.0.1:80@evil`, `http://localhost:abc` and `http://[::1]evil:1` used to get
-//! CORS from the front and a 403 from rmcp (N8). The property test drives rmcp's real
+//! CORS from the front and a 403 from rmcp. The property test drives rmcp's real
 //! `StreamableHttpService` beside `kobana_mcp::config::origin`: whenever the front admits an
 //! origin, rmcp does too.
 

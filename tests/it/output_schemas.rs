@@ -1,5 +1,5 @@
 //! Every tool's `structuredContent`, in a real call through the HTTP front against the fake
-//! Kobana, validates against the `outputSchema` the same server lists for it (issue #17: the
+//! Kobana, validates against the `outputSchema` the same server lists for it (HR-3: the
 //! registry puts the handler's data under the declared output key, one source). A new tool
 //! fails here until it has a successful call in the table below.
 

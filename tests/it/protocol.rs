@@ -192,7 +192,7 @@ async fn a3_missing_token_is_401_naming_the_resource_metadata() {
     assert_eq!(metadata["resource"], stack.url);
     assert!(
         metadata.get("authorization_servers").is_none(),
-        "#24: by default no authorization server is advertised: {metadata}"
+        "RK-5: by default no authorization server is advertised: {metadata}"
     );
     assert_eq!(metadata["bearer_methods_supported"], json!(["header"]));
     let root = stack

@@ -1,4 +1,4 @@
-//! The server is right under every reading (#24): the same calls against a fake of each
+//! The server is right under every reading (RK-2): the same calls against a fake of each
 //! profile give the person the same amounts, days and outcomes; a created invoice is never
 //! silently 100× off; unknown scope words never hide a tool.
 

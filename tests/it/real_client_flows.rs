@@ -518,7 +518,7 @@ async fn cf3_elicitation_handlers_answering_yes_and_no() {
 }
 
 /// Completions through each real client in both eras answer only a prompt's own arguments
-/// (#25): `customer_id` of `customer_overview` is suggested from the customers list; an
+/// (BW-1): `customer_id` of `customer_overview` is suggested from the customers list; an
 /// argument the prompt does not take (`billing_account_id`, `plan_id`, `product_id`,
 /// `price_id`) or a prompt that does not exist gets an empty list and costs no Kobana call.
 #[tokio::test]

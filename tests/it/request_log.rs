@@ -1,4 +1,4 @@
-//! The request line (#18 item 1): a full end-to-end run, logged through the server's own
+//! The request line (OP-1): a full end-to-end run, logged through the server's own
 //! JSON-lines subscriber at its default filter, yields exactly one `kobana_mcp::request` line
 //! per HTTP request, each with every field, and no line of the run — request line or any
 //! other — holds the token, an argument value or a record's contents.

@@ -36,7 +36,7 @@ const MAX_DIGITS: usize = 2;
 const ISSUE_DIGITS: usize = 2;
 
 /// The workspace root (this crate's parent directory).
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("the workspace root")
@@ -225,14 +225,14 @@ fn define(defs: &mut Definitions, id: &str, proof: &str, at: &str) {
 }
 
 /// A test function found in the sources.
-struct TestFn {
-    name: String,
+pub(crate) struct TestFn {
+    pub(crate) name: String,
     /// `path:line` of its `fn` line.
     at: String,
 }
 
 /// The test functions of one Rust source: each `fn` under a `#[test]` or `#[tokio::test…]`.
-fn test_functions(path: &str, text: &str) -> Vec<TestFn> {
+pub(crate) fn test_functions(path: &str, text: &str) -> Vec<TestFn> {
     let mut found = Vec::new();
     let mut armed = false;
     for (number, line) in text.lines().enumerate() {
@@ -270,7 +270,7 @@ fn skipped(path: &Path, name: &str, is_dir: bool) -> bool {
 }
 
 /// Every text file under `dir` as (path relative to `base`, contents); binary files are left out.
-fn text_files(base: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+pub(crate) fn text_files(base: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

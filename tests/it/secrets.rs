@@ -489,7 +489,7 @@ async fn a3_no_token_or_token_digest_in_any_log_line_or_answer_of_a_full_run() {
         lines
             .iter()
             .any(|l| l.starts_with("INFO kobana_mcp::request") && l.contains(" person=")),
-        "the request lines (#18) are among the scanned lines"
+        "the request lines (OP-1) are among the scanned lines"
     );
     let verbose = lines
         .iter()

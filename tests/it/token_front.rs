@@ -1,4 +1,4 @@
-//! The token front (issue #26 item 1) over plain HTTP: off by default (its paths are 404s, the
+//! The token front (HT-1) over plain HTTP: off by default (its paths are 404s, the
 //! protected-resource metadata unchanged); on, its metadata, registration, the page and the
 //! code exchange, and every refusal the issue names — a wrong redirect URI, a missing or wrong
 //! PKCE verifier, a reused code, an expired code (the clock is injected), a token Kobana

@@ -1,4 +1,4 @@
-//! The token front from no token to a `tools/call` (issue #26, first Done-when): the official
+//! The token front from no token to a `tools/call` (HT-1): the official
 //! TypeScript SDK's OAuth client (v2 and v1) and headless Chromium playing the person,
 //! driven by `clients/browser/token_front.mjs`. Three runs — dynamic registration with each
 //! SDK, and a client ID metadata document — each paste a token Kobana rejects first, then the

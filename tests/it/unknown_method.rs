@@ -1,5 +1,5 @@
 //! Unknown methods answer `-32601` with a sentence, `Método não encontrado: <name>`, in both
-//! eras, whether rmcp or our fallback handler refuses them (issue #20 item 6).
+//! eras, whether rmcp or our fallback handler refuses them (CL-6).
 
 use crate::common;
 

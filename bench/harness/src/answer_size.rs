@@ -213,7 +213,7 @@ async fn measure() -> Result<Measured, String> {
         };
         config.rows.full_records = full_records;
         if full_records {
-            // Before #19 there was no budget.
+            // Before CX-3 there was no budget.
             config.rows.budget_bytes = usize::MAX;
         }
         App::new(config).map_err(|e| format!("app: {e}"))

@@ -4,7 +4,7 @@
 //! kobana-bench run [--smoke] --kobana-bin P --hello-bin P [--arm64-bin P] --node P --python P --peers DIR
 //!                  --sdk DIR --out DIR [--benchmarks-md P] [--sections a,b] [--info K=V]…
 //! kobana-bench fake [--bind 127.0.0.1:PORT]     the fake Kobana as its own process
-//! kobana-bench answers [--write BENCHMARKS.md]  answer sizes per list tool and prompt (#19)
+//! kobana-bench answers [--write BENCHMARKS.md]  answer sizes per list tool and prompt (CX-5)
 //! kobana-bench serve --bind ADDR --kobana URL   our server (library code) for profiling
 //! kobana-bench probe-startup                    one process's start-up costs, as JSON
 //! kobana-bench hammer --url URL [--tool NAME] [--clients N] [--secs S]   load, for profiling

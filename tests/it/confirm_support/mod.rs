@@ -169,7 +169,7 @@ pub fn read_question(message: &str) -> Result<Read, String> {
     if message.chars().any(hidden) {
         return Err(format!("hidden characters in the question: {message:?}"));
     }
-    // The facts and the quoted names stay short; a reason is shown whole (N4), up to the
+    // The facts and the quoted names stay short; a reason is shown whole (BW-6), up to the
     // longest a tool takes.
     if message.chars().count() > 700 + kobana_mcp::catalog::MAX_NFE_REASON_CHARS {
         return Err(format!("question too long: {message}"));
@@ -198,7 +198,7 @@ pub fn read_question(message: &str) -> Result<Read, String> {
             return Err(format!("a quote inside a quote: {message}"));
         }
         // Names taken from Kobana's records are cut at 120 characters; the reason, which is
-        // sent, is shown whole (N4), up to the longest reason a tool takes.
+        // sent, is shown whole (BW-6), up to the longest reason a tool takes.
         let longest = if label == "Motivo informado: " {
             kobana_mcp::catalog::MAX_NFE_REASON_CHARS
         } else {

@@ -1,4 +1,4 @@
-//! Support for the hostile-upstream suite (#25): a scriptable hostile Kobana
+//! Support for the hostile-upstream suite (BW-8): a scriptable hostile Kobana
 //! ([`upstream`]) and the server as a child process whose memory, CPU and logs are its own
 //! ([`server`]).
 

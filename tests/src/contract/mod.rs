@@ -68,7 +68,7 @@ pub struct Contract {
 pub struct Reading {
     /// Stable id, e.g. `invoice_totals_unit` (the fake's profile names it).
     pub id: String,
-    /// The row of issue #24's table, when it is one of them.
+    /// Its row in the table of open points behind RK-1, when it is one of them.
     #[serde(default)]
     pub row: Option<u8>,
     /// What is open.
