@@ -18,7 +18,7 @@ use crate::common;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use common::{Stack, clients_doc, doc_snippet, run_with_input, succeeded};
+use common::{DOC_URL, Stack, clients_doc, doc_snippet, run_with_input, succeeded};
 use fake_kobana::{DocKind, full_token, readonly_token};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -27,8 +27,6 @@ const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
 const ACCOUNT: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
 const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const PDF_SIZE: usize = 9_900_000;
-/// The URL the snippets of `docs/clients.md` use; the tests put the live stack's URL in its place.
-const DOC_URL: &str = "https://kobana-mcp.example.com/mcp";
 
 fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -453,7 +451,7 @@ async fn matrix_mcp_remote_default_legacy_gets_every_cell_and_runs_directly_cf5(
 
 /// The clients document's library snippets are the matrix scripts' marked regions, verbatim.
 #[test]
-fn clients_doc_snippets_are_the_tested_code() {
+fn ht3_clients_doc_snippets_are_the_tested_code() {
     let doc = clients_doc();
     let mut seen = 0;
     for entry in std::fs::read_dir(matrix_dir()).unwrap() {

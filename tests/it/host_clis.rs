@@ -65,7 +65,7 @@ fn assert_offers_every_tool(run: &HostRun, prefix: &str) {
 /// Claude Code: `claude mcp add` (the snippet), then `mcp list` and `mcp get` connect, and
 /// `claude -p` offers every tool as `mcp__kobana__<tool>` (`ANTHROPIC_BASE_URL`).
 #[tokio::test]
-async fn claude_code_adds_the_snippet_connects_and_offers_every_tool() {
+async fn ht2_claude_code_adds_the_snippet_connects_and_offers_every_tool() {
     let mut run = HostRun::start("claude-code").await;
     for (key, value) in [
         ("DISABLE_AUTOUPDATER", "1"),
@@ -119,7 +119,7 @@ const GEMINI_SETTINGS: &str = r#"{
 /// leaves out of the model's request every tool that needs approval; the stand-in model calls
 /// none.
 #[tokio::test]
-async fn gemini_cli_adds_the_snippet_connects_and_offers_every_tool() {
+async fn ht2_gemini_cli_adds_the_snippet_connects_and_offers_every_tool() {
     let mut run = HostRun::start("gemini-cli").await;
     run.sandbox.set("GEMINI_CLI_TRUST_WORKSPACE", "true");
     run.sandbox
@@ -202,7 +202,7 @@ async fn codex_app_server_status(run: &HostRun) -> Value {
 /// (Codex's own parser reads both alike), `codex mcp list` shows the bearer token variable,
 /// and Codex's app server connects with `KOBANA_TOKEN` and lists every tool.
 #[tokio::test]
-async fn codex_adds_the_snippet_reads_the_config_toml_and_lists_every_tool() {
+async fn ht2_codex_adds_the_snippet_reads_the_config_toml_and_lists_every_tool() {
     let mut run = HostRun::start("codex").await;
     let codex_home = run.sandbox.home.join(".codex");
     std::fs::create_dir_all(&codex_home).unwrap();
@@ -264,7 +264,7 @@ const OPENCODE_PROVIDER: &str = r#"{
 /// opencode: the `opencode.json` snippet in the project, `opencode mcp list` connects, and
 /// `opencode run` offers every tool as `kobana_<tool>`.
 #[tokio::test]
-async fn opencode_reads_the_snippet_connects_and_offers_every_tool() {
+async fn ht2_opencode_reads_the_snippet_connects_and_offers_every_tool() {
     let mut run = HostRun::start("opencode").await;
     for key in [
         "OPENCODE_DISABLE_AUTOUPDATE",
@@ -299,7 +299,7 @@ async fn opencode_reads_the_snippet_connects_and_offers_every_tool() {
 /// `COPILOT_OFFLINE`, `COPILOT_PROVIDER_BASE_URL`) connects and offers every tool as
 /// `kobana-<tool>`.
 #[tokio::test]
-async fn copilot_cli_adds_the_snippet_connects_and_offers_every_tool() {
+async fn ht2_copilot_cli_adds_the_snippet_connects_and_offers_every_tool() {
     let mut run = HostRun::start("copilot-cli").await;
     run.sandbox.set("COPILOT_AUTO_UPDATE", "false");
     // Copilot unpacks itself (~235 MB) into its cache on first start; keep that across runs.
@@ -340,7 +340,7 @@ async fn copilot_cli_adds_the_snippet_connects_and_offers_every_tool() {
 /// The README's "Connect a client" paragraph carries the quickest snippet, verbatim, and
 /// sends the reader to `docs/clients.md`.
 #[test]
-fn readme_gives_the_quickest_snippet_and_links_the_clients_doc() {
+fn ht3_readme_gives_the_quickest_snippet_and_links_the_clients_doc() {
     let readme = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
     )

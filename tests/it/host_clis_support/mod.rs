@@ -16,9 +16,6 @@ use model::StandInModel;
 use sandbox::Sandbox;
 use server::LoggedServer;
 
-/// The URL every snippet of `docs/clients.md` is written with.
-pub const DOC_URL: &str = "https://kobana-mcp.example.com/mcp";
-
 /// One host under test: its server, stand-in model, sandbox and token.
 pub struct HostRun {
     /// The host's label (also its sandbox's and its token subject's name).
@@ -48,11 +45,9 @@ impl HostRun {
         }
     }
 
-    /// `snippet` of `docs/clients.md` with the test server's URL in place of [`DOC_URL`].
+    /// `snippet` of `docs/clients.md` with the test server's URL in its URL's place.
     pub fn snippet(&self, name: &str) -> String {
-        let text = crate::common::doc_snippet(&crate::common::clients_doc(), name);
-        assert!(text.contains(DOC_URL), "snippet {name} names {DOC_URL}");
-        text.replace(DOC_URL, &self.server.url)
+        crate::common::clients_snippet(name, &self.server.url)
     }
 
     /// Stops the server and checks its log: this host's token listed the tools (so the host
