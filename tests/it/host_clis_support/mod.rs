@@ -1,6 +1,7 @@
 //! What the host-CLI tests share: one [`HostRun`] per host bundles a server whose request lines
 //! are captured, a stand-in model endpoint, the host's own sandboxed home and a token of its own.
 
+pub mod editors;
 pub mod model;
 pub mod sandbox;
 pub mod server;
