@@ -25,6 +25,7 @@ mod catalog_payments;
 mod catalog_subscriptions;
 mod check;
 mod client_matrix;
+mod clients_doc;
 mod compact_rows;
 mod confirm;
 mod confirm_refusals;

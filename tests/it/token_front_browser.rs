@@ -1,6 +1,7 @@
 //! The token front from no token to a `tools/call` (issue #26, first Done-when): the official
 //! TypeScript SDK's OAuth client (v2 and v1) and headless Chromium playing the person,
-//! driven by `clients/browser/token_front.mjs`. Three runs — dynamic registration with each
+//! driven by `clients/browser/token_front.mjs`, from the URL `docs/clients.md` tells a person
+//! to enter in Claude's or ChatGPT's connector form (its `connector` snippet). Three runs — dynamic registration with each
 //! SDK, and a client ID metadata document — each paste a token Kobana rejects first, then the
 //! real one, read the organization and press "Conectar". Then a page on another loopback
 //! origin frames the authorization page (refused) and, as a control, the resource metadata
@@ -134,7 +135,15 @@ async fn ht1_from_no_token_to_a_tool_call_with_the_sdk_and_chromium_and_nothing_
         tracing::info!("capture-canary-tf");
     });
     let token = full_token();
-    let report = drive(&server.url(), &token).await;
+    // The URL a person enters in Claude's or ChatGPT's connector form, as docs/clients.md
+    // writes it, with this server's in the example's place.
+    let url = common::clients_snippet("connector", &server.url());
+    assert_eq!(
+        url.trim(),
+        server.url(),
+        "the connector block is the MCP URL alone"
+    );
+    let report = drive(url.trim(), &token).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     server.stop();
     let base = server.url().trim_end_matches("/mcp").to_owned();
