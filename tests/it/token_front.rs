@@ -15,7 +15,7 @@ use crate::token_front_support;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{Stack, dynamo};
+use common::Stack;
 use fake_kobana::{full_token, scoped_token};
 use kobana_mcp::confirm::MemoryStore;
 use serde_json::{Value, json};
@@ -384,6 +384,16 @@ async fn ht1_forms_are_bound_sealed_short_lived_and_same_site() {
         )
         .await;
     assert_eq!(sibling.status, 403);
+    // An opaque origin (a sandboxed frame, a data: page) is never our page: refused too.
+    let opaque = flow
+        .post_form("/oauth/authorize", &fields, &[("origin", "null")])
+        .await;
+    assert_eq!(opaque.status, 403, "{}", opaque.body);
+    assert!(
+        opaque.body.contains("só pode ser enviado desta página"),
+        "{}",
+        opaque.body
+    );
     let mut tampered = form.clone().into_bytes();
     let at = tampered.len() - 5;
     tampered[at] = if tampered[at] == b'A' { b'B' } else { b'A' };
@@ -547,12 +557,7 @@ async fn ht1_a_client_id_metadata_document_is_fetched_bounded_and_must_name_itse
 
 #[tokio::test]
 async fn ht1_single_use_is_the_confirmation_tables_conditional_write() {
-    let (table, client) = dynamo::dynamo_table().await;
-    let store = Arc::new(kobana_mcp::confirm::DynamoStore::with_client(
-        table.clone(),
-        client.clone(),
-    ));
-    let front = Front::start_with(store, true).await;
+    let (front, table, client) = Front::on_dynamo().await;
     let flow = &front.flow;
     let client_id = flow.register().await;
     let pkce = Pkce::new();

@@ -2,9 +2,10 @@
 //! Kobana: what the token check does with each kind of answer (an expired JWT, a 403 for a
 //! missing permission, any other 403, Kobana down or slow), "Usar outro token", the
 //! authorization request's own refusals (`unsupported_response_type`, a missing PKCE
-//! challenge, `invalid_target`), HTTP Basic client authentication at the token endpoint, a
-//! post from an opaque origin, and single use under pressure: two redemptions at once, and a
-//! code whose store row has expired while its sealed expiry has not.
+//! challenge, `invalid_target`), HTTP Basic client authentication at the token endpoint, and
+//! single use under pressure: two redemptions at once, and a code whose store row has expired
+//! while its sealed expiry has not. A post from an opaque origin is refused with the other
+//! cross-site posts, in `token_front.rs`.
 
 use crate::common;
 use crate::token_front_support;
@@ -18,7 +19,7 @@ use common::dynamo;
 use fake_kobana::{FIXTURE_ORG_ID, Fault, FaultKind, expired_token, full_token, scoped_token};
 use futures_util::future::{BoxFuture, join_all};
 use kobana_mcp::confirm::{MemoryStore, NonceStore, StoreError};
-use token_front_support::{Flow, Front, Page, Pkce, REDIRECT};
+use token_front_support::{Front, Issued, Page, Pkce, REDIRECT};
 
 /// The page a refused token leads back to: the token page with `notice`, no confirmation.
 #[track_caller]
@@ -233,50 +234,42 @@ async fn ht1_the_authorization_request_refuses_other_response_types_a_missing_ch
 #[tokio::test]
 async fn ht1_the_token_endpoint_takes_the_client_from_http_basic_authentication() {
     let front = Front::start().await;
-    let flow = &front.flow;
-    let client_id = flow.register().await;
-    let pkce = Pkce::new();
-    let code = flow.code_for(&client_id, &pkce, "s", &full_token()).await["code"].clone();
-    // RFC 6749 §2.3.1: the client id form-encoded, then `id:secret` in base64.
-    let basic = |id: &str| {
-        let user: String = form_urlencoded_user(id);
-        let encoded = base64::engine::general_purpose::STANDARD.encode(format!("{user}:"));
-        format!("Basic {encoded}")
+    let issued = front.issue(&full_token()).await;
+    // RFC 6749 §2.3.1: the client id form-encoded, then `id:secret` in base64; no client_id in
+    // the body.
+    let as_client = |id: Option<&str>| {
+        let header = id.map(|id| {
+            let user = form_urlencoded_user(id);
+            let encoded = base64::engine::general_purpose::STANDARD.encode(format!("{user}:"));
+            format!("Basic {encoded}")
+        });
+        let front = &front;
+        let issued = &issued;
+        async move {
+            let headers: Vec<(&str, &str)> = header
+                .iter()
+                .map(|h| ("authorization", h.as_str()))
+                .collect();
+            front.redeem(issued, &[("client_id", "")], &headers).await
+        }
     };
-    let without_id = [("client_id", "")];
-    let stranger = basic("kmc1.someone-else");
-    let (status, answer) = flow
-        .exchange_with_headers(
-            &code,
-            &client_id,
-            &pkce.verifier,
-            &without_id,
-            &[("authorization", &stranger)],
-        )
-        .await;
-    assert_eq!(
-        (status, answer["error"].as_str()),
-        (400, Some("invalid_grant")),
-        "another client in Basic: {answer}"
-    );
-    let (status, answer) = flow
-        .exchange(&code, &client_id, &pkce.verifier, &without_id)
-        .await;
-    assert_eq!(
-        (status, answer["error"].as_str()),
-        (400, Some("invalid_request")),
-        "no client at all: {answer}"
-    );
-    let own = basic(&client_id);
-    let (status, answer) = flow
-        .exchange_with_headers(
-            &code,
-            &client_id,
-            &pkce.verifier,
-            &without_id,
-            &[("authorization", &own)],
-        )
-        .await;
+    let cases = [
+        (
+            Some("kmc1.someone-else"),
+            "invalid_grant",
+            "another client in Basic",
+        ),
+        (None, "invalid_request", "no client at all"),
+    ];
+    for (id, error, what) in cases {
+        let (status, answer) = as_client(id).await;
+        assert_eq!(
+            (status, answer["error"].as_str()),
+            (400, Some(error)),
+            "{what}: {answer}"
+        );
+    }
+    let (status, answer) = as_client(Some(&issued.client_id)).await;
     assert_eq!(
         (status, answer["access_token"].as_str()),
         (200, Some(full_token().as_str())),
@@ -292,38 +285,10 @@ fn form_urlencoded_user(id: &str) -> String {
         .to_owned()
 }
 
-#[tokio::test]
-async fn ht1_a_form_post_from_an_opaque_origin_is_refused() {
-    let (front, _client, page) = Front::opened().await;
-    let form = page.form();
-    let token = full_token();
-    let fields = [
-        ("form", form.as_str()),
-        ("token", token.as_str()),
-        ("action", "check"),
-    ];
-    let opaque = front
-        .flow
-        .post_form("/oauth/authorize", &fields, &[("origin", "null")])
-        .await;
-    assert_eq!(opaque.status, 403, "{}", opaque.body);
-    assert!(
-        opaque.body.contains("só pode ser enviado desta página"),
-        "{}",
-        opaque.body
-    );
-    assert_eq!(front.kobana_calls("/v1/"), 0, "nothing reached Kobana");
-    let own = front
-        .flow
-        .post_form("/oauth/authorize", &fields, &[("origin", &front.flow.base)])
-        .await;
-    assert!(own.body.contains("Confirme a organização"), "{}", own.body);
-}
-
-/// Redeems `code` from `tries` requests at once; answers their statuses and error codes.
-async fn race(flow: &Flow, code: &str, client_id: &str, verifier: &str) -> Vec<(u16, String)> {
+/// Redeems `issued` from six requests at once; answers their statuses and error codes.
+async fn race(front: &Front, issued: &Issued) -> Vec<(u16, String)> {
     let tries = (0..6).map(|_| async move {
-        let (status, answer) = flow.exchange(code, client_id, verifier, &[]).await;
+        let (status, answer) = front.redeem(issued, &[], &[]).await;
         let error = answer["error"].as_str().unwrap_or_default().to_owned();
         (status, error)
     });
@@ -338,11 +303,8 @@ async fn ht1_two_redemptions_of_one_code_at_once_give_exactly_one_token() {
     ];
     for (name, store) in stores {
         let front = Front::start_with(store, true).await;
-        let flow = &front.flow;
-        let client_id = flow.register().await;
-        let pkce = Pkce::new();
-        let code = flow.code_for(&client_id, &pkce, "s", &full_token()).await["code"].clone();
-        let outcomes = race(flow, &code, &client_id, &pkce.verifier).await;
+        let issued = front.issue(&full_token()).await;
+        let outcomes = race(&front, &issued).await;
         let won = outcomes.iter().filter(|(status, _)| *status == 200).count();
         assert_eq!(won, 1, "{name}: exactly one redemption wins: {outcomes:?}");
         assert!(
@@ -385,16 +347,8 @@ impl NonceStore for RowsExpireEarly {
 #[tokio::test]
 async fn ht1_a_code_whose_store_row_has_expired_is_refused_though_its_sealed_expiry_is_not() {
     // The confirmation table: the code's row is rewritten to have expired a second ago.
-    let (table, client) = dynamo::dynamo_table().await;
-    let store = Arc::new(kobana_mcp::confirm::DynamoStore::with_client(
-        table.clone(),
-        client.clone(),
-    ));
-    let front = Front::start_with(store, true).await;
-    let flow = &front.flow;
-    let client_id = flow.register().await;
-    let pkce = Pkce::new();
-    let code = flow.code_for(&client_id, &pkce, "s", &full_token()).await["code"].clone();
+    let (front, table, client) = Front::on_dynamo().await;
+    let issued = front.issue(&full_token()).await;
     let items = client.scan().table_name(&table).send().await.unwrap();
     let key = items.items()[0]["nonce"].clone();
     let past = front.now.load(std::sync::atomic::Ordering::SeqCst) - 1;
@@ -410,7 +364,7 @@ async fn ht1_a_code_whose_store_row_has_expired_is_refused_though_its_sealed_exp
         .send()
         .await
         .unwrap();
-    let (status, answer) = flow.exchange(&code, &client_id, &pkce.verifier, &[]).await;
+    let (status, answer) = front.redeem(&issued, &[], &[]).await;
     assert_eq!(
         (status, answer["error"].as_str()),
         (400, Some("invalid_grant")),
@@ -426,11 +380,8 @@ async fn ht1_a_code_whose_store_row_has_expired_is_refused_though_its_sealed_exp
         early: 61,
     });
     let front = Front::start_with(store, true).await;
-    let flow = &front.flow;
-    let client_id = flow.register().await;
-    let pkce = Pkce::new();
-    let code = flow.code_for(&client_id, &pkce, "s", &full_token()).await["code"].clone();
-    let (status, answer) = flow.exchange(&code, &client_id, &pkce.verifier, &[]).await;
+    let issued = front.issue(&full_token()).await;
+    let (status, answer) = front.redeem(&issued, &[], &[]).await;
     assert_eq!(
         (status, answer["error_description"].as_str()),
         (400, Some("code already used or expired")),

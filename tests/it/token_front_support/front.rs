@@ -8,7 +8,18 @@ use kobana_mcp::Config;
 use kobana_mcp::confirm::{Clock, MemoryStore, NonceStore};
 
 use super::{Flow, Page, Pkce, REDIRECT};
-use crate::common::Stack;
+use crate::common::{Stack, dynamo};
+
+/// A code issued to a freshly registered client, and what redeeming it takes.
+#[derive(Debug)]
+pub struct Issued {
+    /// The client's id.
+    pub client_id: String,
+    /// The PKCE pair of the authorization request.
+    pub pkce: Pkce,
+    /// The code.
+    pub code: String,
+}
 
 /// The stack, the flow against it and its clock.
 pub struct Front {
@@ -33,6 +44,17 @@ impl Front {
             config.token_front.loopback_client_metadata = loopback_documents;
         })
         .await
+    }
+
+    /// A front over a fresh confirmations table in DynamoDB (moto); answers the table's name
+    /// and the client that reads it too.
+    pub async fn on_dynamo() -> (Self, String, aws_sdk_dynamodb::Client) {
+        let (table, client) = dynamo::dynamo_table().await;
+        let store = Arc::new(kobana_mcp::confirm::DynamoStore::with_client(
+            table.clone(),
+            client.clone(),
+        ));
+        (Self::start_with(store, true).await, table, client)
     }
 
     /// A front over `store`, its configuration adjusted by `adjust` after the front is on.
@@ -75,6 +97,36 @@ impl Front {
             .await;
         assert_eq!(page.status, 200, "{}", page.body);
         (client_id, page)
+    }
+
+    /// Registers a client and has a code issued to it for `token` (state `s`).
+    pub async fn issue(&self, token: &str) -> Issued {
+        let client_id = self.flow.register().await;
+        let pkce = Pkce::new();
+        let code = self.flow.code_for(&client_id, &pkce, "s", token).await["code"].clone();
+        Issued {
+            client_id,
+            pkce,
+            code,
+        }
+    }
+
+    /// Redeems `issued` with `overrides` (as [`Flow::exchange`]); answers status and JSON.
+    pub async fn redeem(
+        &self,
+        issued: &Issued,
+        overrides: &[(&str, &str)],
+        headers: &[(&str, &str)],
+    ) -> (u16, serde_json::Value) {
+        self.flow
+            .exchange_with_headers(
+                &issued.code,
+                &issued.client_id,
+                &issued.pkce.verifier,
+                overrides,
+                headers,
+            )
+            .await
     }
 
     /// Moves the server's clock by `seconds`.

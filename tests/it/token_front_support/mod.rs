@@ -7,7 +7,7 @@
 
 mod front;
 
-pub use front::Front;
+pub use front::{Front, Issued};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
