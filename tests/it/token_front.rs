@@ -13,13 +13,13 @@ use crate::common;
 use crate::token_front_support;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{Stack, dynamo};
+use common::Stack;
 use fake_kobana::{full_token, scoped_token};
-use kobana_mcp::confirm::{Clock, MemoryStore, NonceStore};
+use kobana_mcp::confirm::MemoryStore;
 use serde_json::{Value, json};
-use token_front_support::{Flow, Pkce, REDIRECT};
+use token_front_support::{Flow, Front, Pkce, REDIRECT};
 
 const FRONT_PATHS: [&str; 7] = [
     "/Prod/.well-known/openid-configuration",
@@ -31,59 +31,6 @@ const FRONT_PATHS: [&str; 7] = [
     "/oauth/jwks",
 ];
 
-struct Front {
-    stack: Stack,
-    flow: Flow,
-    now: Arc<AtomicI64>,
-}
-
-impl Front {
-    async fn start() -> Self {
-        Self::start_with(Arc::new(MemoryStore::new()), true).await
-    }
-
-    async fn start_with(store: Arc<dyn NonceStore>, loopback_documents: bool) -> Self {
-        let wall = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs() as i64;
-        let now = Arc::new(AtomicI64::new(wall));
-        let read = now.clone();
-        let clock: Clock = Arc::new(move || read.load(Ordering::SeqCst));
-        let stack = Stack::start_full(
-            |config| {
-                config.token_front.enabled = true;
-                config.token_front.loopback_client_metadata = loopback_documents;
-            },
-            Some((store, clock)),
-        )
-        .await;
-        let flow = Flow::new(&stack.url);
-        Self { stack, flow, now }
-    }
-
-    /// A front with a registered client and its authorization page open.
-    async fn opened() -> (Self, String, token_front_support::Page) {
-        let front = Self::start().await;
-        let client_id = front.flow.register().await;
-        let page = front
-            .flow
-            .authorize(&client_id, REDIRECT, &Pkce::new(), "s")
-            .await;
-        assert_eq!(page.status, 200, "{}", page.body);
-        (front, client_id, page)
-    }
-
-    fn advance(&self, seconds: i64) {
-        self.now.fetch_add(seconds, Ordering::SeqCst);
-    }
-
-    /// Calls `tools/list` with `token` on `/mcp`; answers the tool count.
-    async fn tools(&self, token: &str) -> usize {
-        self.stack.tool_names(token, &[]).await.len()
-    }
-}
-
 async fn resource_metadata(stack: &Stack) -> Value {
     let url = stack
         .url
@@ -92,7 +39,7 @@ async fn resource_metadata(stack: &Stack) -> Value {
 }
 
 #[tokio::test]
-async fn tf_off_by_default_nothing_is_served_and_the_resource_metadata_is_unchanged() {
+async fn ht1_off_by_default_nothing_is_served_and_the_resource_metadata_is_unchanged() {
     let off = Stack::start().await;
     let flow = Flow::new(&off.url);
     for path in FRONT_PATHS {
@@ -135,7 +82,7 @@ async fn tf_off_by_default_nothing_is_served_and_the_resource_metadata_is_unchan
 }
 
 #[tokio::test]
-async fn tf_the_metadata_names_the_endpoints_at_every_discovery_path() {
+async fn ht1_the_metadata_names_the_endpoints_at_every_discovery_path() {
     let front = Front::start().await;
     let base = &front.flow.base;
     for path in [
@@ -189,7 +136,7 @@ async fn tf_the_metadata_names_the_endpoints_at_every_discovery_path() {
 }
 
 #[tokio::test]
-async fn tf_a_registered_client_gets_the_billing_token_after_the_person_confirms_the_organization()
+async fn ht1_a_registered_client_gets_the_billing_token_after_the_person_confirms_the_organization()
 {
     let front = Front::start().await;
     let flow = &front.flow;
@@ -260,7 +207,7 @@ async fn tf_a_registered_client_gets_the_billing_token_after_the_person_confirms
 }
 
 #[tokio::test]
-async fn tf_wrong_redirect_uris_and_pkce_are_refused() {
+async fn ht1_wrong_redirect_uris_and_pkce_are_refused() {
     let front = Front::start().await;
     let flow = &front.flow;
     let client_id = flow.register().await;
@@ -328,7 +275,7 @@ async fn tf_wrong_redirect_uris_and_pkce_are_refused() {
 }
 
 #[tokio::test]
-async fn tf_a_code_is_used_once_and_expires_after_60_seconds() {
+async fn ht1_a_code_is_used_once_and_expires_after_60_seconds() {
     let front = Front::start().await;
     let flow = &front.flow;
     let client_id = flow.register().await;
@@ -367,7 +314,7 @@ async fn tf_a_code_is_used_once_and_expires_after_60_seconds() {
 }
 
 #[tokio::test]
-async fn tf_a_token_kobana_rejects_gets_no_code() {
+async fn ht1_a_token_kobana_rejects_gets_no_code() {
     let (front, _client, page) = Front::opened().await;
     let flow = &front.flow;
     let forged = "eyJhbGciOiJIUzUxMiJ9.eyJzdWIiOiJ4Iiwib3JnX2lkIjoieSJ9.bm90LWEtc2lnbmF0dXJl";
@@ -411,7 +358,7 @@ async fn tf_a_token_kobana_rejects_gets_no_code() {
 }
 
 #[tokio::test]
-async fn tf_forms_are_bound_sealed_short_lived_and_same_site() {
+async fn ht1_forms_are_bound_sealed_short_lived_and_same_site() {
     let (front, _client, page) = Front::opened().await;
     let flow = &front.flow;
     let form = page.form();
@@ -437,6 +384,16 @@ async fn tf_forms_are_bound_sealed_short_lived_and_same_site() {
         )
         .await;
     assert_eq!(sibling.status, 403);
+    // An opaque origin (a sandboxed frame, a data: page) is never our page: refused too.
+    let opaque = flow
+        .post_form("/oauth/authorize", &fields, &[("origin", "null")])
+        .await;
+    assert_eq!(opaque.status, 403, "{}", opaque.body);
+    assert!(
+        opaque.body.contains("só pode ser enviado desta página"),
+        "{}",
+        opaque.body
+    );
     let mut tampered = form.clone().into_bytes();
     let at = tampered.len() - 5;
     tampered[at] = if tampered[at] == b'A' { b'B' } else { b'A' };
@@ -483,7 +440,7 @@ async fn tf_forms_are_bound_sealed_short_lived_and_same_site() {
 }
 
 #[tokio::test]
-async fn tf_registration_refuses_what_a_code_could_be_sent_through() {
+async fn ht1_registration_refuses_what_a_code_could_be_sent_through() {
     let front = Front::start().await;
     for (document, error) in [
         (
@@ -559,7 +516,7 @@ async fn documents() -> (String, Arc<AtomicUsize>) {
 }
 
 #[tokio::test]
-async fn tf_a_client_id_metadata_document_is_fetched_bounded_and_must_name_itself() {
+async fn ht1_a_client_id_metadata_document_is_fetched_bounded_and_must_name_itself() {
     let (docs, hits) = documents().await;
     let front = Front::start().await;
     let flow = &front.flow;
@@ -599,13 +556,8 @@ async fn tf_a_client_id_metadata_document_is_fetched_bounded_and_must_name_itsel
 }
 
 #[tokio::test]
-async fn tf_single_use_is_the_confirmation_tables_conditional_write() {
-    let (table, client) = dynamo::dynamo_table().await;
-    let store = Arc::new(kobana_mcp::confirm::DynamoStore::with_client(
-        table.clone(),
-        client.clone(),
-    ));
-    let front = Front::start_with(store, true).await;
+async fn ht1_single_use_is_the_confirmation_tables_conditional_write() {
+    let (front, table, client) = Front::on_dynamo().await;
     let flow = &front.flow;
     let client_id = flow.register().await;
     let pkce = Pkce::new();

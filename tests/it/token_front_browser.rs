@@ -1,6 +1,7 @@
 //! The token front from no token to a `tools/call` (HT-1): the official
 //! TypeScript SDK's OAuth client (v2 and v1) and headless Chromium playing the person,
-//! driven by `clients/browser/token_front.mjs`. Three runs — dynamic registration with each
+//! driven by `clients/browser/token_front.mjs`, from the URL `docs/clients.md` tells a person
+//! to enter in Claude's or ChatGPT's connector form (its `connector` snippet). Three runs — dynamic registration with each
 //! SDK, and a client ID metadata document — each paste a token Kobana rejects first, then the
 //! real one, read the organization and press "Conectar". Then a page on another loopback
 //! origin frames the authorization page (refused) and, as a control, the resource metadata
@@ -118,7 +119,7 @@ fn check_run(name: &str, run: &Value, token: &str, base: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn tf_from_no_token_to_a_tool_call_with_the_sdk_and_chromium_and_nothing_in_the_logs() {
+async fn ht1_from_no_token_to_a_tool_call_with_the_sdk_and_chromium_and_nothing_in_the_logs() {
     let fake = FakeKobana::start().await;
     let mut config = Config {
         kobana_api_url: fake.base_url(),
@@ -134,7 +135,15 @@ async fn tf_from_no_token_to_a_tool_call_with_the_sdk_and_chromium_and_nothing_i
         tracing::info!("capture-canary-tf");
     });
     let token = full_token();
-    let report = drive(&server.url(), &token).await;
+    // The URL a person enters in Claude's or ChatGPT's connector form, as docs/clients.md
+    // writes it, with this server's in the example's place.
+    let url = common::clients_snippet("connector", &server.url());
+    assert_eq!(
+        url.trim(),
+        server.url(),
+        "the connector block is the MCP URL alone"
+    );
+    let report = drive(url.trim(), &token).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     server.stop();
     let base = server.url().trim_end_matches("/mcp").to_owned();
@@ -198,23 +207,27 @@ fn check_framing(report: &Value) {
     );
 }
 
-/// No token, refused token or code reaches any log line.
+/// No token (nor any segment of one), refused token or code reaches any log line.
 fn check_logs(log: &str, token: &str, runs: &Value) {
     assert!(log.contains("capture-canary-tf"), "the capture works");
     assert!(
         log.contains("token front: code issued"),
         "the front logs its steps: {log:.2000}"
     );
-    let signature = token.rsplit('.').next().unwrap();
-    let mut secrets = vec![token, signature, REJECTED];
-    let codes: Vec<String> = ["v2-dcr", "v1-dcr", "v2-cimd"]
-        .iter()
-        .map(|n| runs[*n]["code"].as_str().unwrap().to_owned())
-        .collect();
-    secrets.extend(codes.iter().map(String::as_str));
-    for secret in secrets {
+    let mut secrets = common::token_traces(token);
+    secrets.extend(common::token_traces(REJECTED));
+    assert!(
+        secrets.len() >= 6,
+        "both tokens' header, payload and signature: {secrets:?}"
+    );
+    secrets.extend(
+        ["v2-dcr", "v1-dcr", "v2-cimd"]
+            .iter()
+            .map(|n| runs[*n]["code"].as_str().unwrap().to_owned()),
+    );
+    for secret in &secrets {
         assert!(
-            !log.contains(secret),
+            !log.contains(secret.as_str()),
             "a secret in the logs: {:.40}…",
             secret
         );

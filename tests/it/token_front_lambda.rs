@@ -41,7 +41,8 @@ fn gateway(method: &str, path: &str, resource: &str, body: Option<&Value>) -> Va
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn tf_behind_api_gateway_the_front_is_found_under_the_stage_and_keyed_from_secrets_manager() {
+async fn ht1_behind_api_gateway_the_front_is_found_under_the_stage_and_keyed_from_secrets_manager()
+{
     let moto = token_front_support::moto();
     let value = "k".repeat(40) + "front-lambda-secret-value";
     let arn = token_front_support::create_secret(&common::python(), &value);
@@ -115,7 +116,7 @@ async fn tf_behind_api_gateway_the_front_is_found_under_the_stage_and_keyed_from
 }
 
 #[tokio::test]
-async fn tf_under_lambda_the_front_refuses_to_start_without_its_shared_key() {
+async fn ht1_under_lambda_the_front_refuses_to_start_without_its_shared_key() {
     let mut function = Function::start("127.0.0.1:9", &[("MCP_TOKEN_FRONT", "on")]);
     let mut status = None;
     for _ in 0..100 {
@@ -141,7 +142,7 @@ async fn tf_under_lambda_the_front_refuses_to_start_without_its_shared_key() {
 /// The template: the parameter defaults to off; the key exists, and may be read, only with
 /// the front on; the function may read that one secret and do nothing else with it.
 #[test]
-fn tf_the_template_grants_get_secret_value_on_its_own_key_only_with_the_front_on() {
+fn ht1_the_template_grants_get_secret_value_on_its_own_key_only_with_the_front_on() {
     let template =
         std::fs::read_to_string(lambda_support::function::workspace().join("template.yaml"))
             .expect("template.yaml");

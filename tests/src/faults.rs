@@ -41,6 +41,15 @@ pub enum FaultKind {
         #[serde(default)]
         retry_after: Option<u64>,
     },
+    /// Answer with this status and this error code in the Kobana error envelope (no handler
+    /// runs): a refusal other than the usual code of its status, e.g. a 403 that is not
+    /// `insufficient_scope` ("API access blocked", as the billing API's return codes put it).
+    Refusal {
+        /// HTTP status code.
+        status: u16,
+        /// The envelope's `error.code`.
+        code: String,
+    },
     /// Answer normally after this many milliseconds.
     Delay {
         /// Latency to add.
@@ -164,6 +173,14 @@ pub fn status_response(status: u16, retry_after: Option<u64>) -> Response {
         h.insert("x-ratelimit-reset", HeaderValue::from(reset));
     }
     resp
+}
+
+/// The response of a `Refusal` fault.
+pub fn refusal_response(status: u16, code: &str) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN);
+    let mut body = ApiError::new(status, "", "Acesso à API bloqueado para este token.").body();
+    body["error"]["code"] = serde_json::Value::String(code.to_owned());
+    (status, axum::Json(body)).into_response()
 }
 
 /// Sleeps for a `Delay` fault.

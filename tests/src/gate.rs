@@ -194,6 +194,9 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
             status,
             retry_after,
         }) => return (faults::status_response(status, retry_after), org),
+        Some(FaultKind::Refusal { status, code }) => {
+            return (faults::refusal_response(status, &code), org);
+        }
         Some(FaultKind::Delay { ms }) => faults::delay(ms).await,
         Some(other) => after = Some(other),
         None => {}

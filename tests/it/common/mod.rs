@@ -337,6 +337,31 @@ pub fn clients_doc() -> String {
     std::fs::read_to_string(workspace().join("docs/clients.md")).expect("docs/clients.md")
 }
 
+/// The URL every snippet of `docs/clients.md` is written with; the tests put their server's
+/// URL in its place.
+pub const DOC_URL: &str = "https://kobana-mcp.example.com/mcp";
+
+/// Snippet `name` of `docs/clients.md` with `url` in place of [`DOC_URL`] (which it must name).
+pub fn clients_snippet(name: &str, url: &str) -> String {
+    let text = doc_snippet(&clients_doc(), name);
+    assert!(text.contains(DOC_URL), "snippet {name} names {DOC_URL}");
+    text.replace(DOC_URL, url)
+}
+
+/// Every trace of `token` a log scan looks for: the whole token and each of its segments
+/// (a JWT's header, payload and signature), so a line holding any part of it is found.
+/// Segments shorter than 16 characters are left out: they could match innocent text.
+pub fn token_traces(token: &str) -> Vec<String> {
+    let mut traces = vec![token.to_owned()];
+    traces.extend(
+        token
+            .split('.')
+            .filter(|segment| segment.len() >= 16 && *segment != token)
+            .map(str::to_owned),
+    );
+    traces
+}
+
 /// The fenced block right after `<!-- snippet: NAME -->` in `doc`.
 pub fn doc_snippet(doc: &str, name: &str) -> String {
     let marker = format!("<!-- snippet: {name} -->");

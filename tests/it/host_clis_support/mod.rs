@@ -1,6 +1,7 @@
 //! What the host-CLI tests share: one [`HostRun`] per host bundles a server whose request lines
 //! are captured, a stand-in model endpoint, the host's own sandboxed home and a token of its own.
 
+pub mod editors;
 pub mod model;
 pub mod sandbox;
 pub mod server;
@@ -15,9 +16,6 @@ use serde_json::Value;
 use model::StandInModel;
 use sandbox::Sandbox;
 use server::LoggedServer;
-
-/// The URL every snippet of `docs/clients.md` is written with.
-pub const DOC_URL: &str = "https://kobana-mcp.example.com/mcp";
 
 /// One host under test: its server, stand-in model, sandbox and token.
 pub struct HostRun {
@@ -48,11 +46,9 @@ impl HostRun {
         }
     }
 
-    /// `snippet` of `docs/clients.md` with the test server's URL in place of [`DOC_URL`].
+    /// `snippet` of `docs/clients.md` with the test server's URL in its URL's place.
     pub fn snippet(&self, name: &str) -> String {
-        let text = crate::common::doc_snippet(&crate::common::clients_doc(), name);
-        assert!(text.contains(DOC_URL), "snippet {name} names {DOC_URL}");
-        text.replace(DOC_URL, &self.server.url)
+        crate::common::clients_snippet(name, &self.server.url)
     }
 
     /// Stops the server and checks its log: this host's token listed the tools (so the host

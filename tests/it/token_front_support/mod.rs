@@ -5,6 +5,10 @@
 
 #![allow(dead_code)]
 
+mod front;
+
+pub use front::{Front, Issued};
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -124,6 +128,21 @@ pub fn encoded(fields: &[(&str, &str)]) -> String {
     url.query().unwrap_or_default().to_owned()
 }
 
+/// `fields` with each of `overrides` in place of the field of its name (an empty value leaves
+/// the field out).
+fn overridden<'a>(
+    mut fields: Vec<(&'a str, &'a str)>,
+    overrides: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
+    for (name, value) in overrides {
+        fields.retain(|(n, _)| n != name);
+        if !value.is_empty() {
+            fields.push((name, value));
+        }
+    }
+    fields
+}
+
 /// The flow against one server.
 #[derive(Debug, Clone)]
 pub struct Flow {
@@ -215,16 +234,37 @@ impl Flow {
         pkce: &Pkce,
         state: &str,
     ) -> Page {
-        let query = encoded(&[
-            ("response_type", "code"),
-            ("client_id", client_id),
-            ("redirect_uri", redirect_uri),
-            ("code_challenge", &pkce.challenge),
-            ("code_challenge_method", "S256"),
-            ("state", state),
-            ("resource", &format!("{}/mcp", self.base)),
-        ]);
-        self.get(&format!("/oauth/authorize?{query}")).await
+        self.authorize_with(
+            client_id,
+            pkce,
+            &[("redirect_uri", redirect_uri), ("state", state)],
+        )
+        .await
+    }
+
+    /// The authorization request of a client redirecting to [`REDIRECT`] with `pkce` and
+    /// state `s`, `overrides` replacing its parameters (an empty value leaves one out).
+    pub async fn authorize_with(
+        &self,
+        client_id: &str,
+        pkce: &Pkce,
+        overrides: &[(&str, &str)],
+    ) -> Page {
+        let resource = format!("{}/mcp", self.base);
+        let fields = overridden(
+            vec![
+                ("response_type", "code"),
+                ("client_id", client_id),
+                ("redirect_uri", REDIRECT),
+                ("code_challenge", &pkce.challenge),
+                ("code_challenge_method", "S256"),
+                ("state", "s"),
+                ("resource", &resource),
+            ],
+            overrides,
+        );
+        self.get(&format!("/oauth/authorize?{}", encoded(&fields)))
+            .await
     }
 
     /// Pastes `token` into the page's form; answers the next page.
@@ -276,20 +316,30 @@ impl Flow {
         verifier: &str,
         overrides: &[(&str, &str)],
     ) -> (u16, Value) {
-        let mut fields = vec![
-            ("grant_type", "authorization_code"),
-            ("code", code),
-            ("client_id", client_id),
-            ("redirect_uri", REDIRECT),
-            ("code_verifier", verifier),
-        ];
-        for (name, value) in overrides {
-            fields.retain(|(n, _)| n != name);
-            if !value.is_empty() {
-                fields.push((name, value));
-            }
-        }
-        let page = self.post_form("/oauth/token", &fields, &[]).await;
+        self.exchange_with_headers(code, client_id, verifier, overrides, &[])
+            .await
+    }
+
+    /// [`Flow::exchange`] with `headers` added to the token request.
+    pub async fn exchange_with_headers(
+        &self,
+        code: &str,
+        client_id: &str,
+        verifier: &str,
+        overrides: &[(&str, &str)],
+        headers: &[(&str, &str)],
+    ) -> (u16, Value) {
+        let fields = overridden(
+            vec![
+                ("grant_type", "authorization_code"),
+                ("code", code),
+                ("client_id", client_id),
+                ("redirect_uri", REDIRECT),
+                ("code_verifier", verifier),
+            ],
+            overrides,
+        );
+        let page = self.post_form("/oauth/token", &fields, headers).await;
         (
             page.status,
             serde_json::from_str(&page.body).unwrap_or(Value::Null),

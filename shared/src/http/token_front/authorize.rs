@@ -406,7 +406,11 @@ fn restarted(form: FormToken, now: i64) -> FormToken {
 }
 
 /// Whether the browser says the post comes from another site than the issuer's: by
-/// `Sec-Fetch-Site` when it sends one, else by `Origin` (`null` is not evidence either way).
+/// `Sec-Fetch-Site` when it sends one, else by `Origin`. An opaque origin (`Origin: null`: a
+/// sandboxed frame, a `data:` or `file:` page, a post after a cross-origin redirect) is never
+/// our page, whose posts keep their origin (`Referrer-Policy: same-origin`), so it is refused:
+/// the check fails safe. No `Origin` at all is a non-browser client, which holds no cookie of
+/// the person's and can only post a form it was given.
 fn cross_site(headers: &http::HeaderMap, issuer: &str) -> bool {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     if let Some(site) = text("sec-fetch-site") {
@@ -414,7 +418,7 @@ fn cross_site(headers: &http::HeaderMap, issuer: &str) -> bool {
     }
     let own = reqwest::Url::parse(issuer).map(|u| u.origin().ascii_serialization());
     match (text("origin"), own) {
-        (None | Some("null"), _) => false,
+        (None, _) => false,
         (Some(origin), Ok(own)) => origin != own,
         (Some(_), Err(_)) => true,
     }
@@ -457,7 +461,15 @@ mod tests {
         assert!(cross_site(&headers, "http://127.0.0.1:3000"));
         headers.remove("sec-fetch-site");
         headers.insert("origin", HeaderValue::from_static("null"));
-        assert!(!cross_site(&headers, "http://127.0.0.1:3000"));
+        assert!(
+            cross_site(&headers, "http://127.0.0.1:3000"),
+            "an opaque origin is refused"
+        );
+        headers.insert("sec-fetch-site", HeaderValue::from_static("same-origin"));
+        assert!(
+            !cross_site(&headers, "http://127.0.0.1:3000"),
+            "Sec-Fetch-Site decides when the browser sends it"
+        );
     }
 
     #[test]
