@@ -42,16 +42,18 @@ pub(crate) fn help(config: &Config) -> Value {
     let pt = format!(
         "Este servidor MCP precisa de um token de API do Faturamento Automático da Kobana. \
          Envie-o no cabeçalho {HEADER_FORM} (configure esse cabeçalho no seu cliente MCP). \
-         O token é criado nas configurações de API do Faturamento Automático, na conta Kobana \
-         da sua empresa. Tokens do sandbox e de produção são diferentes: este servidor usa \
+         É o próprio Faturamento Automático quem emite esse token, para uma organização: peça \
+         um a quem administra o Faturamento Automático da sua empresa. Tokens do sandbox e de \
+         produção são diferentes: este servidor usa \
          {pt_env}. Um token do Gateway Bancário, ou do login OAuth de app.kobana.com.br, não \
          vale para o Faturamento Automático."
     );
     let en = format!(
         "This MCP server needs an API token from Kobana's Automatic Billing (Faturamento \
          Automático). Send it in the header {HEADER_FORM} (set that header in your MCP \
-         client). The token is created in the API settings of Automatic Billing, in your \
-         company's Kobana account. Sandbox and production tokens differ: this server uses \
+         client). Automatic Billing itself issues that token, for one organization: ask \
+         whoever administers Automatic Billing for your company. Sandbox and production tokens \
+         differ: this server uses \
          {en_env}. A Kobana banking (Gateway Bancário) token, or one from the OAuth login at \
          app.kobana.com.br, does not work for Automatic Billing."
     );
