@@ -1,6 +1,6 @@
 // A real OAuth discovery from no token, for tests/it/oauth_discovery.rs:
 //
-//   node discover.mjs SDK MODE MCP_URL [METADATA_URL]
+//   node discover.mjs SDK MODE MCP_URL [METADATA_URL] [call]
 //
 // SDK: `v1` (@modelcontextprotocol/sdk) or `v2` (@modelcontextprotocol/client), both from
 // ../node_modules. The SDK's own OAuth support does the work, with an in-memory
@@ -9,9 +9,10 @@
 // MODE `challenge`: connect with no token, so the 401's WWW-Authenticate leads the SDK
 // (path-suffixed metadata URL). MODE `root`: the client is configured with METADATA_URL (the
 // root `/.well-known/oauth-protected-resource`) and runs the SDK's `auth()` before connecting.
-// Then it lists tools. Prints one JSON line: { ok, tools?, error?, authorizationUrl?,
-// fetches: [{method, url, status}] }.
-const [sdk, mode, mcpUrl, metadataUrl] = process.argv.slice(2);
+// Then it lists tools and, with `call`, calls billing_organization_get with the token the flow
+// got. Prints one JSON line: { ok, tools?, call?: {isError, text, organizationId}, error?,
+// authorizationUrl?, fetches: [{method, url, status}] }.
+const [sdk, mode, mcpUrl, metadataUrl, andCall] = process.argv.slice(2);
 if (!["v1", "v2"].includes(sdk) || !["challenge", "root"].includes(mode) || !mcpUrl) {
   console.error("usage: node discover.mjs v1|v2 challenge|root MCP_URL [METADATA_URL]");
   process.exit(2);
@@ -99,6 +100,8 @@ async function approve(provider) {
   return back.searchParams.get("code");
 }
 
+/** Lists the tools and, with `call`, calls one read (whose answer depends on Kobana taking
+ * the token). */
 async function listTools(provider) {
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
     authProvider: provider,
@@ -107,8 +110,17 @@ async function listTools(provider) {
   const client = new Client({ name: `kobana-mcp-oauth-${sdk}`, version: "0.0.1" });
   await client.connect(transport);
   const tools = (await client.listTools()).tools.map((t) => t.name);
+  let call;
+  if (andCall === "call") {
+    const result = await client.callTool({ name: "billing_organization_get", arguments: {} });
+    call = {
+      isError: result.isError === true,
+      text: result.content?.find((c) => c.type === "text")?.text ?? "",
+      organizationId: result.structuredContent?.organization?.id ?? null,
+    };
+  }
   await client.close();
-  return tools;
+  return { tools, call };
 }
 
 async function main() {
@@ -133,8 +145,8 @@ async function main() {
     const second = await auth(provider, { ...options, authorizationCode: await approve(provider) });
     if (second !== "AUTHORIZED") throw new Error(`auth() answered ${second}, expected AUTHORIZED`);
   }
-  const tools = await listTools(provider);
-  return { ok: true, tools, authorizationUrl: provider.authorizationUrl?.href, tokenScope: provider.saved?.scope ?? null };
+  const { tools, call } = await listTools(provider);
+  return { ok: true, tools, call, authorizationUrl: provider.authorizationUrl?.href, tokenScope: provider.saved?.scope ?? null };
 }
 
 const timer = setTimeout(() => {

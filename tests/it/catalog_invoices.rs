@@ -17,7 +17,7 @@ async fn t1_invoice_reads_run_end_to_end() {
     let today = sao_paulo_today();
 
     let all = stack.ok("billing_invoices_list", json!({})).await;
-    assert_eq!(all["total"], 7);
+    assert_eq!(all["total"], 8);
     let open = all["invoices"]
         .as_array()
         .unwrap()
@@ -90,7 +90,10 @@ async fn t1_invoice_reads_run_end_to_end() {
     let pending = stack
         .ok("billing_invoices_list", json!({"without_nfe": true}))
         .await;
-    assert_eq!(ids(&pending["invoices"]), [INV_PAID_NFE_ERROR]);
+    assert_eq!(
+        ids(&pending["invoices"]),
+        [INV_PAID_NFE_ERROR, INV_UNVERIFIED]
+    );
     assert_eq!(pending["invoices"][0]["number"], "FAT-2026-000655");
     assert_eq!(stack.kobana_calls("/v1/invoices/pending-nfe").len(), 1);
 
@@ -103,7 +106,7 @@ async fn t1_invoice_reads_run_end_to_end() {
         .await;
     assert_eq!(
         ids(&paid["invoices"]),
-        [INV_PAID_NFE_ISSUED, INV_PAID_NFE_ERROR]
+        [INV_UNVERIFIED, INV_PAID_NFE_ISSUED, INV_PAID_NFE_ERROR]
     );
     let by_doc = stack.ok("billing_invoices_list", json!({"document_number": "45.321.287/0001-90", "due_date_from": "2026-08-01", "due_date_to": "2026-08-31"})).await;
     assert_eq!(ids(&by_doc["invoices"]), [INV_OPEN]);

@@ -17,7 +17,11 @@ fn reading<'r>(report: &'r Report, point: &str) -> &'r str {
 }
 
 async fn check(fake: &FakeKobana) -> Report {
-    api::run(&fake.base_url(), &fake.full_token())
+    check_with(fake, &fake.full_token()).await
+}
+
+async fn check_with(fake: &FakeKobana, token: &str) -> Report {
+    api::run(&fake.base_url(), token)
         .await
         .expect("the check runs")
 }
@@ -43,7 +47,7 @@ fn assert_read_only_and_complete(fake: &FakeKobana, report: &Report) {
 }
 
 #[tokio::test]
-async fn check_reports_our_readings_against_the_default_fake() {
+async fn rk6_check_reports_our_readings_against_the_default_fake() {
     let fake = FakeKobana::start_with_readings(Readings::ours()).await;
     let report = check(&fake).await;
     assert!(report.ok(), "{}", report.table());
@@ -67,15 +71,27 @@ async fn check_reports_our_readings_against_the_default_fake() {
     }
     // The reference fixtures write most date-times with the São Paulo offset.
     assert!(reading(&report, "datetime_form").contains("offset"));
+    // token_issuer: Kobana refuses a token of its app OAuth, and the check says why.
+    let refused = api::run(&fake.base_url(), &fake.app_oauth_token())
+        .await
+        .unwrap_err();
+    assert!(
+        refused.contains("HTTP 401")
+            && refused.contains("RS256 JWT, not a billing HS512 JWT")
+            && refused.contains("token_issuer reads billing_jwt"),
+        "{refused}"
+    );
 }
 
 #[tokio::test]
-async fn check_reports_every_other_reading_against_the_others_fake() {
+async fn rk6_check_reports_every_other_reading_against_the_others_fake() {
     let fake = FakeKobana::start_with_readings(Readings::others()).await;
-    let report = check(&fake).await;
+    // token_issuer: Kobana takes a token of its app OAuth (RS256) as a billing token.
+    let report = check_with(&fake, &fake.app_oauth_token()).await;
     assert!(report.ok(), "{}", report.table());
     assert_read_only_and_complete(&fake, &report);
     for (point, expected) in [
+        ("token_issuer", "kobana_app_oauth"),
         ("scope_words", "other_vocabulary"),
         ("invoice_totals_unit", "cents"),
         ("due_date_form", "utc_midnight"),
@@ -97,6 +113,11 @@ async fn check_reports_every_other_reading_against_the_others_fake() {
     );
     let scopes = &report.row("scope_words").unwrap().evidence;
     assert!(scopes.contains("billing.all"), "{scopes}");
+    let issuer = &report.row("token_issuer").unwrap().evidence;
+    assert!(issuer.contains("alg RS256"), "{issuer}");
+    // A billing JWT is still a billing JWT there.
+    let billing = check(&fake).await;
+    assert_eq!(reading(&billing, "token_issuer"), "billing_jwt");
 }
 
 fn unknown_payment_status() -> Fault {
@@ -198,4 +219,40 @@ async fn check_mcp_smokes_tools_reads_and_a_pdf() {
     // No endpoint there: the smoke fails, it does not hang or pass.
     let nothing = mcp::run("http://127.0.0.1:9/mcp", None).await.unwrap();
     assert!(!nothing.ok());
+}
+
+/// Every open point of the contract has a row, and a point the check cannot settle without
+/// writing is exactly one the contract (and docs/contract.md) says takes a write.
+#[tokio::test]
+async fn rk6_every_reading_has_a_row_and_the_ones_that_take_a_write_say_so() {
+    let fake = FakeKobana::start_with_readings(Readings::ours()).await;
+    let report = check(&fake).await;
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/contract.md"),
+    )
+    .unwrap();
+    for point in &fake_kobana::contract::contract().readings {
+        let row = report
+            .row(&point.id)
+            .unwrap_or_else(|| panic!("no row {}: {}", point.id, report.table()));
+        let takes_a_write = point.check.starts_with("not read-only");
+        assert!(
+            takes_a_write || point.check.starts_with("read-only"),
+            "{}: {}",
+            point.id,
+            point.check
+        );
+        assert_eq!(
+            row.reading == "not settled read-only",
+            takes_a_write,
+            "{}: {row:?} / {}",
+            point.id,
+            point.check
+        );
+        assert!(
+            docs.contains(&format!("  - check: {}", point.check)),
+            "docs/contract.md names how {} is settled",
+            point.id
+        );
+    }
 }

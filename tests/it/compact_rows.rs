@@ -261,10 +261,10 @@ async fn t2_a_page_over_the_budget_is_cut_says_so_and_the_next_page_continues_ex
     )
     .await;
     assert_eq!(answers.len(), 1, "within the default budget, one page");
-    assert_eq!(expected.len(), 7);
+    assert_eq!(expected.len(), 8);
     assert!(answers[0]["result"].get("cut").is_none());
 
-    // Below what MCP_ANSWER_BUDGET_BYTES accepts, so the demo page of 7 must be cut.
+    // Below what MCP_ANSWER_BUDGET_BYTES accepts, so the demo page of 8 must be cut.
     let budget = 1024;
     let tight = Stack::start_with(|c| c.rows.budget_bytes = budget).await;
     let (got, answers) = walk(
@@ -279,15 +279,15 @@ async fn t2_a_page_over_the_budget_is_cut_says_so_and_the_next_page_continues_ex
     assert!(answers.len() >= 2, "the page was cut: {answers:?}");
     let first = &answers[0]["result"];
     assert_eq!(first["cut"], true);
-    assert_eq!(first["total"], 7);
+    assert_eq!(first["total"], 8);
     let returned = first["returned"].as_u64().unwrap();
-    assert!((1..7).contains(&returned), "{first}");
+    assert!((1..8).contains(&returned), "{first}");
     assert_eq!(first["next_page"], 2);
     assert_eq!(first["next_per_page"], returned);
     let hint = first["hint"].as_str().unwrap();
     assert!(
         hint.contains("cortada")
-            && hint.contains(&format!("{returned} de 7"))
+            && hint.contains(&format!("{returned} de 8"))
             && hint.contains(&format!("page=2 e per_page={returned}")),
         "{hint}"
     );

@@ -510,7 +510,7 @@ async fn every_fixture_record_validates_against_its_schema() {
         ("/v1/customers", "Customer", 4),
         ("/v1/billing_accounts", "BillingAccount", 4),
         ("/v1/subscriptions", "Subscription", 3),
-        ("/v1/invoices", "Invoice", 7),
+        ("/v1/invoices", "Invoice", 8),
         ("/v1/payments", "Payment", 3),
         ("/v1/nfes", "Nfe", 2),
         ("/v1/plans", "Plan", 3),

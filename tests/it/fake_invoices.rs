@@ -224,7 +224,7 @@ async fn delete_only_drafts() {
         api.get(&format!("/v1/invoices/{}", ids::INV_DRAFT)).await.0,
         404
     );
-    assert_eq!(api.list_ids("/v1/invoices").await.len(), 6);
+    assert_eq!(api.list_ids("/v1/invoices").await.len(), 7);
 }
 
 #[tokio::test]
@@ -282,7 +282,7 @@ async fn issue_nfe_from_invoice_answers_an_issuance_result() {
     assert_eq!(status, 422);
     assert_eq!(
         api.list_ids("/v1/invoices/pending-nfe").await,
-        vec![ids::INV_PAID_NFE_ERROR]
+        vec![ids::INV_PAID_NFE_ERROR, ids::INV_UNVERIFIED]
     );
 }
 

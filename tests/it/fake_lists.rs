@@ -24,7 +24,7 @@ async fn pagination_meta_and_pages() {
     let (_, body) = api.get("/v1/invoices").await;
     assert_eq!(
         body["meta"],
-        json!({"total": 7, "page": 1, "per_page": 20, "total_pages": 1})
+        json!({"total": 8, "page": 1, "per_page": 20, "total_pages": 1})
     );
     let (_, body) = api.get("/v1/customers?per_page=2&page=5").await;
     assert_eq!(body["data"], json!([]));
@@ -85,6 +85,7 @@ async fn sorting_orders_by_instant_and_direction() {
             ids::INV_VOID,
             ids::INV_PAID_NFE_ISSUED,
             ids::INV_UNCOLLECTIBLE,
+            ids::INV_UNVERIFIED,
         ]
     );
     let by_due = api
@@ -93,6 +94,7 @@ async fn sorting_orders_by_instant_and_direction() {
     assert_eq!(
         by_due,
         vec![
+            ids::INV_UNVERIFIED,
             ids::INV_UNCOLLECTIBLE,
             ids::INV_PAID_NFE_ISSUED,
             ids::INV_VOID,
@@ -136,14 +138,18 @@ async fn invoice_filters() {
     api.assert_lists(vec![
         (
             "/v1/invoices?status=paid".into(),
-            AnyOrder(&[ids::INV_PAID_NFE_ISSUED, ids::INV_PAID_NFE_ERROR]),
+            AnyOrder(&[
+                ids::INV_PAID_NFE_ISSUED,
+                ids::INV_PAID_NFE_ERROR,
+                ids::INV_UNVERIFIED,
+            ]),
         ),
         (
             "/v1/invoices?status=open".into(),
             AnyOrder(&[ids::INV_OPEN, ids::INV_OVERDUE]),
         ),
-        ("/v1/invoices?plan_filter=without_plan".into(), Count(3)),
-        ("/v1/invoices?without_payments=true".into(), Count(4)),
+        ("/v1/invoices?plan_filter=without_plan".into(), Count(4)),
+        ("/v1/invoices?without_payments=true".into(), Count(5)),
         ("/v1/invoices?total_subcents=4990000".into(), Count(2)),
         (
             "/v1/invoices?due_date_from=2026-08-01&due_date_to=2026-08-25".into(),
@@ -171,7 +177,7 @@ async fn invoice_filters() {
         ),
         (
             format!("/v1/invoices?billing_account_id={}", ids::BA_RAFAEL),
-            AnyOrder(&[ids::INV_UNCOLLECTIBLE]),
+            AnyOrder(&[ids::INV_UNCOLLECTIBLE, ids::INV_UNVERIFIED]),
         ),
     ])
     .await;
@@ -207,7 +213,10 @@ async fn pending_nfe_lists_paid_invoices_without_an_issued_nfe() {
     let api = Api::new().await;
     let (status, body) = api.get("/v1/invoices/pending-nfe").await;
     assert_eq!(status, 200);
-    assert_eq!(ids_of(&body), vec![ids::INV_PAID_NFE_ERROR]);
+    assert_eq!(
+        ids_of(&body),
+        vec![ids::INV_PAID_NFE_ERROR, ids::INV_UNVERIFIED]
+    );
 }
 
 #[tokio::test]

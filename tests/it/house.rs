@@ -497,3 +497,151 @@ fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
         "areas that drive Node but are missing from EXTERNAL_TESTS in scripts/test.sh: {unlisted:?}"
     );
 }
+
+/// What `scripts/test.sh` asked of cargo, run in a sandbox where every command it starts is a
+/// stub: each line `KOBANA_FAKE_READINGS` (empty when unset), a tab, then the arguments
+/// joined by the unit separator.
+fn cargo_runs_of_test_sh(quick: bool) -> Vec<(String, Vec<String>)> {
+    use std::os::unix::fs::PermissionsExt;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let sandbox = std::env::temp_dir().join(format!(
+        "test-sh-{}-{nanos}-{}",
+        std::process::id(),
+        u8::from(quick)
+    ));
+    let write = |relative: &str, text: &str| {
+        let path = sandbox.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    let script = std::fs::read_to_string(root().join("scripts/test.sh")).expect("test.sh");
+    write("scripts/test.sh", &script);
+    // Every other script it may start does nothing.
+    for dir in ["scripts", "bench"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".sh") && name != "test.sh" {
+                write(&format!("{dir}/{name}"), "#!/usr/bin/env bash\nexit 0\n");
+            }
+        }
+    }
+    let log = sandbox.join("cargo.log");
+    let record = "#!/usr/bin/env bash\nIFS=$'\\x1f'\nprintf '%s\\t%s\\n' \"${KOBANA_FAKE_READINGS:-}\" \"$*\" >>\"$CARGO_STUB_LOG\"\n";
+    write("bin/cargo", record);
+    write("bin/curl", "#!/usr/bin/env bash\nexit 0\n");
+    write(".venv/bin/python", "#!/usr/bin/env bash\necho 9\n");
+    write(
+        ".venv/bin/moto_server",
+        "#!/usr/bin/env bash\nexec sleep 60\n",
+    );
+    write("target/debug/kobana-mcp", "");
+    write(
+        "target/debug/contract-report",
+        "#!/usr/bin/env bash\nexit 0\n",
+    );
+    std::fs::create_dir_all(sandbox.join("tmp")).unwrap();
+    let path = format!(
+        "{}:{}",
+        sandbox.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = std::process::Command::new("bash");
+    command
+        .arg(sandbox.join("scripts/test.sh"))
+        .args(quick.then_some("--quick"))
+        .env("PATH", path)
+        .env("CARGO_STUB_LOG", &log)
+        .env("CARGO_TARGET_DIR", sandbox.join("target"))
+        .env("TMPDIR", sandbox.join("tmp"))
+        .env_remove("KOBANA_FAKE_READINGS")
+        .env_remove("CARGO_TEST_ARGS");
+    let output = command.output().expect("bash runs scripts/test.sh");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&sandbox);
+    assert!(
+        output.status.success(),
+        "scripts/test.sh{} failed with stubs: {}",
+        if quick { " --quick" } else { "" },
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text.lines()
+        .map(|line| {
+            let (readings, args) = line.split_once('\t').unwrap_or(("", line));
+            let args = args.split('\x1f').map(str::to_owned).collect();
+            (readings.to_owned(), args)
+        })
+        .collect()
+}
+
+/// Whether a `cargo test` run with `args` runs every test of `area`: its target is `it`, and
+/// no name filter or `--skip` (libtest matches substrings) leaves the area out.
+fn runs_whole_area(args: &[String], area: &str) -> bool {
+    let prefix = format!("{area}::");
+    let target_is_it = args.windows(2).all(|w| w[0] != "--test" || w[1] == "it");
+    let mut filters = Vec::new();
+    let mut skips = Vec::new();
+    let mut iter = args.iter().skip(1).peekable();
+    while let Some(arg) = iter.next() {
+        match arg.as_str() {
+            "--skip" => skips.extend(iter.next()),
+            "--test" | "--features" | "-p" | "--package" | "--target-dir" => {
+                iter.next();
+            }
+            "--exact" => return false,
+            a if a.starts_with('-') => {}
+            a => filters.push(a),
+        }
+    }
+    target_is_it
+        && (filters.is_empty() || filters.iter().any(|f| prefix.contains(*f)))
+        && !skips.iter().any(|s| prefix.contains(s.as_str()))
+}
+
+/// RK-1: `scripts/test.sh` runs the integration tests a second time with the fake under
+/// Kobana's other readings (`KOBANA_FAKE_READINGS=others`), and in the full gate that pass
+/// keeps every area that reaches Kobana through a real client. The script runs in a sandbox
+/// whose `cargo` records what it was asked; the quick loop may skip more, never the `others`
+/// pass itself.
+#[test]
+fn rk1_the_second_pass_runs_under_others_and_keeps_the_real_client_areas() {
+    let is_test_run = |args: &[String]| {
+        args.first().is_some_and(|a| a == "test") && !args.iter().any(|a| a == "--no-run")
+    };
+    for quick in [false, true] {
+        let runs = cargo_runs_of_test_sh(quick);
+        let tests: Vec<&(String, Vec<String>)> =
+            runs.iter().filter(|(_, args)| is_test_run(args)).collect();
+        assert!(
+            tests.iter().any(|(readings, _)| readings.is_empty()),
+            "quick={quick}: no test pass under the default readings: {runs:?}"
+        );
+        let others: Vec<&Vec<String>> = tests
+            .iter()
+            .filter(|(readings, _)| readings == "others")
+            .map(|(_, args)| args)
+            .collect();
+        assert!(
+            others
+                .iter()
+                .any(|args| runs_whole_area(args, "readings_server")),
+            "quick={quick}: no `cargo test` of tests/it under KOBANA_FAKE_READINGS=others: {runs:?}"
+        );
+        if quick {
+            continue;
+        }
+        for area in [
+            "real_clients",
+            "real_client_flows",
+            "oauth_discovery",
+            "token_front_browser",
+        ] {
+            assert!(
+                others.iter().any(|args| runs_whole_area(args, area)),
+                "the gate's others pass leaves out {area}::: {others:?}"
+            );
+        }
+    }
+}

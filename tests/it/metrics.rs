@@ -310,17 +310,30 @@ fn the_template_alarms_read_the_metrics_the_function_writes() {
 /// words this server does not know fires `UnknownScopeWords`, and one log field names the
 /// words, never the token.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn drift_and_unknown_scope_words_fire_their_metrics() {
+async fn rk4_rk7_drift_and_unknown_scope_words_fire_their_metrics() {
     let mut harness = Harness::start(&[]).await;
-    harness.fake.inject(Fault {
-        method: Some("GET".into()),
-        path_prefix: format!("/v1/invoices/{OPEN_INVOICE}"),
-        kind: FaultKind::Member {
-            pointer: "/data/status".into(),
-            value: json!("em_atraso"),
-        },
-        times: None,
-    });
+    for (path, pointer, value) in [
+        (
+            format!("/v1/invoices/{OPEN_INVOICE}"),
+            "/data/status",
+            "em_atraso",
+        ),
+        (
+            "/v1/payments".to_owned(),
+            "/data/0/status",
+            "estorno_parcial",
+        ),
+    ] {
+        harness.fake.inject(Fault {
+            method: Some("GET".into()),
+            path_prefix: path,
+            kind: FaultKind::Member {
+                pointer: pointer.into(),
+                value: json!(value),
+            },
+            times: None,
+        });
+    }
     let call = json!({"name": "billing_invoices_get", "arguments": {"id": OPEN_INVOICE}});
     harness.invoke(&modern_event("tools/call", call)).await;
     let token = fake_kobana::scoped_token(
@@ -333,6 +346,8 @@ async fn drift_and_unknown_scope_words_fire_their_metrics() {
     list["headers"]["Authorization"] = json!(bearer);
     list["multiValueHeaders"]["Authorization"] = json!([bearer]);
     harness.invoke(&list).await;
+    let payments = json!({"name": "billing_payments_list", "arguments": {}});
+    harness.invoke(&modern_event("tools/call", payments)).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let logs = harness.logs();
     let docs = emf_documents(&logs);
@@ -352,21 +367,35 @@ async fn drift_and_unknown_scope_words_fire_their_metrics() {
             json!("unknown_enum_value")
         )
     );
-    let warn = logs
+    // Exactly one WARN line per drift, naming its operation and member, never the value.
+    let warns: Vec<&str> = logs
         .lines()
-        .find(|l| l.contains("left the contract"))
-        .unwrap_or_else(|| panic!("no drift WARN line: {logs}"));
-    assert!(
-        warn.contains("WARN") && warn.contains("data.status") && warn.contains("invoices.get"),
-        "{warn}"
-    );
-    assert!(
-        !logs.contains("em_atraso"),
-        "never a value: {:?}",
-        logs.lines()
-            .filter(|l| l.contains("em_atraso"))
-            .collect::<Vec<_>>()
-    );
+        .filter(|l| l.contains("left the contract"))
+        .collect();
+    assert_eq!(warns.len(), 2, "one line per drift: {warns:#?}");
+    for (operation, field) in [
+        ("invoices.get", "data.status"),
+        ("payments.list", "data[].status"),
+    ] {
+        let named: Vec<&&str> = warns
+            .iter()
+            .filter(|l| {
+                l.contains(&format!("\"operation\":\"{operation}\""))
+                    && l.contains(&format!("\"field\":\"{field}\""))
+            })
+            .collect();
+        assert_eq!(named.len(), 1, "{operation} {field}: {warns:#?}");
+        assert!(named[0].contains("WARN"), "{}", named[0]);
+    }
+    for value in ["em_atraso", "estorno_parcial"] {
+        assert!(
+            !logs.contains(value),
+            "never a value: {:?}",
+            logs.lines()
+                .filter(|l| l.contains(value))
+                .collect::<Vec<_>>()
+        );
+    }
     let scopes = docs
         .iter()
         .find(|d| d["RequestId"] == lambda_id(2).as_str() && d.get("UnknownScopeWords").is_some())

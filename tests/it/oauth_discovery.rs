@@ -10,7 +10,10 @@
 //! Covered: the path-suffixed metadata URL (named by the challenge) and the root one (a client
 //! configured with it); the scope a client asks for by default (the challenge's read scopes;
 //! `scopes_supported` has the granular scopes only, no alias); and a client using another URL
-//! than `MCP_PUBLIC_URL` getting the RFC 9728 resource mismatch.
+//! than `MCP_PUBLIC_URL` getting the RFC 9728 resource mismatch; and (reading
+//! `token_issuer`) the flow's token in a `tools/call`: it works where Kobana takes tokens of
+//! the authorization server (the fake plays the stand-in as Kobana's app OAuth under
+//! `others`) and, where Kobana refuses it, the answer says how to pass a billing API token.
 
 use crate::common;
 
@@ -19,7 +22,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::{Stack, clients_dir, json_body, node, output_within, succeeded};
-use fake_kobana::{FIXTURE_ORG_ID, FakeKobana, full_token, readonly_token};
+use fake_kobana::readings::TokenIssuer;
+use fake_kobana::{FIXTURE_ORG_ID, FakeKobana, Readings, full_token, readonly_token};
 use kobana_mcp::{App, Config};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -43,12 +47,18 @@ struct Setup {
     issuer: String,
     public_url: String,
     http: reqwest::Client,
-    _fake: FakeKobana,
+    fake: FakeKobana,
     _stand_in: tokio::process::Child,
 }
 
 impl Setup {
     async fn start() -> Self {
+        Self::start_with(Readings::from_env()).await
+    }
+
+    /// The set-up with a fake playing `readings`. The stand-in plays Kobana's app OAuth: a
+    /// fake whose `token_issuer` is `kobana_app_oauth` takes tokens signed by its keys.
+    async fn start_with(readings: Readings) -> Self {
         let script = clients_dir().join("oauth/stand_in.mjs");
         assert!(
             clients_dir()
@@ -76,7 +86,16 @@ impl Setup {
             .as_str()
             .unwrap()
             .to_owned();
-        let fake = FakeKobana::start().await;
+        let fake = FakeKobana::start_with_readings(readings).await;
+        let http = kobana_mcp::net::client_builder().build().unwrap();
+        let discovery: Value =
+            json_body(http.get(format!("{issuer}/.well-known/openid-configuration"))).await;
+        let jwks: Value = json_body(http.get(discovery["jwks_uri"].as_str().unwrap())).await;
+        assert_eq!(
+            fake.trust_app_oauth(&jwks),
+            1,
+            "the stand-in's RSA key: {jwks}"
+        );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let public_url = format!("http://{}/mcp", listener.local_addr().unwrap());
         // Discovery needs MCP_AUTHORIZATION_SERVERS set: by default none is advertised (RK-5).
@@ -94,8 +113,8 @@ impl Setup {
         Self {
             issuer,
             public_url,
-            http: kobana_mcp::net::client_builder().build().unwrap(),
-            _fake: fake,
+            http,
+            fake,
             _stand_in: stand_in,
         }
     }
@@ -106,12 +125,21 @@ impl Setup {
             .replace("/mcp", "/.well-known/oauth-protected-resource")
     }
 
-    /// Runs `discover.mjs SDK MODE URL [METADATA_URL]`; returns its report.
+    /// Runs `discover.mjs SDK MODE URL METADATA_URL`; returns its report.
     async fn discover(&self, sdk: &str, mode: &str, url: &str) -> Value {
+        self.run(sdk, mode, url, "").await
+    }
+
+    /// [`Setup::discover`], then a `tools/call` with the token the flow got.
+    async fn discover_and_call(&self, sdk: &str, mode: &str, url: &str) -> Value {
+        self.run(sdk, mode, url, "call").await
+    }
+
+    async fn run(&self, sdk: &str, mode: &str, url: &str, call: &str) -> Value {
         let metadata = self.root_metadata_url();
         let output = tokio::process::Command::new(node())
             .arg(clients_dir().join("oauth/discover.mjs"))
-            .args([sdk, mode, url, &metadata])
+            .args([sdk, mode, url, &metadata, call])
             .current_dir(clients_dir().join("oauth"))
             .kill_on_drop(true)
             .output();
@@ -344,4 +372,45 @@ async fn a3_a_client_using_another_url_than_the_public_one_gets_the_rfc9728_mism
         );
     }
     assert!(setup.recorded().await.is_empty());
+}
+
+/// Reading `token_issuer`, with `MCP_AUTHORIZATION_SERVERS` set: the OAuth flow ends in a
+/// `tools/call` that works where Kobana takes the authorization server's tokens as billing
+/// tokens (`kobana_app_oauth`), and where it does not (`billing_jwt`) the call's answer tells
+/// the person, in pt-BR, how to pass a billing API token. The server passes the token either
+/// way; Kobana decides.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rk1_rk5_an_oauth_token_works_where_kobana_takes_it_and_is_explained_where_not() {
+    for readings in [Readings::ours(), Readings::others()] {
+        let issuer = readings.token_issuer;
+        let setup = Setup::start_with(readings).await;
+        let report = setup
+            .discover_and_call("v2", "challenge", &setup.public_url)
+            .await;
+        assert_eq!(report["ok"], true, "{issuer:?}: {report}");
+        let call = &report["call"];
+        let sent: Vec<bool> = setup
+            .fake
+            .calls()
+            .iter()
+            .filter(|c| c.path == "/v1/organization")
+            .map(|c| c.authorized)
+            .collect();
+        if issuer == TokenIssuer::KobanaAppOauth {
+            assert_eq!(call["isError"], false, "{issuer:?}: {call}");
+            assert_eq!(call["organizationId"], FIXTURE_ORG_ID, "{call}");
+            assert_eq!(sent, [true], "Kobana took the token");
+        } else {
+            assert_eq!(call["isError"], true, "{issuer:?}: {call}");
+            let text = call["text"].as_str().unwrap_or_default();
+            for needle in [
+                "O Kobana recusou o token",
+                "token de API do Faturamento Automático",
+                "`Authorization: Bearer <token>`",
+            ] {
+                assert!(text.contains(needle), "{needle}: {text}");
+            }
+            assert_eq!(sent, [false], "the server passed it on; Kobana refused it");
+        }
+    }
 }

@@ -1,9 +1,16 @@
-//! Bearer JWTs (HS512) and permission checks.
+//! Bearer JWTs and permission checks: the billing product's HS512 JWTs, and (reading
+//! `token_issuer`, alternative `kobana_app_oauth`) RS256 JWTs of Kobana's app OAuth.
+
+use std::sync::OnceLock;
 
 use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use hmac::{Hmac, Mac};
+use ring::signature::{
+    RSA_PKCS1_2048_8192_SHA256, RSA_PKCS1_SHA256, RsaKeyPair, RsaPublicKeyComponents,
+};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::Sha512;
 
 use crate::api::ApiError;
@@ -87,6 +94,100 @@ pub fn permission(words: ScopeWords, resource: Option<&str>, action: &str) -> St
     }
 }
 
+/// The private key (PKCS#8 DER, base64) of the fake's stand-in for Kobana's app OAuth: a
+/// throwaway RSA key made for these tests, guarding nothing.
+const APP_OAUTH_KEY: &str = include_str!("../fixtures/app-oauth-key.pk8.b64");
+
+/// The fake's app OAuth key pair, decoded once.
+fn app_key_pair() -> &'static RsaKeyPair {
+    static PAIR: OnceLock<RsaKeyPair> = OnceLock::new();
+    PAIR.get_or_init(|| {
+        let der = STANDARD
+            .decode(APP_OAUTH_KEY.split_whitespace().collect::<String>())
+            .expect("the app OAuth key is base64");
+        RsaKeyPair::from_pkcs8(&der).expect("the app OAuth key is an RSA PKCS#8 key")
+    })
+}
+
+/// An RSA public key Kobana's app OAuth signs access tokens with (a JWK's `n` and `e`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppOauthKey {
+    n: Vec<u8>,
+    e: Vec<u8>,
+}
+
+impl AppOauthKey {
+    /// The key of the fake's own app OAuth stand-in, the one [`app_oauth_token`] signs with.
+    pub fn builtin() -> Self {
+        let public = RsaPublicKeyComponents::<Vec<u8>>::from(app_key_pair().public());
+        AppOauthKey {
+            n: public.n,
+            e: public.e,
+        }
+    }
+
+    /// The RSA keys of a JWK set (`{"keys": [{"kty": "RSA", "n": …, "e": …}]}`), as an
+    /// authorization server publishes them; other keys are skipped.
+    pub fn from_jwks(jwks: &Value) -> Vec<Self> {
+        let part = |key: &Value, name: &str| {
+            URL_SAFE_NO_PAD
+                .decode(key.get(name)?.as_str()?.trim_end_matches('='))
+                .ok()
+        };
+        jwks.get("keys")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|key| key.get("kty").and_then(Value::as_str) == Some("RSA"))
+            .filter_map(|key| {
+                Some(AppOauthKey {
+                    n: part(key, "n")?,
+                    e: part(key, "e")?,
+                })
+            })
+            .collect()
+    }
+
+    fn verifies(&self, input: &[u8], signature: &[u8]) -> bool {
+        RsaPublicKeyComponents {
+            n: &self.n,
+            e: &self.e,
+        }
+        .verify(&RSA_PKCS1_2048_8192_SHA256, input, signature)
+        .is_ok()
+    }
+}
+
+/// Signs `claims` as an RS256 JWT with the fake's app OAuth key: a token of Kobana's app
+/// OAuth (reading `token_issuer`), which is not a billing JWT.
+pub fn app_oauth_token(claims: &Claims) -> String {
+    let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"RS256","typ":"JWT"}"#);
+    let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).expect("claims serialize"));
+    let input = format!("{header}.{payload}");
+    let pair = app_key_pair();
+    let mut sig = vec![0; pair.public().modulus_len()];
+    pair.sign(
+        &RSA_PKCS1_SHA256,
+        &ring::rand::SystemRandom::new(),
+        input.as_bytes(),
+        &mut sig,
+    )
+    .expect("RSA signing");
+    format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig))
+}
+
+/// An app OAuth token for `person-oauth` in the fixture organization with full access, in
+/// the given vocabulary.
+pub fn app_oauth_token_in(words: ScopeWords) -> String {
+    app_oauth_token(&Claims {
+        sub: "person-oauth".to_string(),
+        org_id: FIXTURE_ORG_ID.to_string(),
+        scope: permission(words, None, "all"),
+        name: None,
+        exp: None,
+    })
+}
+
 /// A token for `person-ana` in the fixture organization with scope `read`.
 pub fn readonly_token() -> String {
     scoped_token("person-ana", FIXTURE_ORG_ID, "read")
@@ -159,8 +260,13 @@ fn real_now() -> i64 {
         .unwrap_or(0)
 }
 
-/// Verifies an `Authorization` header value; errors are `401 invalid_token`.
-pub fn authenticate(header: Option<&str>) -> Result<AuthCtx, ApiError> {
+/// Verifies an `Authorization` header value; errors are `401 invalid_token`. `app_oauth`
+/// holds the app OAuth keys whose RS256 tokens count as billing tokens (reading
+/// `token_issuer`: `kobana_app_oauth`); `None` takes billing JWTs only (`billing_jwt`).
+pub fn authenticate(
+    header: Option<&str>,
+    app_oauth: Option<&[AppOauthKey]>,
+) -> Result<AuthCtx, ApiError> {
     let header = header
         .map(str::trim)
         .filter(|h| !h.is_empty())
@@ -173,11 +279,11 @@ pub fn authenticate(header: Option<&str>) -> Result<AuthCtx, ApiError> {
             ));
         }
     };
-    let claims = verify(token)?;
+    let claims = verify(token, app_oauth)?;
     Ok(AuthCtx { claims })
 }
 
-fn verify(token: &str) -> Result<Claims, ApiError> {
+fn verify(token: &str, app_oauth: Option<&[AppOauthKey]>) -> Result<Claims, ApiError> {
     let bad = || ApiError::invalid_token("Token inválido.");
     let mut parts = token.split('.');
     let (Some(h), Some(p), Some(s), None) =
@@ -188,13 +294,23 @@ fn verify(token: &str) -> Result<Claims, ApiError> {
     let header: serde_json::Value =
         serde_json::from_slice(&URL_SAFE_NO_PAD.decode(h).map_err(|_| bad())?)
             .map_err(|_| bad())?;
-    if header.get("alg").and_then(|a| a.as_str()) != Some("HS512") {
+    let sig = URL_SAFE_NO_PAD.decode(s).map_err(|_| bad())?;
+    let input = format!("{h}.{p}");
+    let signed = match header.get("alg").and_then(|a| a.as_str()) {
+        Some("HS512") => {
+            let mut mac =
+                Hmac::<Sha512>::new_from_slice(JWT_SECRET).expect("HMAC accepts any key length");
+            mac.update(input.as_bytes());
+            mac.verify_slice(&sig).is_ok()
+        }
+        Some("RS256") => {
+            app_oauth.is_some_and(|keys| keys.iter().any(|k| k.verifies(input.as_bytes(), &sig)))
+        }
+        _ => false,
+    };
+    if !signed {
         return Err(bad());
     }
-    let sig = URL_SAFE_NO_PAD.decode(s).map_err(|_| bad())?;
-    let mut mac = Hmac::<Sha512>::new_from_slice(JWT_SECRET).expect("HMAC accepts any key length");
-    mac.update(format!("{h}.{p}").as_bytes());
-    mac.verify_slice(&sig).map_err(|_| bad())?;
     let claims: Claims = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(p).map_err(|_| bad())?)
         .map_err(|_| bad())?;
     if let Some(exp) = claims.exp
@@ -211,15 +327,40 @@ mod tests {
 
     #[test]
     fn mint_and_verify() {
-        let ctx = authenticate(Some(&format!("Bearer {}", full_token()))).unwrap();
+        let ctx = authenticate(Some(&format!("Bearer {}", full_token())), None).unwrap();
         assert_eq!(ctx.org(), FIXTURE_ORG_ID);
         assert!(ctx.grants("invoices", true));
-        let ro = authenticate(Some(&format!("Bearer {}", readonly_token()))).unwrap();
+        let ro = authenticate(Some(&format!("Bearer {}", readonly_token())), None).unwrap();
         assert!(ro.grants("nfes", false));
         assert!(!ro.grants("nfes", true));
         let mut t = full_token();
         t.push('x');
-        assert!(authenticate(Some(&format!("Bearer {t}"))).is_err());
+        assert!(authenticate(Some(&format!("Bearer {t}")), None).is_err());
+    }
+
+    /// Reading `token_issuer`: an app OAuth token is a billing token only where the profile
+    /// takes the app OAuth's keys, and only when one of them signed it.
+    #[test]
+    fn app_oauth_tokens_pass_only_with_a_trusted_key() {
+        let token = app_oauth_token_in(ScopeWords::ResourceLevel);
+        let bearer = format!("Bearer {token}");
+        let builtin = [AppOauthKey::builtin()];
+        assert!(authenticate(Some(&bearer), None).is_err());
+        let ctx = authenticate(Some(&bearer), Some(&builtin)).unwrap();
+        assert_eq!(ctx.claims.sub, "person-oauth");
+        assert!(ctx.grants("invoices", true));
+        assert!(authenticate(Some(&bearer), Some(&[])).is_err());
+        // Another organization's claims under the same signature.
+        let parts: Vec<&str> = token.split('.').collect();
+        let other = URL_SAFE_NO_PAD.encode(br#"{"sub":"x","org_id":"other","scope":"all"}"#);
+        let tampered = format!("{}.{other}.{}", parts[0], parts[2]);
+        assert!(authenticate(Some(&format!("Bearer {tampered}")), Some(&builtin)).is_err());
+        let jwks = serde_json::json!({"keys": [
+            {"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA"},
+            {"kty": "RSA", "alg": "RS256",
+             "n": URL_SAFE_NO_PAD.encode(&builtin[0].n), "e": URL_SAFE_NO_PAD.encode(&builtin[0].e)},
+        ]});
+        assert_eq!(AppOauthKey::from_jwks(&jwks), builtin);
     }
 
     #[test]
@@ -267,8 +408,8 @@ mod tests {
 
     #[test]
     fn coarse_slugs_cover_every_resource() {
-        let ro = authenticate(Some(&format!("Bearer {}", readonly_token()))).unwrap();
-        let full = authenticate(Some(&format!("Bearer {}", full_token()))).unwrap();
+        let ro = authenticate(Some(&format!("Bearer {}", readonly_token())), None).unwrap();
+        let full = authenticate(Some(&format!("Bearer {}", full_token())), None).unwrap();
         for r in RESOURCES {
             assert!(ro.grants(r, false) && !ro.grants(r, true), "{r}");
             assert!(full.grants(r, true), "{r}");

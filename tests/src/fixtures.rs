@@ -1,5 +1,6 @@
-//! Loads the §10 fixtures verbatim and fills every omitted nullable field with `null`
-//! (and non-nullable ones with Kobana's defaults), so records have their full schema shape.
+//! Loads the §10 fixtures verbatim, plus the fake's own records ([P] payments, the catalog,
+//! [`UNVERIFIED_INVOICE`]), and fills every omitted nullable field with `null` (and
+//! non-nullable ones with Kobana's defaults), so records have their full schema shape.
 
 use serde_json::{Value, json};
 
@@ -14,6 +15,35 @@ pub const BILLING_FIXTURES: &str = include_str!("../fixtures/billing.json");
 pub const PAYMENT_FIXTURES: &str = include_str!("../fixtures/payments.json");
 /// The fake's own [P] plans, plan items, products and price table.
 pub const CATALOG_FIXTURES: &str = include_str!("../fixtures/catalog.json");
+
+/// The fake's own invoice whose money unit nothing can verify (reading
+/// `invoice_totals_unit`): paid (nothing owed), no net value, no line items. R$ 1.234,00 as
+/// the profile writes it; `amount_remaining_cents` is 0, so no member whose unit is certain
+/// tells `÷10000` from `÷100`.
+pub const UNVERIFIED_INVOICE: &str = r#"{
+  "id": "6a1d9e3b-2c4f-4e8a-b7d5-0f3c9a8e1b24",
+  "number": "FAT-2026-000540",
+  "status": "paid",
+  "billing_account_id": "5be6128e-18c2-4797-a142-ea7d17be3111",
+  "collection_method": "manual_invoice",
+  "subtotal_subcents": 12340000,
+  "tax_subcents": 0,
+  "total_withheld_cents": 0,
+  "net_value_cents": null,
+  "total_subcents": 12340000,
+  "amount_due_subcents": 12340000,
+  "amount_paid_subcents": 12340000,
+  "amount_remaining_cents": 0,
+  "due_date": "2026-05-14T03:00:00Z",
+  "paid_at": "2026-05-13T10:15:00-03:00",
+  "finalized_at": "2026-05-04T12:00:00Z",
+  "billing_reason": "manual",
+  "description": "Consultoria avulsa (importada de outro sistema)",
+  "payment_attempts": 1,
+  "nfe_issuance_policy": "disabled",
+  "created_at": "2026-05-04T12:00:00Z",
+  "line_items": []
+}"#;
 
 /// Inserts each `(key, default)` that the record lacks.
 pub fn fill(rec: &mut Record, defaults: &[(&str, Value)]) {
@@ -388,6 +418,11 @@ pub fn fixture_org() -> OrgData {
     let mut subscriptions = records(&billing, "subscriptions");
     subscriptions.iter_mut().for_each(normalize_subscription);
     let mut invoices = records(&billing, "invoices");
+    invoices.extend(
+        serde_json::from_str::<Value>(UNVERIFIED_INVOICE)
+            .ok()
+            .and_then(|v| v.as_object().cloned()),
+    );
     invoices.iter_mut().for_each(normalize_invoice);
     let mut nfes = records(&billing, "nfes");
     for nfe in &mut nfes {
@@ -452,7 +487,10 @@ mod tests {
     fn fixtures_load_with_full_shapes() {
         let org = fixture_org();
         assert_eq!(org.customers.len(), 4);
-        assert_eq!(org.invoices.len(), 7);
+        assert_eq!(org.invoices.len(), 8);
+        let unverified = org.invoices.last().unwrap();
+        assert_eq!(unverified["line_items"], json!([]));
+        assert!(unverified["net_value_cents"].is_null());
         assert_eq!(org.invoice_seq, 812);
         let overdue = &org.invoices[2];
         assert!(!overdue.contains_key("_derived"));

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::RecordedCall;
 use crate::api::ApiError;
-use crate::auth::{self, AuthCtx};
+use crate::auth::{self, AppOauthKey, AuthCtx};
 use crate::contract::{self, Operation, Violation, ViolationKind};
 use crate::faults::{self, FaultKind};
 use crate::readings::{IdempotencyHeader, RateLimitHeaders, ScopeWords, wire};
@@ -58,12 +58,14 @@ fn is_read(method: &Method) -> bool {
 }
 
 /// `User-Agent`, token and permission, in that order; a 403 names the permission in the
-/// vocabulary `words`.
+/// vocabulary `words`. `app_oauth`: the app OAuth keys whose tokens count (reading
+/// `token_issuer`).
 fn check(
     headers: &HeaderMap,
     method: &Method,
     path: &str,
     words: ScopeWords,
+    app_oauth: Option<&[AppOauthKey]>,
 ) -> Result<AuthCtx, ApiError> {
     if header_str(headers, header::USER_AGENT).is_none() {
         return Err(ApiError::new(
@@ -72,7 +74,10 @@ fn check(
             "Cabeçalho User-Agent ausente.",
         ));
     }
-    let ctx = auth::authenticate(header_str(headers, header::AUTHORIZATION).as_deref())?;
+    let ctx = auth::authenticate(
+        header_str(headers, header::AUTHORIZATION).as_deref(),
+        app_oauth,
+    )?;
     if let Some(resource) = resource_of(path) {
         let write = !is_read(method);
         if !ctx.grants(resource, write) {
@@ -164,7 +169,14 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
     let method = parts.method.clone();
     let path = parts.uri.path().to_string();
     let readings = *app.readings();
-    let verdict = check(&parts.headers, &method, &path, readings.scope_words);
+    let app_oauth = app.app_oauth_keys();
+    let verdict = check(
+        &parts.headers,
+        &method,
+        &path,
+        readings.scope_words,
+        app_oauth.as_deref(),
+    );
     let org = verdict.as_ref().ok().map(|c| c.org().to_string());
     let idempotency_key = header_str(&parts.headers, readings.idempotency_header.name());
     let idempotency_headers: Vec<String> = IdempotencyHeader::ALL

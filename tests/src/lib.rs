@@ -45,8 +45,8 @@ use axum::serve::ListenerExt;
 use serde::{Deserialize, Serialize};
 
 pub use auth::{
-    Claims, FIXTURE_ORG_ID, JWT_SECRET, expired_token, full_token, mint_token, readonly_token,
-    scoped_token,
+    AppOauthKey, Claims, FIXTURE_ORG_ID, JWT_SECRET, app_oauth_token, app_oauth_token_in,
+    expired_token, full_token, full_token_in, mint_token, readonly_token, scoped_token,
 };
 pub use clock::FAKE_NOW;
 pub use contract::{Violation, ViolationKind};
@@ -143,6 +143,22 @@ impl FakeKobana {
     /// A full-access token in the scope vocabulary this fake plays.
     pub fn full_token(&self) -> String {
         auth::full_token_in(self.readings().scope_words)
+    }
+
+    /// A full-access token of Kobana's app OAuth (RS256, not a billing JWT) in the scope
+    /// vocabulary this fake plays: taken only where the profile plays `token_issuer` =
+    /// `kobana_app_oauth`.
+    pub fn app_oauth_token(&self) -> String {
+        auth::app_oauth_token_in(self.readings().scope_words)
+    }
+
+    /// Takes the RSA keys of `jwks` (an authorization server's JWK set, e.g. the OAuth
+    /// stand-in's `/jwks`) as keys of Kobana's app OAuth; returns how many were added.
+    pub fn trust_app_oauth(&self, jwks: &serde_json::Value) -> usize {
+        let keys = AppOauthKey::from_jwks(jwks);
+        let added = keys.len();
+        self.app.trust_app_oauth(keys);
+        added
     }
 
     /// Start on 127.0.0.1 with an ephemeral port, writing the contract record to `dir`

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use bytes::Bytes;
 
 use crate::api::{Record, s};
+use crate::auth::AppOauthKey;
 use crate::contract::Violation;
 use crate::contract_log::{self, ContractLog};
 use crate::faults::Fault;
@@ -294,6 +295,7 @@ pub struct App {
     inner: Arc<Mutex<Inner>>,
     contract: Arc<ContractState>,
     readings: Readings,
+    app_oauth: Arc<Mutex<Vec<AppOauthKey>>>,
 }
 
 impl App {
@@ -328,12 +330,32 @@ impl App {
                 log,
             }),
             readings,
+            app_oauth: Arc::new(Mutex::new(vec![AppOauthKey::builtin()])),
         }
     }
 
     /// The alternatives this instance plays.
     pub fn readings(&self) -> &Readings {
         &self.readings
+    }
+
+    /// The keys of Kobana's app OAuth whose tokens this instance takes, when its profile
+    /// plays `token_issuer` = `kobana_app_oauth`; `None` under `billing_jwt`.
+    pub fn app_oauth_keys(&self) -> Option<Vec<AppOauthKey>> {
+        (self.readings.token_issuer == crate::readings::TokenIssuer::KobanaAppOauth).then(|| {
+            self.app_oauth
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+        })
+    }
+
+    /// Takes `keys` as app OAuth keys too (the reset keeps them).
+    pub fn trust_app_oauth(&self, keys: Vec<AppOauthKey>) {
+        self.app_oauth
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(keys);
     }
 
     /// Locks the state (a poisoned lock is recovered: the data stays usable).

@@ -196,8 +196,9 @@ fn kobana_text(error: &KobanaError) -> String {
                 .map(|id| format!(" (Request-Id {id})"))
                 .unwrap_or_default();
             match (*status, code.as_str()) {
+                // Reading `token_issuer`: say which token works and where it goes.
                 (401, _) => format!(
-                    "O Kobana recusou o token ({code}: {message}). Obtenha um token válido do Kobana e conecte de novo.{rid}"
+                    "O Kobana recusou o token ({code}: {message}). Este servidor precisa de um token de API do Faturamento Automático da Kobana, criado nas configurações de API do Faturamento Automático e enviado no cabeçalho `Authorization: Bearer <token>` do seu cliente MCP; um token do login OAuth de app.kobana.com.br ou do Gateway Bancário não vale aqui. Configure esse token e conecte de novo.{rid}"
                 ),
                 (403, _) => {
                     // `required` and `granted` as Kobana words them (a list, or one text):

@@ -309,9 +309,9 @@ fn field(
             .and_then(|today| days_overdue(record, today))
             .map(|d| json!(d)),
         // The invoice's amounts note, in a few words (see `format::money`).
-        ("invoices", "amounts_note") => crate::format::money::settle_invoice(record)
-            .short_note()
-            .map(|n| json!(n)),
+        ("invoices", "amounts_note") => {
+            crate::format::money::short_amounts_note(record).map(|n| json!(n))
+        }
         // What is still owed matters only while the invoice is open.
         ("invoices", "amount_remaining_brl") if text("status") != Some("open") => None,
         // Only the exception is worth a line.

@@ -231,7 +231,8 @@ impl Prober {
         let code = body["error"]["code"].as_str().unwrap_or("").to_owned();
         match status {
             401 => Err(format!(
-                "Kobana refused the token (HTTP 401 {code}): pass a billing API token of this account"
+                "Kobana refused the token (HTTP 401 {code}){}: pass a billing API token of this account",
+                refused_kind(&self.token)
             )),
             403 => {
                 let details = &body["error"]["details"];
@@ -393,7 +394,8 @@ fn words(set: &BTreeSet<&'static str>) -> String {
     set.iter().copied().collect::<Vec<_>>().join(" + ")
 }
 
-/// One row per open point, settled from what was seen where it can be.
+/// One row per open point, settled from what was seen where it can be; a point that takes
+/// a write says how to settle it in the sandbox (docs/contract.md, "Readings").
 fn readings(seen: &Seen, token: &str, api_url: &str) -> Vec<Row> {
     let not_read = |point: &str, how: &str| {
         Row::fine(
@@ -405,7 +407,7 @@ fn readings(seen: &Seen, token: &str, api_url: &str) -> Vec<Row> {
     let mut rows = vec![token_row(token), scope_row(token), totals_row(seen)];
     rows.push(not_read(
         "line_item_input_unit",
-        "billing_invoices_create checks each invoice it creates",
+        "billing_invoices_create checks each invoice it creates; settle it in the sandbox with a throwaway draft invoice",
     ));
     rows.push(match seen.date_times.is_empty() {
         true => Row::fine("datetime_form", "not settled", "no date-time seen"),
@@ -425,11 +427,11 @@ fn readings(seen: &Seen, token: &str, api_url: &str) -> Vec<Row> {
     });
     rows.push(not_read(
         "delete_answer",
-        "200 {deleted} and 204 are both success",
+        "200 {deleted} and 204 are both success; settle it in the sandbox by deleting a throwaway draft invoice",
     ));
     rows.push(not_read(
         "idempotency_header",
-        "both names are sent with the same key",
+        "both names are sent with the same key; settle it in the sandbox by repeating a throwaway write under one name",
     ));
     let embedded = |found: Option<bool>, yes: &str, no: &str, what: &str| match found {
         Some(true) => Row::fine(what, yes, "present on the single read"),
@@ -450,9 +452,13 @@ fn readings(seen: &Seen, token: &str, api_url: &str) -> Vec<Row> {
     ));
     rows.push(not_read(
         "refund_result",
-        "the answer's id tells the refunded payment from a new record",
+        "the answer's id tells the refunded payment from a new record; settle it in the sandbox by refunding a throwaway payment",
     ));
     rows.push(rate_limit_row(&seen.headers));
+    rows.push(not_read(
+        "idempotent_methods",
+        "keys are sent on every write; nothing relies on a DELETE replay",
+    ));
     let request_id = seen.headers.contains("request-id");
     rows.push(Row::fine(
         "request_id_header",
@@ -464,42 +470,73 @@ fn readings(seen: &Seen, token: &str, api_url: &str) -> Vec<Row> {
         "headers: ".to_owned() + &seen.headers.iter().cloned().collect::<Vec<_>>().join(" "),
     ));
     rows.push(Row::fine("sandbox_host", "reached", api_url));
+    rows.push(Row::fine(
+        "pagination",
+        "page_meta",
+        "every list answer's meta is checked against the contract above",
+    ));
     rows
 }
 
+/// The `alg` of a JWT's header, or `None` for a token that is not a JWT.
+fn jwt_alg(token: &str) -> Option<String> {
+    let header = crate::access::jwt_part(token, 0)?;
+    crate::access::jwt_part(token, 1)?;
+    Some(
+        header
+            .get("alg")
+            .and_then(Value::as_str)
+            .map(crate::format::plain_line)
+            .unwrap_or_else(|| "-".to_owned()),
+    )
+}
+
+/// What a refused token says about reading `token_issuer`: nothing for a billing JWT.
+fn refused_kind(token: &str) -> String {
+    match jwt_alg(token).as_deref() {
+        Some("HS512") => String::new(),
+        Some(alg) => format!(
+            "; it is a {alg} JWT, not a billing HS512 JWT, so token_issuer reads billing_jwt here"
+        ),
+        None => "; it is not a JWT (billing tokens are HS512 JWTs)".to_owned(),
+    }
+}
+
+/// Reading `token_issuer`, from the token Kobana has just taken on every read: a billing
+/// HS512 JWT, or another JWT (an app OAuth token taken as a billing token), or an opaque one.
 fn token_row(token: &str) -> Row {
-    let header = crate::access::jwt_part(token, 0);
-    let claims = crate::access::jwt_part(token, 1);
-    match (header, claims) {
-        (Some(header), Some(claims)) => {
-            let text = |map: &serde_json::Map<String, Value>, key: &str| {
-                map.get(key)
-                    .and_then(Value::as_str)
-                    .map(crate::format::plain_line)
-                    .unwrap_or_else(|| "-".to_owned())
-            };
-            let alg = text(&header, "alg");
-            let reading = if alg == "HS512" {
-                "billing_jwt"
-            } else {
-                "a JWT"
-            };
-            Row::fine(
-                "token_issuer",
-                reading,
-                format!(
-                    "alg {alg}, iss {}, aud {}",
-                    text(&claims, "iss"),
-                    text(&claims, "aud")
-                ),
-            )
-        }
-        _ => Row::fine(
+    let Some(claims) = crate::access::jwt_part(token, 1) else {
+        return Row::fine(
             "token_issuer",
             "opaque token",
-            "not a JWT: the server shows every tool",
+            "Kobana took a token that is not a JWT; the server shows every tool",
+        );
+    };
+    let text = |key: &str| {
+        claims
+            .get(key)
+            .and_then(Value::as_str)
+            .map(crate::format::plain_line)
+            .unwrap_or_else(|| "-".to_owned())
+    };
+    let alg = jwt_alg(token).unwrap_or_else(|| "-".to_owned());
+    let (reading, taken) = if alg == "HS512" {
+        ("billing_jwt", "Kobana took a billing HS512 JWT")
+    } else {
+        (
+            "kobana_app_oauth",
+            "Kobana took a JWT that is not a billing JWT (another issuer's token works for billing)",
+        )
+    };
+    Row::fine(
+        "token_issuer",
+        reading,
+        format!(
+            "{taken}: alg {alg}, iss {}, aud {}",
+            text("iss"),
+            text("aud")
         ),
-    }
+    )
 }
 
 fn scope_row(token: &str) -> Row {

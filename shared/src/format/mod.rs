@@ -203,12 +203,24 @@ pub const AMOUNTS_NOTE: &str = "amounts_note";
 /// Adds `<base>_brl` beside every `<base>_cents` / `<base>_subcents` integer and
 /// `<key>_sao_paulo` beside every date-time, recursively. An invoice's `*_subcents` are
 /// turned into reais under the scale its own members settle ([`money`]); when that is not
-/// the names' scale, or cannot be settled, the invoice gets [`AMOUNTS_NOTE`] in pt-BR.
+/// the names' scale the invoice gets [`AMOUNTS_NOTE`] in pt-BR, and when the scale is in
+/// doubt its `*_subcents` get no BRL text at all, only the note naming both candidates.
 pub fn enrich(value: &mut Value) {
-    enrich_in(value, None);
+    enrich_in(value, Unit::Names);
 }
 
-fn enrich_in(value: &mut Value, inherited: Option<Scale>) {
+/// The unit of the `*_subcents` members of an object, from its surroundings.
+#[derive(Clone, Copy)]
+enum Unit {
+    /// Outside an invoice: what the names say (÷10 000).
+    Names,
+    /// Settled by the invoice's own members.
+    Settled(Scale),
+    /// Inside an invoice whose unit is in doubt: no BRL text.
+    InDoubt,
+}
+
+fn enrich_in(value: &mut Value, inherited: Unit) {
     match value {
         Value::Object(map) => enrich_object(map, inherited),
         Value::Array(items) => items.iter_mut().for_each(|v| enrich_in(v, inherited)),
@@ -216,23 +228,25 @@ fn enrich_in(value: &mut Value, inherited: Option<Scale>) {
     }
 }
 
-fn enrich_object(map: &mut Map<String, Value>, inherited: Option<Scale>) {
+fn enrich_object(map: &mut Map<String, Value>, inherited: Unit) {
     let mut added = Vec::new();
-    let scale = if money::is_invoice(map) {
-        let settled = money::settle_invoice(map);
-        if let Some(note) = settled.note() {
+    let unit = if money::is_invoice(map) {
+        if let Some(note) = money::amounts_note(map) {
             added.push((AMOUNTS_NOTE.to_owned(), Value::String(note)));
         }
-        Some(settled.scale())
+        money::settle_invoice(map)
+            .scale()
+            .map_or(Unit::InDoubt, Unit::Settled)
     } else {
-        money::settle_line_item(map).or(inherited)
+        money::settle_line_item(map).map_or(inherited, Unit::Settled)
     };
     for (key, value) in map.iter_mut() {
         if let Some(n) = value.as_i64() {
             if let Some(base) = key.strip_suffix("_subcents") {
-                let brl = match scale {
-                    Some(Scale::Cents) => brl_from_cents(n),
-                    _ => brl_from_subcents(n),
+                let brl = match unit {
+                    Unit::Settled(Scale::Cents) => brl_from_cents(n),
+                    Unit::Settled(Scale::Subcents) | Unit::Names => brl_from_subcents(n),
+                    Unit::InDoubt => continue,
                 };
                 added.push((format!("{base}_brl"), Value::String(brl)));
             } else if let Some(base) = key.strip_suffix("_cents") {
@@ -243,7 +257,7 @@ fn enrich_object(map: &mut Map<String, Value>, inherited: Option<Scale>) {
                 added.push((format!("{key}_sao_paulo"), Value::String(local)));
             }
         } else {
-            enrich_in(value, scale);
+            enrich_in(value, unit);
         }
     }
     for (key, value) in added {
@@ -394,9 +408,41 @@ mod tests {
         assert!(note.contains("centavos (÷100)"), "{note}");
     }
 
+    /// A unit in doubt fails safe: a paid invoice with nothing to check its unit against gets
+    /// no BRL text for any `*_subcents` member (its line items included), while members whose
+    /// unit is not in doubt keep theirs; the note names the total under each unit.
+    #[test]
+    fn rk3_an_invoice_whose_unit_is_in_doubt_shows_no_single_brl_total() {
+        let mut paid = json!({"total_subcents": 123400, "subtotal_subcents": 123400,
+            "amount_due_subcents": 123400, "amount_paid_subcents": 123400,
+            "amount_remaining_cents": 0, "net_value_cents": null, "total_withheld_cents": 0,
+            "line_items": [{"quantity": 3, "unit_amount_subcents": 41133}]});
+        enrich(&mut paid);
+        for key in [
+            "total_brl",
+            "subtotal_brl",
+            "amount_due_brl",
+            "amount_paid_brl",
+        ] {
+            assert!(paid.get(key).is_none(), "{key}: {paid}");
+        }
+        assert!(paid["line_items"][0].get("unit_amount_brl").is_none());
+        assert_eq!(paid["amount_remaining_brl"], "R$ 0,00");
+        let note = paid[AMOUNTS_NOTE].as_str().unwrap();
+        assert!(
+            note.contains("R$ 12,34") && note.contains("R$ 1.234,00"),
+            "{note}"
+        );
+        // Outside an invoice a `*_subcents` member keeps its name's unit.
+        let mut price = json!({"unit_amount_subcents": 4990000});
+        enrich(&mut price);
+        assert_eq!(price["unit_amount_brl"], "R$ 499,00");
+    }
+
     #[test]
     fn t3_enrich_adds_companions_and_keeps_originals() {
         let mut v = json!({"total_subcents": 4990000, "amount_remaining_cents": 49900,
+            "amount_due_subcents": 4990000, "amount_paid_subcents": 0,
             "due_date": "2026-08-25T03:00:00Z", "name": "x", "birthday": "1988-03-14",
             "items": [{"amount_cents": 150000}]});
         enrich(&mut v);

@@ -13,8 +13,14 @@
 //!
 //! Each relation that can tell the units apart votes; they must agree. A line item's own
 //! `unit_amount_subcents` is settled by `quantity × unit` = `amount_cents`.
+//!
+//! A unit in doubt fails safe: when no relation can tell (a paid invoice without line items
+//! or net value) or the relations disagree, no `*_subcents` member gets a BRL text; the
+//! pt-BR note names the total under each unit instead, so no single figure passes for fact.
 
 use serde_json::{Map, Value};
+
+use super::brl_from_cents;
 
 /// What an invoice's `*_subcents` integers count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,17 +60,25 @@ pub enum Settlement {
 }
 
 impl Settlement {
-    /// The scale the BRL companions use: the settled one, else the names'.
-    pub fn scale(&self) -> Scale {
+    /// The scale the BRL companions use: the settled one; `None` while the unit is in doubt
+    /// (unsettled or contradictory), when no `*_subcents` member gets a BRL text.
+    pub fn scale(&self) -> Option<Scale> {
         match self {
-            Settlement::Settled(scale, _) => *scale,
-            _ => Scale::Subcents,
+            Settlement::Settled(scale, _) => Some(*scale),
+            _ => None,
         }
     }
 
     /// The pt-BR note an invoice carries when its amounts are not what the names say, or
-    /// cannot be trusted; `None` when the names' unit was confirmed.
-    pub fn note(&self) -> Option<String> {
+    /// their unit is in doubt (then with the total under each unit, from `total_subcents`);
+    /// `None` when the names' unit was confirmed.
+    pub fn note(&self, total_subcents: Option<i64>) -> Option<String> {
+        let either = total_subcents.map(both_units).map(|(names, cents)| {
+            format!(
+                " O total é {names} se estiverem em subcentavos (÷10000, como diz o nome) ou {cents} se estiverem em centavos (÷100, como diz a descrição do Kobana)."
+            )
+        });
+        let either = either.unwrap_or_default();
         match self {
             Settlement::Settled(Scale::Subcents, _) => None,
             Settlement::Settled(Scale::Cents, by) => Some(format!(
@@ -72,28 +86,38 @@ impl Settlement {
                 by.join(" e ")
             )),
             Settlement::Conflict(by) => Some(format!(
-                "Os valores desta fatura não batem entre si ({}): os totais em R$ podem estar errados. Confira a fatura no painel do Kobana antes de agir sobre ela.",
+                "Os valores desta fatura não batem entre si ({}), por isso os campos *_subcents ficam sem valor em R$.{either} Confira a fatura no painel do Kobana antes de agir sobre ela.",
                 by.join(", ")
             )),
-            Settlement::Unsettled => Some(
-                "Não foi possível conferir a unidade dos campos *_subcents desta fatura (nada em aberto, sem itens e sem valor líquido para comparar); os valores em R$ seguem o nome dos campos (÷10000).".to_owned(),
-            ),
+            Settlement::Unsettled => Some(format!(
+                "Não foi possível conferir a unidade dos campos *_subcents desta fatura (nada em aberto, sem itens e sem valor líquido para comparar), por isso eles ficam sem valor em R$.{either} Confira o valor no painel do Kobana antes de usá-lo."
+            )),
+        }
+    }
+
+    /// [`Settlement::note`] in a few words, for a list row (held to a byte budget).
+    pub fn short_note(&self, total_subcents: Option<i64>) -> Option<String> {
+        let either = total_subcents
+            .map(both_units)
+            .map(|(names, cents)| format!(": total {names} (÷10000) ou {cents} (÷100)"));
+        let either = either.unwrap_or_default();
+        match self {
+            Settlement::Settled(Scale::Subcents, _) => None,
+            Settlement::Settled(Scale::Cents, _) => {
+                Some("*_subcents em centavos (÷100), conferido".to_owned())
+            }
+            Settlement::Conflict(_) => Some(format!("valores não batem entre si{either}")),
+            Settlement::Unsettled => Some(format!("unidade de *_subcents não conferida{either}")),
         }
     }
 }
 
-impl Settlement {
-    /// [`Settlement::note`] in a few words, for a list row (held to a byte budget).
-    pub fn short_note(&self) -> Option<&'static str> {
-        match self {
-            Settlement::Settled(Scale::Subcents, _) => None,
-            Settlement::Settled(Scale::Cents, _) => {
-                Some("*_subcents em centavos (÷100), conferido")
-            }
-            Settlement::Conflict(_) => Some("valores não batem entre si; confira no Kobana"),
-            Settlement::Unsettled => Some("unidade de *_subcents não conferida"),
-        }
-    }
+/// A total in BRL under each unit: (the names' ÷10 000, the descriptions' ÷100).
+fn both_units(total_subcents: i64) -> (String, String) {
+    (
+        brl_from_cents(Scale::Subcents.to_cents(total_subcents)),
+        brl_from_cents(Scale::Cents.to_cents(total_subcents)),
+    )
 }
 
 /// How one relation `scaled ≈ s × cents` reads: which scale fits, within `slack` units of
@@ -166,6 +190,16 @@ pub fn settle_invoice(map: &Map<String, Value>) -> Settlement {
     }
 }
 
+/// The pt-BR note of an invoice ([`Settlement::note`]), settled from its own members.
+pub fn amounts_note(map: &Map<String, Value>) -> Option<String> {
+    settle_invoice(map).note(int(map, "total_subcents"))
+}
+
+/// The short note of an invoice's list row ([`Settlement::short_note`]).
+pub fn short_amounts_note(map: &Map<String, Value>) -> Option<String> {
+    settle_invoice(map).short_note(int(map, "total_subcents"))
+}
+
 /// Settles a line item's `unit_amount_subcents` by `quantity × unit = amount_cents`.
 pub fn settle_line_item(map: &Map<String, Value>) -> Option<Scale> {
     let unit = int(map, "unit_amount_subcents")?;
@@ -210,7 +244,7 @@ mod tests {
                 ]
             )
         );
-        assert_eq!(settle(names.clone()).note(), None);
+        assert_eq!(settle(names.clone()).note(Some(4_990_000)), None);
         assert_eq!(invoice_total_cents(&names), Some(49_900));
         let cents = json!({"total_subcents": 49_900, "amount_due_subcents": 49_900,
             "amount_paid_subcents": 0, "amount_remaining_cents": 49_900,
@@ -221,7 +255,7 @@ mod tests {
         );
         assert!(
             settle(cents.clone())
-                .note()
+                .note(Some(49_900))
                 .unwrap()
                 .contains("centavos (÷100)")
         );
@@ -230,7 +264,7 @@ mod tests {
         let paid = json!({"total_subcents": 15_000_000, "subtotal_subcents": 15_000_000,
             "amount_remaining_cents": 0, "net_value_cents": null,
             "line_items": [{"amount_cents": 100_000}, {"amount_cents": 50_000}]});
-        assert_eq!(settle(paid).scale(), Scale::Subcents);
+        assert_eq!(settle(paid).scale(), Some(Scale::Subcents));
     }
 
     #[test]
@@ -240,7 +274,13 @@ mod tests {
             "net_value_cents": 49_900, "total_withheld_cents": 0});
         let settled = settle(conflict.clone());
         assert!(matches!(settled, Settlement::Conflict(_)), "{settled:?}");
-        assert!(settled.note().unwrap().contains("não batem"));
+        assert_eq!(settled.scale(), None, "no BRL text under a unit in doubt");
+        let note = amounts_note(conflict.as_object().unwrap()).unwrap();
+        assert!(note.contains("não batem"), "{note}");
+        assert!(
+            note.contains("R$ 499,00") && note.contains("R$ 49.900,00"),
+            "both candidates: {note}"
+        );
         assert_eq!(invoice_total_cents(&conflict), None);
         let off = json!({"total_subcents": 12_345, "amount_remaining_cents": 0,
             "net_value_cents": 99, "total_withheld_cents": 0});
@@ -248,11 +288,17 @@ mod tests {
         let silent = json!({"total_subcents": 4_990_000, "amount_remaining_cents": 0,
             "net_value_cents": null});
         assert_eq!(settle(silent.clone()), Settlement::Unsettled);
+        assert_eq!(settle(silent.clone()).scale(), None);
+        let map = silent.as_object().unwrap();
+        let note = amounts_note(map).unwrap();
+        assert!(note.contains("Não foi possível conferir"), "{note}");
         assert!(
-            settle(silent)
-                .note()
-                .unwrap()
-                .contains("Não foi possível conferir")
+            note.contains("R$ 499,00") && note.contains("R$ 49.900,00"),
+            "{note}"
+        );
+        assert_eq!(
+            short_amounts_note(map).unwrap(),
+            "unidade de *_subcents não conferida: total R$ 499,00 (÷10000) ou R$ 49.900,00 (÷100)"
         );
     }
 

@@ -17,6 +17,8 @@ pub const INV_PAID_NFE_ISSUED: &str = "8e2f7c44-5b19-4d0a-9c3e-6f1a2b3c4d55";
 pub const INV_PAID_NFE_ERROR: &str = "0d6e1f2a-3b4c-4d5e-8f60-718293a4b5c6";
 pub const INV_VOID: &str = "a7b8c9d0-e1f2-4a3b-9c4d-5e6f7a8b9c0d";
 pub const INV_UNCOLLECTIBLE: &str = "f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9";
+/// The fake's own paid invoice whose money unit nothing can verify (`UNVERIFIED_INVOICE`).
+pub const INV_UNVERIFIED: &str = "6a1d9e3b-2c4f-4e8a-b7d5-0f3c9a8e1b24";
 pub const NFE_ISSUED: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
 pub const NFE_ERROR: &str = "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a";
 pub const PAY_CARD: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";

@@ -82,6 +82,9 @@ pub struct Reading {
     pub why: String,
     /// How the server is right under every alternative.
     pub server: String,
+    /// Whether `kobana-mcp check` settles it against a real account (`read-only: …`), or how
+    /// an operator settles it and what the server does meanwhile (`not read-only …`).
+    pub check: String,
     /// The alternative each profile of the fake plays; `None` when the fake cannot play it.
     #[serde(default)]
     pub fake: Option<FakePlay>,

@@ -9,8 +9,8 @@
 //!
 //! The fake's store keeps one canonical form (the `ours` one); the profile changes what
 //! crosses the wire: [`wire`] rewrites requests before a handler and answers after the
-//! contract check, and a few handlers (refund, the token vocabulary) ask the profile
-//! themselves.
+//! contract check, and a few handlers (refund, the token issuer and vocabulary) ask the
+//! profile themselves.
 
 pub mod wire;
 
@@ -43,6 +43,18 @@ macro_rules! point {
             }
         }
     };
+}
+
+point! {
+    /// `token_issuer`: which bearer tokens the fake takes as billing tokens.
+    TokenIssuer {
+        /// Kobana's app OAuth issues tokens billing takes: besides its own HS512 JWTs the fake
+        /// takes an RS256 JWT signed by a key of the app OAuth it trusts
+        /// ([`crate::auth::app_oauth_token`], [`crate::FakeKobana::trust_app_oauth`]).
+        KobanaAppOauth => "kobana_app_oauth",
+        /// Only the billing product's own HS512 JWT; any other token is `401 invalid_token`.
+        BillingJwt => "billing_jwt",
+    }
 }
 
 point! {
@@ -159,6 +171,8 @@ impl Embedding {
 /// One alternative per open point the fake can play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Readings {
+    /// `token_issuer`.
+    pub token_issuer: TokenIssuer,
     /// `scope_words`.
     pub scope_words: ScopeWords,
     /// `invoice_totals_unit`.
@@ -184,7 +198,8 @@ pub struct Readings {
 }
 
 /// The ids of the points a profile sets, in the contract's order.
-pub const POINTS: [&str; 11] = [
+pub const POINTS: [&str; 12] = [
+    "token_issuer",
     "scope_words",
     "invoice_totals_unit",
     "line_item_input_unit",
@@ -208,6 +223,7 @@ impl Readings {
     /// The default profile.
     pub fn ours() -> Self {
         Readings {
+            token_issuer: TokenIssuer::BillingJwt,
             scope_words: ScopeWords::ResourceLevel,
             invoice_totals_unit: MoneyUnit::Subcents,
             line_item_input_unit: MoneyUnit::Subcents,
@@ -225,6 +241,7 @@ impl Readings {
     /// Every other alternative.
     pub fn others() -> Self {
         Readings {
+            token_issuer: TokenIssuer::KobanaAppOauth,
             scope_words: ScopeWords::OtherVocabulary,
             invoice_totals_unit: MoneyUnit::Cents,
             line_item_input_unit: MoneyUnit::Cents,
@@ -247,6 +264,7 @@ impl Readings {
     /// The alternative id played for `point`.
     pub fn get(&self, point: &str) -> Option<&'static str> {
         Some(match point {
+            "token_issuer" => self.token_issuer.id(),
             "scope_words" => self.scope_words.id(),
             "invoice_totals_unit" => self.invoice_totals_unit.id(),
             "line_item_input_unit" => self.line_item_input_unit.id(),
@@ -274,6 +292,11 @@ impl Readings {
                 .filter(|e| *e == Embedding::EmbeddedOnGet || *e == allowed)
         };
         match point {
+            "token_issuer" => pick(
+                &mut self.token_issuer,
+                TokenIssuer::from_id(alternative),
+                bad,
+            ),
             "scope_words" => pick(&mut self.scope_words, ScopeWords::from_id(alternative), bad),
             "invoice_totals_unit" => pick(
                 &mut self.invoice_totals_unit,
