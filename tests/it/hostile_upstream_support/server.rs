@@ -120,6 +120,33 @@ impl Server {
         self.logs()
     }
 
+    /// How many lines the server has logged so far: pass it to [`Server::request_line`].
+    pub fn mark(&self) -> usize {
+        self.log.lock().unwrap().len()
+    }
+
+    /// The request line (target `kobana_mcp::request`) of the request about `target` (a
+    /// tool, prompt or resource template) logged after `mark`, waiting up to 2 s for it;
+    /// ANSI styling removed.
+    pub async fn request_line(&self, mark: usize, target: &str) -> String {
+        let until = Instant::now() + Duration::from_secs(2);
+        loop {
+            let found = self.log.lock().unwrap()[mark..]
+                .iter()
+                .map(|l| plain(l))
+                .find(|l| l.contains("kobana_mcp::request") && field(l, "target") == Some(target));
+            if let Some(line) = found {
+                return line;
+            }
+            assert!(
+                Instant::now() < until,
+                "no request line for {target}: {:#?}",
+                &self.logs()[mark..]
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Resets the peak RSS to the current one; answers the current RSS in KiB.
     fn reset_peak(&self) -> u64 {
         let pid = self.child.id();
@@ -170,6 +197,49 @@ impl Server {
         }
     }
 
+    /// POSTs `method` with `params` like [`Server::rpc`] and reads the answer chunk by
+    /// chunk: the HTTP status, the bytes received, and whether the body ended cleanly (a
+    /// stream the server aborts ends with an error).
+    pub async fn rpc_streamed(&self, method: &str, params: Value) -> Streamed {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let mut response = self
+            .http
+            .post(&self.url)
+            .bearer_auth(fake_kobana::full_token())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body.to_string())
+            .timeout(Duration::from_secs(60))
+            .send()
+            .await
+            .expect("the server answers");
+        let status = response.status().as_u16();
+        let mut streamed = Streamed {
+            status,
+            received: 0,
+            head: Vec::new(),
+            ended: Ok(()),
+        };
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    streamed.received += chunk.len() as u64;
+                    let room = 4096usize.saturating_sub(streamed.head.len());
+                    streamed
+                        .head
+                        .extend_from_slice(&chunk[..chunk.len().min(room)]);
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    streamed.ended = Err(e.to_string());
+                    break;
+                }
+            }
+        }
+        streamed
+    }
+
     /// [`Server::rpc_raw`] of `method` with `params`.
     pub async fn rpc(&self, method: &str, params: Value) -> (u16, Value) {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
@@ -184,6 +254,49 @@ impl Server {
         assert_eq!(status, 200, "{body}");
         body["result"].clone()
     }
+}
+
+/// An answer read chunk by chunk ([`Server::rpc_streamed`]).
+#[derive(Debug)]
+pub struct Streamed {
+    /// HTTP status.
+    pub status: u16,
+    /// Body bytes received.
+    pub received: u64,
+    /// The first 4 KiB of the body.
+    pub head: Vec<u8>,
+    /// `Ok` when the body ended cleanly, else how it broke.
+    pub ended: Result<(), String>,
+}
+
+/// `line` without ANSI styling (`ESC [ … m`).
+pub fn plain(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The value of `name=value` in a (plain) log line, up to the next space.
+pub fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    line.split(' ')
+        .find_map(|word| word.strip_prefix(name)?.strip_prefix('='))
+        .map(|v| v.trim_matches('"'))
+}
+
+/// A number field of a (plain) log line.
+pub fn number(line: &str, name: &str) -> Option<u64> {
+    field(line, name)?.parse().ok()
 }
 
 impl Drop for Server {

@@ -41,13 +41,35 @@ pub enum Answer {
     },
     /// The request is read and never answered (until the peer hangs up).
     Stall,
-    /// `200` with a true `Content-Length` of `bytes`, one byte every `every`.
+    /// `200` with a true `Content-Length` of `bytes`, `chunk` bytes every `every` (filler
+    /// after a `%PDF-` head for `application/pdf`, spaces otherwise).
     Trickle {
+        /// `Content-Type`.
+        content_type: &'static str,
         /// Body size.
         bytes: u64,
-        /// Time between bytes.
+        /// Bytes sent at a time.
+        chunk: usize,
+        /// Time between chunks.
         every: Duration,
     },
+    /// `answer`, once `after` has passed (the request is read first).
+    Delayed {
+        /// The wait before answering.
+        after: Duration,
+        /// What is answered then.
+        answer: Box<Answer>,
+    },
+}
+
+impl Answer {
+    /// `self`, after `after`.
+    pub fn after(self, after: Duration) -> Answer {
+        Answer::Delayed {
+            after,
+            answer: Box::new(self),
+        }
+    }
 }
 
 type Route = (String, String, Arc<dyn Fn(&str) -> Answer + Send + Sync>);
@@ -202,18 +224,39 @@ async fn write_answer(stream: &mut TcpStream, answer: Answer) -> std::io::Result
             while stream.read(&mut buf).await.is_ok_and(|n| n > 0) {}
             Ok(())
         }
-        Answer::Trickle { bytes, every } => {
+        Answer::Trickle {
+            content_type,
+            bytes,
+            chunk,
+            every,
+        } => {
             let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {bytes}\r\nConnection: close\r\n\r\n"
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {bytes}\r\nConnection: close\r\n\r\n"
             );
             stream.write_all(head.as_bytes()).await?;
-            for _ in 0..bytes {
+            let body = trickled_body(content_type, bytes);
+            for piece in body.chunks(chunk.max(1)) {
                 tokio::time::sleep(every).await;
-                stream.write_all(b" ").await?;
+                stream.write_all(piece).await?;
             }
             Ok(())
         }
+        Answer::Delayed { after, answer } => {
+            tokio::time::sleep(after).await;
+            Box::pin(write_answer(stream, *answer)).await
+        }
     }
+}
+
+/// The body a [`Answer::Trickle`] sends: a PDF head and filler, or spaces.
+pub fn trickled_body(content_type: &str, bytes: u64) -> Vec<u8> {
+    let mut body = vec![b' '; usize::try_from(bytes).expect("a small body")];
+    if content_type == "application/pdf" {
+        for (i, b) in body.iter_mut().enumerate() {
+            *b = b"%PDF-1.7 trickled "[i % 18];
+        }
+    }
+    body
 }
 
 async fn stream_filler(
