@@ -1,6 +1,6 @@
 //! The attacks of the bounded-work review, replayed against the real server binary as its own
 //! process (`hostile_upstream_support`): N1 (a 980 KB `fields` list: 75,000 copies of one name), N2 (argument values at
-//! `RUST_LOG=info`), N6 (a list over 100 accounts whose lookups fail; completions for an
+//! `RUST_LOG=info` and `trace`, those that reach Kobana included), N6 (a list over 100 accounts whose lookups fail; completions for an
 //! unknown prompt) and N9 (a Kobana error code with a newline). Each one is measured: the
 //! answer, the server's CPU, its peak RSS growth, the Kobana calls, and what it logged.
 
@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::hostile_upstream_support::server::{field, number};
+use crate::hostile_support::argument_corpus::{sent_strings, values_that_reach_kobana};
+use crate::hostile_upstream_support::server::{field, number, plain};
 use crate::hostile_upstream_support::upstream::Answer;
 use crate::hostile_upstream_support::{invoice_page, json_answer, started};
 
@@ -155,16 +156,36 @@ async fn n2_argument_values_never_reach_the_log_at_rust_log_info_or_trace() {
         assert_eq!(result["isError"], true, "{result}");
         let uri = format!("kobana://billing/customers/{secret}");
         let _ = server.rpc("resources/read", json!({"uri": uri})).await;
+        // The values that get past the checks and reach Kobana or another path.
+        let reaching = values_that_reach_kobana();
+        for case in &reaching {
+            let body = String::from_utf8(case.body.clone()).unwrap();
+            let (status, answer) = server.rpc_raw(body).await;
+            assert_eq!(status, 200, "{}: {answer}", case.name);
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let logs = server.logs();
+        let logs: Vec<String> = server.logs().iter().map(|l| plain(l)).collect();
         assert!(!logs.is_empty(), "{level}: the server logged its requests");
-        for needle in [
+        let mut needles: Vec<String> = [
             "maria.silva",
             "123.456.789-09",
             "kobana://billing/customers/maria",
-        ] {
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        needles.extend(reaching.iter().flat_map(sent_strings));
+        for needle in &needles {
             let hits: Vec<&String> = logs.iter().filter(|l| l.contains(needle)).collect();
             assert!(hits.is_empty(), "{level}: {needle:?} in the log: {hits:?}");
+        }
+        // A raw newline in a value would start a line of its own: every line but the start-up
+        // banner is an event's, starting with its timestamp.
+        for line in logs.iter().filter(|l| !l.starts_with("kobana-mcp ")) {
+            assert!(
+                line.get(..5)
+                    .is_some_and(|y| y[..4].bytes().all(|b| b.is_ascii_digit()) && y.ends_with('-')),
+                "{level}: a line that is no event's: {line:?}"
+            );
         }
     }
 }
