@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::hostile_support::argument_corpus::{sent_strings, values_that_reach_kobana};
 use crate::hostile_upstream_support::server::{field, number, plain};
-use crate::hostile_upstream_support::upstream::Answer;
+use crate::hostile_upstream_support::upstream::{Answer, n1_arguments};
 use crate::hostile_upstream_support::{invoice_page, json_answer, started};
 
 /// N1's bound: the CPU the 980 KB request may cost beyond the same request with one field,
@@ -33,7 +33,7 @@ async fn n1_seventy_five_thousand_copies_of_a_field_cost_what_one_does() {
         json_answer(200, page.clone())
     });
     let one = json!({"per_page": 100, "fields": ["line_items"]});
-    let many = json!({"per_page": 100, "fields": vec!["line_items"; 75_000]});
+    let many = n1_arguments(75_000);
     let body_bytes = many.to_string().len();
     assert!(
         (950_000..1_000_000).contains(&body_bytes),

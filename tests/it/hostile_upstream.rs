@@ -10,15 +10,13 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use hostile_upstream_support::server::{Cost, Streamed, plain};
-use hostile_upstream_support::upstream::{Answer, trickled_body};
+use hostile_upstream_support::upstream::{Answer, HUGE, trickled_body};
 use hostile_upstream_support::{error_code, json_answer, started, text};
 use kobana_mcp::telemetry::record::MAX_DRIFTS;
 use serde_json::{Value, json};
 
 const INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
-/// 400 MB, the bodies of N5.
-const HUGE: u64 = 400 * 1000 * 1000;
 /// N5: peak RSS growth for a 400 MB body.
 const MAX_RSS_GROWTH_MIB: f64 = 32.0;
 /// CPU for an attack the server must shrug off (debug build; a few ms in release).

@@ -1,5 +1,5 @@
-//! A hostile Kobana: a raw HTTP/1.1 server on loopback that answers each route as a test
-//! scripts it — huge bodies (chunked, or with a `Content-Length` that lies), answers that
+//! A hostile Kobana: a raw HTTP/1.1 server on loopback that answers each route as a test (or
+//! the benchmark's bounded-work section) scripts it — huge bodies (chunked, or with a `Content-Length` that lies), answers that
 //! never come, bodies that trickle, the wrong media type — and counts what it is sent:
 //! every request (the server's Kobana calls) and the most in flight at once.
 //!
@@ -11,6 +11,9 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+
+/// 400 MB, the hostile bodies of N5.
+pub const HUGE: u64 = 400 * 1000 * 1000;
 
 /// One block of a streamed body.
 const BLOCK: usize = 64 * 1024;
@@ -70,6 +73,43 @@ impl Answer {
             answer: Box::new(self),
         }
     }
+}
+
+/// `status` with `body` as its JSON answer.
+pub fn json_answer(status: u16, body: serde_json::Value) -> Answer {
+    Answer::Json {
+        status,
+        body: body.to_string(),
+    }
+}
+
+/// A page of `n` open invoices, each on its own billing account, each with two line items.
+pub fn invoice_page(n: usize) -> serde_json::Value {
+    let invoices: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "id": format!("00000000-0000-4000-8000-{i:012}"),
+                "number": format!("FAT-2026-{i:06}"),
+                "status": "open",
+                "billing_account_id": format!("10000000-0000-4000-8000-{i:012}"),
+                "total_subcents": 4_990_000, "subtotal_subcents": 4_990_000,
+                "amount_due_subcents": 4_990_000, "amount_paid_subcents": 0,
+                "amount_remaining_cents": 49_900, "net_value_cents": 49_900,
+                "total_withheld_cents": 0, "due_date": "2026-08-25T03:00:00Z",
+                "line_items": [
+                    {"description": "Assinatura", "amount_cents": 40_000},
+                    {"description": "Adicional", "amount_cents": 9_900}
+                ]
+            })
+        })
+        .collect();
+    serde_json::json!({"data": invoices, "meta": {"current_page": 1, "per_page": n, "total_count": n, "total_pages": 1}})
+}
+
+/// N1's attack: `billing_invoices_list` arguments naming one field `copies` times (75,000
+/// copies are about 980 KB).
+pub fn n1_arguments(copies: usize) -> serde_json::Value {
+    serde_json::json!({"per_page": 100, "fields": vec!["line_items"; copies]})
 }
 
 type Route = (String, String, Arc<dyn Fn(&str) -> Answer + Send + Sync>);
