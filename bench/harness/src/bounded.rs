@@ -242,7 +242,7 @@ pub(crate) fn bounded(bench: &Bench) -> Result<Report, String> {
         r.row(
             "8",
             format!(
-                "N5: a 400 MB {}: server peak RSS growth, largest of {}",
+                "N5: a 400 MB {}: server peak RSS growth (requests: {}; largest)",
                 case.label,
                 cpu.len()
             ),
