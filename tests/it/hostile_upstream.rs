@@ -9,8 +9,8 @@ use crate::hostile_upstream_support;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use hostile_upstream_support::server::{Cost, Streamed, plain};
-use hostile_upstream_support::upstream::{Answer, HUGE, trickled_body};
+use hostile_upstream_support::server::{Cost, Server, Streamed, plain};
+use hostile_upstream_support::upstream::{Answer, HUGE, Upstream, trickled_body};
 use hostile_upstream_support::{error_code, json_answer, started, text};
 use kobana_mcp::telemetry::record::MAX_DRIFTS;
 use serde_json::{Value, json};
@@ -46,6 +46,26 @@ fn within(cost: Cost, rss_mib: f64, cpu_ms: u64, what: &str) {
         "{what}: {} ms of CPU (at most {cpu_ms})",
         cost.cpu_ms
     );
+}
+
+/// `billing_organization_get` while Kobana answers `answer`: a tool error `code` after
+/// `calls` attempts, within the RSS and CPU margins.
+async fn organization_read_fails(
+    upstream: &Upstream,
+    server: &Server,
+    answer: Answer,
+    code: &str,
+    calls: usize,
+    what: &str,
+) {
+    upstream.route("GET", "/v1/organization", move |_| answer.clone());
+    let before = upstream.calls();
+    let (result, cost) = server
+        .measure(server.call("billing_organization_get", json!({})))
+        .await;
+    assert_eq!(error_code(&result), code, "{what}: {result}");
+    assert_eq!(upstream.calls() - before, calls, "{what}");
+    within(cost, MAX_RSS_GROWTH_MIB, MAX_CPU_MS, what);
 }
 
 #[tokio::test]
@@ -105,22 +125,17 @@ async fn a_huge_json_answer_is_refused_at_the_json_limit_chunked_or_announced() 
 #[tokio::test]
 async fn a_content_length_that_lies_short_is_an_unreadable_answer_retried_within_the_budget() {
     let (upstream, server) = started(&[]).await;
-    // Announces 20 bytes, sends 400 MB: only the 20 are read, and they are not JSON.
-    upstream.route("GET", "/v1/organization", |_| {
-        stream(200, "application/json", HUGE, Some(20))
-    });
-    let before = upstream.calls();
-    let (result, cost) = server
-        .measure(server.call("billing_organization_get", json!({})))
-        .await;
-    assert_eq!(error_code(&result), "KOBANA_INVALID_RESPONSE", "{result}");
-    assert_eq!(upstream.calls() - before, 3, "a read is tried three times");
-    within(
-        cost,
-        MAX_RSS_GROWTH_MIB,
-        MAX_CPU_MS,
+    // Announces 20 bytes, sends 400 MB: only the 20 are read, and they are not JSON; a read
+    // is tried three times.
+    organization_read_fails(
+        &upstream,
+        &server,
+        stream(200, "application/json", HUGE, Some(20)),
+        "KOBANA_INVALID_RESPONSE",
+        3,
         "Content-Length 20, 400 MB sent",
-    );
+    )
+    .await;
 }
 
 /// Most bytes a PDF answer may carry: the base64 of the document limit, and the envelope.
@@ -208,17 +223,16 @@ async fn bw8_r5_a_pdf_announced_over_the_limit_is_refused_before_its_first_byte(
 async fn bw8_a_content_length_that_lies_long_is_never_taken_as_whole() {
     let (upstream, server) = started(&[]).await;
     // JSON: announces 100,000 bytes, sends 1,000 and closes. A broken answer, retried like
-    // any read, then an error; never a hang.
-    upstream.route("GET", "/v1/organization", |_| {
-        stream(200, "application/json", 1_000, Some(100_000))
-    });
-    let before = upstream.calls();
-    let (result, cost) = server
-        .measure(server.call("billing_organization_get", json!({})))
-        .await;
-    assert_eq!(error_code(&result), "KOBANA_UNREACHABLE", "{result}");
-    assert_eq!(upstream.calls() - before, 3, "a read is tried three times");
-    within(cost, MAX_RSS_GROWTH_MIB, MAX_CPU_MS, "JSON lying long");
+    // any read (three times), then an error; never a hang.
+    organization_read_fails(
+        &upstream,
+        &server,
+        stream(200, "application/json", 1_000, Some(100_000)),
+        "KOBANA_UNREACHABLE",
+        3,
+        "JSON lying long",
+    )
+    .await;
     // PDF: the answer has started when the body breaks off, so the stream is cut.
     upstream.route("GET", "/v1/invoices/", |_| {
         stream(200, "application/pdf", 1_000, Some(100_000))
@@ -299,12 +313,7 @@ async fn bw3_a_request_logs_at_most_max_drifts_warn_lines_whatever_its_answers_h
         upstream.route("GET", list, move |_| json_answer(200, page.clone()));
     }
     let mark = server.mark();
-    let (status, body) = server
-        .rpc(
-            "prompts/get",
-            json!({"name": "review_pending_nfes", "arguments": {}}),
-        )
-        .await;
+    let (status, body) = server.prompt("review_pending_nfes").await;
     assert_eq!(status, 200, "{body}");
     server.request_line(mark, "review_pending_nfes").await;
     let lines: Vec<String> = server.logs()[mark..].iter().map(|l| plain(l)).collect();
@@ -384,16 +393,15 @@ async fn slow_answers_end_at_the_deadline_and_nothing_hangs() {
 #[tokio::test]
 async fn wrong_typed_answers_are_errors_or_empty_pages_never_a_crash() {
     let (upstream, server) = started(&[]).await;
-    upstream.route("GET", "/v1/organization", |_| {
-        stream(200, "text/html", 2048, Some(2048))
-    });
-    let before = upstream.calls();
-    let (result, cost) = server
-        .measure(server.call("billing_organization_get", json!({})))
-        .await;
-    assert_eq!(error_code(&result), "KOBANA_INVALID_RESPONSE", "{result}");
-    assert_eq!(upstream.calls() - before, 3);
-    within(cost, MAX_RSS_GROWTH_MIB, MAX_CPU_MS, "HTML for JSON");
+    organization_read_fails(
+        &upstream,
+        &server,
+        stream(200, "text/html", 2048, Some(2048)),
+        "KOBANA_INVALID_RESPONSE",
+        3,
+        "HTML for JSON",
+    )
+    .await;
     // A list whose `data` is an object, whose records are strings, whose meta is a string.
     for data in [
         json!({"data": {"id": "x"}, "meta": "p"}),

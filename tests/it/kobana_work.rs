@@ -180,12 +180,7 @@ async fn pending_nfes_at_once(env: &[(&str, &str)]) -> (usize, String) {
         named_account().after(late)
     });
     let (before, mark) = (upstream.calls(), server.mark());
-    let (status, body) = server
-        .rpc(
-            "prompts/get",
-            json!({"name": "review_pending_nfes", "arguments": {}}),
-        )
-        .await;
+    let (status, body) = server.prompt("review_pending_nfes").await;
     assert_eq!(status, 200, "{body}");
     assert!(body["result"]["messages"].is_array(), "{body}");
     assert_eq!(

@@ -171,11 +171,9 @@ impl Server {
         (out, cost)
     }
 
-    /// POSTs one JSON-RPC message in era 2025 as the full token; answers the HTTP status and
-    /// the body (JSON, or the text when it is not; a broken body reads as `"<broken: …>"`).
-    pub async fn rpc_raw(&self, body: String) -> (u16, Value) {
-        let response = self
-            .http
+    /// POSTs `body` (one JSON-RPC message) in era 2025 as the full token.
+    async fn post(&self, body: String) -> reqwest::Response {
+        self.http
             .post(&self.url)
             .bearer_auth(fake_kobana::full_token())
             .header("content-type", "application/json")
@@ -185,7 +183,19 @@ impl Server {
             .timeout(Duration::from_secs(60))
             .send()
             .await
-            .expect("the server answers");
+            .expect("the server answers")
+    }
+
+    /// `prompts/get` of `name` without arguments; answers the HTTP status and the body.
+    pub async fn prompt(&self, name: &str) -> (u16, Value) {
+        self.rpc("prompts/get", json!({"name": name, "arguments": {}}))
+            .await
+    }
+
+    /// POSTs one JSON-RPC message in era 2025 as the full token; answers the HTTP status and
+    /// the body (JSON, or the text when it is not; a broken body reads as `"<broken: …>"`).
+    pub async fn rpc_raw(&self, body: String) -> (u16, Value) {
+        let response = self.post(body).await;
         let status = response.status().as_u16();
         match response.bytes().await {
             Ok(bytes) => (
@@ -202,18 +212,7 @@ impl Server {
     /// stream the server aborts ends with an error).
     pub async fn rpc_streamed(&self, method: &str, params: Value) -> Streamed {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let mut response = self
-            .http
-            .post(&self.url)
-            .bearer_auth(fake_kobana::full_token())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .body(body.to_string())
-            .timeout(Duration::from_secs(60))
-            .send()
-            .await
-            .expect("the server answers");
+        let mut response = self.post(body.to_string()).await;
         let status = response.status().as_u16();
         let mut streamed = Streamed {
             status,
