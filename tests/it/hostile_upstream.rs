@@ -325,8 +325,10 @@ async fn bw3_a_request_logs_at_most_max_drifts_warn_lines_whatever_its_answers_h
         (1..=MAX_DRIFTS).contains(&drifts),
         "{drifts} drift lines (at most {MAX_DRIFTS}): {lines:#?}"
     );
-    // And nothing else grows with the answers: the drifts and the request line.
-    assert!(lines.len() <= MAX_DRIFTS + 1, "{lines:#?}");
+    // And nothing else grows with the answers: besides the drifts, the request line and, for
+    // a token with scope words this server does not know (the other reading), one line
+    // naming them.
+    assert!(lines.len() - drifts <= 2, "{lines:#?}");
 }
 
 #[tokio::test]
