@@ -8,6 +8,7 @@ use crate::common;
 
 use std::collections::BTreeSet;
 
+use crate::fake_common::ids;
 use catalog_support::*;
 use common::Stack;
 use fake_kobana::{full_token, readonly_token, scoped_token};
@@ -185,6 +186,127 @@ async fn t1_full_tools_list_is_within_36_kb() {
         .unwrap()
         .len();
     assert!(bytes <= 36 * 1024, "tools/list is {bytes} bytes");
+}
+
+#[tokio::test]
+async fn bw1_array_arguments_are_capped_by_their_schema_and_tags_are_sent_once() {
+    let stack = Stack::start().await;
+    let token = full_token();
+    let max = kobana_mcp::catalog::MAX_ARRAY_ITEMS;
+    let tools = tools_list(&stack, &token).await;
+    let address = json!({"street": "Rua Augusta", "city": "São Paulo", "state": "SP"});
+    let item = json!({"product_id": ids::PROD_LICENSE, "price_id": ids::PRICE_PRO_LICENSE});
+    let line = json!({"description": "Licença", "unit_amount_cents": 100});
+    // Every array argument of the catalog, and its cap (`fields` aside: its list's names).
+    let arrays: [(&str, Value, &str, Value, usize); 6] = [
+        (
+            "billing_customers_create",
+            json!({"name": "Zé"}),
+            "tags",
+            json!("vip"),
+            max,
+        ),
+        (
+            "billing_customers_create",
+            json!({"name": "Zé"}),
+            "addresses",
+            address.clone(),
+            max,
+        ),
+        (
+            "billing_customers_update",
+            json!({"id": ids::PADARIA}),
+            "tags",
+            json!("vip"),
+            max,
+        ),
+        (
+            "billing_customers_update",
+            json!({"id": ids::PADARIA}),
+            "addresses",
+            address,
+            max,
+        ),
+        (
+            "billing_subscriptions_create",
+            json!({"billing_account_id": ids::BA_PADARIA}),
+            "items",
+            item,
+            max,
+        ),
+        (
+            "billing_invoices_create",
+            json!({"billing_account_id": ids::BA_PADARIA}),
+            "line_items",
+            line,
+            200,
+        ),
+    ];
+    let declared: usize = tools
+        .iter()
+        .map(|t| {
+            t["inputSchema"]["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(name, p)| p["type"] == "array" && name.as_str() != "fields")
+                .count()
+        })
+        .sum();
+    assert_eq!(
+        declared,
+        arrays.len(),
+        "an array argument without its case here"
+    );
+    let before = stack.kobana_calls("/v1/").len();
+    for (tool, base, argument, one, cap) in arrays {
+        let schema = tools
+            .iter()
+            .find(|t| t["name"] == tool)
+            .map(|t| &t["inputSchema"]["properties"][argument])
+            .unwrap();
+        assert_eq!(
+            schema["maxItems"],
+            json!(cap),
+            "{tool}.{argument}: {schema}"
+        );
+        let mut args = base.clone();
+        args[argument] = json!(vec![one; cap + 1]);
+        let result = stack.call(&token, tool, args).await;
+        assert_eq!(result["isError"], true, "{tool}.{argument}: {result}");
+        let text = common::text_of(&result);
+        // `… uma lista de até 50 itens, recebido …` (`de 1 a 200 itens` with a minimum).
+        assert!(
+            text.contains(&format!("`{argument}`: esperado uma lista de "))
+                && text.contains(&format!(
+                    " {cap} itens, recebido uma lista de {} itens",
+                    cap + 1
+                )),
+            "{tool}.{argument}: {text}"
+        );
+    }
+    assert_eq!(
+        stack.kobana_calls("/v1/").len(),
+        before,
+        "a list over its cap never reaches Kobana"
+    );
+    // At the cap a list is taken; tags go out each once, in the order first given.
+    let tags: Vec<String> = (0..max).map(|i| format!("tag-{}", i % 3)).collect();
+    let result = stack
+        .call(
+            &token,
+            "billing_customers_update",
+            json!({"id": ids::PADARIA, "tags": tags}),
+        )
+        .await;
+    assert_ne!(result["isError"], true, "{result}");
+    let sent = stack
+        .kobana_calls("/v1/customers/")
+        .into_iter()
+        .rfind(|c| c.method == "PATCH")
+        .and_then(|c| c.body)
+        .unwrap();
+    assert_eq!(sent["tags"], json!(["tag-0", "tag-1", "tag-2"]), "{sent}");
 }
 
 #[tokio::test]

@@ -1,16 +1,19 @@
 //! The attacks of the bounded-work review, replayed against the real server binary as its own
-//! process (`hostile_upstream_support`): a 980 KB `fields` list, 75,000 copies of one name
-//! (BW-1); argument values at `RUST_LOG=info` (BW-3); a list over 100 accounts whose lookups
-//! fail, and completions for an unknown prompt (BW-2, BW-1); a Kobana error code with a
-//! newline (BW-3). Each one is measured: the answer, the server's CPU, its peak RSS growth,
-//! the Kobana calls, and what it logged.
+//! process (`hostile_upstream_support`): BW-1 (a 980 KB `fields` list: 75,000 copies of one name), BW-3 (argument values at
+//! `RUST_LOG=info` and `trace`, those that reach Kobana included), BW-2 (a list over 100 accounts whose lookups fail; completions for an
+//! unknown prompt) and BW-3 (a Kobana error code with a newline). Each one is measured: the
+//! answer, the server's CPU, its peak RSS growth, the Kobana calls, and what it logged. The CPU
+//! and memory bounds here guard against regressions; BW-1's and BW-8's figures are proven by the
+//! benchmark (`bench/run.sh`, section 8).
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::hostile_upstream_support::server::Server;
-use crate::hostile_upstream_support::upstream::{Answer, Upstream};
+use crate::hostile_support::argument_corpus::{sent_strings, values_that_reach_kobana};
+use crate::hostile_upstream_support::server::{field, number, plain};
+use crate::hostile_upstream_support::upstream::{Answer, n1_arguments};
+use crate::hostile_upstream_support::{invoice_page, json_answer, started};
 
 /// BW-1's bound: the CPU the 980 KB request may cost beyond the same request with one field,
 /// for the release binary (`KOBANA_MCP_BIN=target/release/kobana-mcp`) and for the debug one
@@ -19,47 +22,6 @@ const N1_EXTRA_CPU_MS_RELEASE: u64 = 50;
 const N1_EXTRA_CPU_MS_DEBUG: u64 = 200;
 /// Peak RSS growth any of these requests may cause.
 const MAX_RSS_GROWTH_MIB: f64 = 32.0;
-
-fn json_answer(status: u16, body: Value) -> Answer {
-    Answer::Json {
-        status,
-        body: body.to_string(),
-    }
-}
-
-async fn started(env: &[(&str, &str)]) -> (Upstream, Server) {
-    let upstream = Upstream::start().await;
-    let server = Server::start(&upstream.base, env);
-    upstream.route("GET", "/v1/organization", |_| {
-        json_answer(200, json!({"data": {"id": "org", "name": "Org"}}))
-    });
-    let warm = server.call("billing_organization_get", json!({})).await;
-    assert_ne!(warm["isError"], true, "{warm}");
-    (upstream, server)
-}
-
-/// A page of `n` open invoices, each on its own billing account, each with two line items.
-fn invoice_page(n: usize) -> Value {
-    let invoices: Vec<Value> = (0..n)
-        .map(|i| {
-            json!({
-                "id": format!("00000000-0000-4000-8000-{i:012}"),
-                "number": format!("FAT-2026-{i:06}"),
-                "status": "open",
-                "billing_account_id": format!("10000000-0000-4000-8000-{i:012}"),
-                "total_subcents": 4_990_000, "subtotal_subcents": 4_990_000,
-                "amount_due_subcents": 4_990_000, "amount_paid_subcents": 0,
-                "amount_remaining_cents": 49_900, "net_value_cents": 49_900,
-                "total_withheld_cents": 0, "due_date": "2026-08-25T03:00:00Z",
-                "line_items": [
-                    {"description": "Assinatura", "amount_cents": 40_000},
-                    {"description": "Adicional", "amount_cents": 9_900}
-                ]
-            })
-        })
-        .collect();
-    json!({"data": invoices, "meta": {"current_page": 1, "per_page": n, "total_count": n, "total_pages": 1}})
-}
 
 fn structured(result: &Value) -> &Value {
     &result["structuredContent"]
@@ -73,7 +35,7 @@ async fn n1_seventy_five_thousand_copies_of_a_field_cost_what_one_does() {
         json_answer(200, page.clone())
     });
     let one = json!({"per_page": 100, "fields": ["line_items"]});
-    let many = json!({"per_page": 100, "fields": vec!["line_items"; 75_000]});
+    let many = n1_arguments(75_000);
     let body_bytes = many.to_string().len();
     assert!(
         (950_000..1_000_000).contains(&body_bytes),
@@ -139,6 +101,7 @@ async fn n6_a_list_over_a_hundred_accounts_costs_two_calls_even_when_lookups_fai
         body: json!({"error": {"code": "unavailable", "message": "try later"}}).to_string(),
     });
     let before = upstream.calls();
+    let mark = server.mark();
     let (result, cost) = server
         .measure(server.call("billing_invoices_list", json!({"per_page": 100})))
         .await;
@@ -148,20 +111,14 @@ async fn n6_a_list_over_a_hundred_accounts_costs_two_calls_even_when_lookups_fai
     );
     let rows = structured(&result)["invoices"].as_array().unwrap();
     assert_eq!(rows.len(), 100, "every row");
-    let calls = upstream.calls() - before;
-    assert!(calls <= 2, "{calls} Kobana calls for one list (at most 2)");
+    // The page, then one names read (sent once, never retried, though it fails).
+    assert_eq!(upstream.calls() - before, 2, "{:#?}", upstream.seen());
     assert!(cost.rss_growth_mib <= MAX_RSS_GROWTH_MIB, "{cost:?}");
-    let line = server
-        .logs_at_least(1)
-        .await
-        .into_iter()
-        .rev()
-        .find(|l| l.contains("kobana_mcp::request") && l.contains("billing_invoices_list"))
-        .unwrap_or_default();
-    assert!(
-        line.contains("kobana_calls") && line.contains("kobana_rounds"),
-        "the request line counts calls and rounds: {line}"
-    );
+    // The request line says the same: 2 calls, one after the other, and how each went.
+    let line = server.request_line(mark, "billing_invoices_list").await;
+    assert_eq!(number(&line, "kobana_calls"), Some(2), "{line}");
+    assert_eq!(number(&line, "kobana_rounds"), Some(2), "{line}");
+    assert_eq!(field(&line, "kobana_statuses"), Some("200,503"), "{line}");
 }
 
 #[tokio::test]
@@ -201,16 +158,36 @@ async fn n2_argument_values_never_reach_the_log_at_rust_log_info_or_trace() {
         assert_eq!(result["isError"], true, "{result}");
         let uri = format!("kobana://billing/customers/{secret}");
         let _ = server.rpc("resources/read", json!({"uri": uri})).await;
+        // The values that get past the checks and reach Kobana or another path.
+        let reaching = values_that_reach_kobana();
+        for case in &reaching {
+            let body = String::from_utf8(case.body.clone()).unwrap();
+            let (status, answer) = server.rpc_raw(body).await;
+            assert_eq!(status, 200, "{}: {answer}", case.name);
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let logs = server.logs();
+        let logs: Vec<String> = server.logs().iter().map(|l| plain(l)).collect();
         assert!(!logs.is_empty(), "{level}: the server logged its requests");
-        for needle in [
+        let mut needles: Vec<String> = [
             "maria.silva",
             "123.456.789-09",
             "kobana://billing/customers/maria",
-        ] {
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        needles.extend(reaching.iter().flat_map(sent_strings));
+        for needle in &needles {
             let hits: Vec<&String> = logs.iter().filter(|l| l.contains(needle)).collect();
             assert!(hits.is_empty(), "{level}: {needle:?} in the log: {hits:?}");
+        }
+        // A raw newline in a value would start a line of its own: every line but the start-up
+        // banner is an event's, starting with its timestamp.
+        for line in logs.iter().filter(|l| !l.starts_with("kobana-mcp ")) {
+            assert!(
+                line.get(..5)
+                    .is_some_and(|y| y[..4].bytes().all(|b| b.is_ascii_digit()) && y.ends_with('-')),
+                "{level}: a line that is no event's: {line:?}"
+            );
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod documents;
 pub mod faults;
 pub mod fixtures;
 pub mod gate;
+pub mod hostile;
 pub mod ids;
 pub mod readings;
 pub mod report;

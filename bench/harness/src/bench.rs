@@ -60,7 +60,7 @@ impl Opts {
                 .map(|s| s.split(',').map(str::to_owned).collect())
                 .unwrap_or_else(|| {
                     [
-                        "context", "load", "fanout", "pdf", "cold", "inproc", "memory",
+                        "context", "load", "fanout", "pdf", "cold", "inproc", "memory", "bounded",
                     ]
                     .map(str::to_owned)
                     .to_vec()
@@ -85,6 +85,12 @@ pub(crate) struct Counts {
     pub(crate) pdf_reps: usize,
     pub(crate) inproc_warmup: usize,
     pub(crate) inproc_n: usize,
+    /// Bounded work, BW-1: (batches, requests per batch), timed per batch (10 ms CPU ticks).
+    pub(crate) bounded_batches: (usize, usize),
+    /// Bounded work, BW-8: requests per 400 MB body.
+    pub(crate) bounded_reps: usize,
+    /// Fan-out with a cold name cache: fresh servers, one prompt each.
+    pub(crate) fanout_cold_reps: usize,
 }
 
 impl Counts {
@@ -100,6 +106,9 @@ impl Counts {
                 pdf_reps: 2,
                 inproc_warmup: 50,
                 inproc_n: 300,
+                bounded_batches: (1, 1),
+                bounded_reps: 1,
+                fanout_cold_reps: 1,
             }
         } else {
             Self {
@@ -112,6 +121,9 @@ impl Counts {
                 pdf_reps: 31,
                 inproc_warmup: 2_000,
                 inproc_n: 20_000,
+                bounded_batches: (9, 5),
+                bounded_reps: 5,
+                fanout_cold_reps: 9,
             }
         }
     }

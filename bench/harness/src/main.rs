@@ -16,6 +16,7 @@
 
 mod answer_size;
 mod bench;
+mod bounded;
 mod canned;
 mod cold;
 mod context_cost;
@@ -360,7 +361,7 @@ fn run(opts: Opts) -> ExitCode {
                         }
                         if bench.opts.wants("fanout") {
                             section(&mut report, "4 fan-out", || {
-                                fanout(&bench, fake_addr, ours_addr)
+                                fanout(&bench, fake_addr, ours_addr, &bench.log("kobana-mcp-main"))
                             });
                         }
                         drop(ours);
@@ -381,6 +382,9 @@ fn run(opts: Opts) -> ExitCode {
     }
     if bench.opts.wants("inproc") {
         section(&mut report, "3 in-process", || in_process(&bench));
+    }
+    if bench.opts.wants("bounded") {
+        section(&mut report, "8 bounded work", || bounded::bounded(&bench));
     }
     if bench.opts.wants("memory") {
         section(&mut report, "7 memory size", || memory_size::run(&bench));

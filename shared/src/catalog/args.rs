@@ -3,6 +3,22 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+/// Most items of an array argument whose size Kobana does not bound itself — a customer's
+/// `tags` and `addresses`, a subscription's `items` (#25): `maxItems` in each schema, checked
+/// before anything else runs, so no request can make the server parse, digest and send
+/// thousands of them. Ten times what a real customer or subscription holds. (`fields` is
+/// bounded by its list's names; an invoice's `line_items` by Kobana's own 200.)
+pub const MAX_ARRAY_ITEMS: usize = 50;
+
+/// `values` each once, in the order first given.
+pub fn each_once(values: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    values
+        .into_iter()
+        .filter(|v| seen.insert(v.clone()))
+        .collect()
+}
+
 /// No arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::Asks;
-use super::args::id_args;
+use super::args::{MAX_ARRAY_ITEMS, each_once, id_args};
 use super::billing_accounts;
 use super::context::{MAX_PER_PAGE, push_opt, ref_arg};
 use super::{Effect, Output, Paging, ToolCtx, ToolError, ToolMeta, ToolSpec, Toolset};
@@ -107,12 +107,22 @@ pub struct CustomerFields {
     /// Free notes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
-    /// Tags.
+    /// Tags (each kept once).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = MAX_ARRAY_ITEMS))]
     pub tags: Option<Vec<String>>,
     /// Addresses.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = MAX_ARRAY_ITEMS))]
     pub addresses: Option<Vec<Address>>,
+}
+
+impl CustomerFields {
+    /// The request body: the fields given, `tags` each once in the order first given.
+    fn body(mut self) -> Value {
+        self.tags = self.tags.map(each_once);
+        body_of(&self)
+    }
 }
 
 // Arguments of `billing_customers_create`.
@@ -289,7 +299,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                         "`name` é obrigatório para criar um cliente".to_owned(),
                     ));
                 }
-                let mut body = body_of(&args.fields);
+                let mut body = args.fields.body();
                 for (key, value) in [
                     ("email", args.email.map(Value::from)),
                     ("phone", args.phone.map(Value::from)),
@@ -322,7 +332,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: UpdateArgs| async move {
                 let id = ref_arg("id", &args.id)?.to_owned();
-                let body = body_of(&args.fields);
+                let body = args.fields.body();
                 if body.as_object().is_none_or(|m| m.is_empty()) {
                     return Err(ToolError::InvalidArguments(
                         "passe ao menos um campo para alterar (ex.: name, document_number, notes)"

@@ -96,7 +96,7 @@ pub struct CreateArgs {
     /// Payer's billing account UUID.
     pub billing_account_id: String,
     /// 1 to 200 lines.
-    #[schemars(length(min = 1, max = 200))]
+    #[schemars(length(min = 1, max = MAX_LINE_ITEMS))]
     pub line_items: Vec<LineItem>,
     /// YYYY-MM-DD (default: account's payment terms).
     pub due_date: Option<String>,

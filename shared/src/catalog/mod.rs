@@ -30,7 +30,7 @@ mod subscriptions;
 mod toolset;
 
 pub use crate::config::{DEFAULT_ANSWER_BUDGET_BYTES, MIN_ANSWER_BUDGET_BYTES, RowPolicy};
-pub use args::{NoArgs, Paging};
+pub use args::{MAX_ARRAY_ITEMS, NoArgs, Paging};
 pub use context::{
     MAX_NFE_REASON_CHARS, MAX_REASON_CHARS, PlannedWrite, ToolCtx, WriteGate, reason_arg, uuid_arg,
 };

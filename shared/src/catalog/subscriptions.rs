@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::Asks;
-use super::args::{id_args, wire_enum};
+use super::args::{MAX_ARRAY_ITEMS, id_args, wire_enum};
 use super::context::{destructive_description, push_opt, reason_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::{Permission, Resource};
@@ -105,6 +105,7 @@ pub struct CreateArgs {
     /// Plan UUID (billing_plans_list); or pass items.
     pub plan_id: Option<String>,
     /// Products billed each cycle (no plan).
+    #[schemars(length(max = MAX_ARRAY_ITEMS))]
     pub items: Option<Vec<Item>>,
     /// Cycle (default monthly).
     pub billing_cycle: Option<BillingCycle>,

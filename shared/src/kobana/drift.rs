@@ -2,7 +2,9 @@
 //! ([`super::contract`]) — an unknown enum value, a missing required member, a type
 //! mismatch. Each deviation becomes one WARN line naming the operation and the member (never
 //! a value) and, through the request's record, one `ContractDrift` metric: a contract change
-//! shows in CloudWatch before a customer notices.
+//! shows in CloudWatch before a customer notices. A request logs each drift once and at most
+//! [`MAX_DRIFTS`](crate::telemetry::record::MAX_DRIFTS) of them (BW-3): a hostile answer
+//! cannot fill the log.
 
 use serde_json::Value;
 
@@ -28,18 +30,20 @@ pub fn check(
         return;
     }
     for deviation in contract().check_envelope(schema, data, meta) {
-        tracing::warn!(
-            operation = operation.id.as_str(),
-            field = deviation.field.as_str(),
-            kind = deviation.kind,
-            "Kobana's answer left the contract"
-        );
-        if let Some(record) = record {
-            record.drift(Drift {
-                operation: operation.id.as_str(),
-                field: deviation.field,
-                kind: deviation.kind,
-            });
+        let drift = Drift {
+            operation: operation.id.as_str(),
+            field: deviation.field,
+            kind: deviation.kind,
+        };
+        // One line per drift the request keeps (each once, at most `MAX_DRIFTS` per request,
+        // whatever its answers hold); without a request, per answer (`MAX_DEVIATIONS`).
+        if record.is_none_or(|record| record.drift(drift.clone())) {
+            tracing::warn!(
+                operation = drift.operation,
+                field = drift.field.as_str(),
+                kind = drift.kind,
+                "Kobana's answer left the contract"
+            );
         }
     }
 }

@@ -4,7 +4,6 @@
 //!
 //! It holds names and numbers only: never the token, an argument value or record contents.
 
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -63,7 +62,7 @@ pub struct Drift {
     pub kind: &'static str,
 }
 
-/// Most drifts one request keeps (the first ones found).
+/// Most drifts one request keeps (the first ones found), and logs.
 pub const MAX_DRIFTS: usize = 10;
 
 /// What the handler knows about one request.
@@ -95,9 +94,11 @@ pub struct Fields {
     pub input_required: bool,
     /// Kobana calls made.
     pub kobana: Vec<KobanaCall>,
-    /// Sequential rounds of Kobana calls: a call that starts while none is in flight starts
-    /// a new round, one that starts while another is in flight joins its round. Two lists
-    /// read concurrently are one round; a list and then its names are two.
+    /// Sequential rounds of Kobana calls: the longest chain of calls each started after the
+    /// previous one ended (see [`Chains`]). Two lists read concurrently are one round; a list
+    /// and then its names are two; a retry is a round after the attempt it repeats. An upper
+    /// bound on the critical path: a call counts as following every call that ended before
+    /// it started, whether or not it waited for it.
     pub kobana_rounds: u32,
     /// The confirmation step, for destructive calls.
     pub confirmation: Option<ConfirmationStep>,
@@ -154,8 +155,44 @@ pub struct RequestRecord {
     pub request_id: String,
     started: Instant,
     fields: Mutex<Fields>,
-    /// Kobana calls in flight now (for [`Fields::kobana_rounds`]).
-    in_flight: AtomicU32,
+    /// The chains of Kobana calls (for [`Fields::kobana_rounds`]).
+    chains: Mutex<Chains>,
+}
+
+/// The longest chain of calls each started after the previous one ended, kept as calls
+/// start and end: a call that starts now follows the deepest chain among the calls that have
+/// ended (a chain one longer); it can follow no call still in flight. So the depth of every
+/// call is known when it starts, and the longest chain is the deepest depth ever started —
+/// the same as the longest chain over the calls' intervals, at O(1) per call.
+///
+/// Why not "rounds by overlap" (a call that starts while another is in flight joins its
+/// round): with two lists A ‖ B and a call C that needs A and starts after A ends while B
+/// still runs, overlap reports one round where the work took two in a row.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Chains {
+    /// The deepest chain that ends with a call that has ended.
+    ended: u32,
+    /// The deepest chain so far, calls in flight included.
+    deepest: u32,
+}
+
+impl Chains {
+    /// A call starts: answers its depth (the length of the longest chain it ends).
+    pub fn start(&mut self) -> u32 {
+        let depth = self.ended + 1;
+        self.deepest = self.deepest.max(depth);
+        depth
+    }
+
+    /// The call of `depth` has ended (answered, failed or abandoned).
+    pub fn end(&mut self, depth: u32) {
+        self.ended = self.ended.max(depth);
+    }
+
+    /// The longest chain so far.
+    pub fn longest(&self) -> u32 {
+        self.deepest
+    }
 }
 
 impl RequestRecord {
@@ -164,7 +201,7 @@ impl RequestRecord {
         Self {
             request_id,
             started: Instant::now(),
-            in_flight: AtomicU32::new(0),
+            chains: Mutex::new(Chains::default()),
             fields: Mutex::new(Fields {
                 http_method: http_method.to_owned(),
                 ..Fields::default()
@@ -190,12 +227,16 @@ impl RequestRecord {
     /// when the returned guard is [finished](KobanaFlight::finish), and leaves the flight
     /// when it is dropped, finished or not (a call abandoned mid-way).
     pub fn kobana_started(self: &Arc<Self>) -> KobanaFlight {
-        if self.in_flight.fetch_add(1, Ordering::AcqRel) == 0 {
-            self.with(|f| f.kobana_rounds += 1);
-        }
+        let (depth, longest) = {
+            let mut chains = self.chains.lock().unwrap_or_else(|e| e.into_inner());
+            let depth = chains.start();
+            (depth, chains.longest())
+        };
+        self.with(|f| f.kobana_rounds = longest);
         KobanaFlight {
             record: self.clone(),
             started: Instant::now(),
+            depth,
         }
     }
 
@@ -246,13 +287,16 @@ impl RequestRecord {
         });
     }
 
-    /// Notes where a Kobana answer left the contract (the first [`MAX_DRIFTS`], each once).
-    pub fn drift(&self, drift: Drift) {
+    /// Notes where a Kobana answer left the contract (the first [`MAX_DRIFTS`], each once);
+    /// answers whether this one was kept (new, and room for it).
+    pub fn drift(&self, drift: Drift) -> bool {
         self.with(|f| {
-            if f.drift.len() < MAX_DRIFTS && !f.drift.contains(&drift) {
+            let keep = f.drift.len() < MAX_DRIFTS && !f.drift.contains(&drift);
+            if keep {
                 f.drift.push(drift);
             }
-        });
+            keep
+        })
     }
 
     /// Notes the HTTP status and the JSON-RPC error code of the answer.
@@ -282,6 +326,8 @@ impl RequestRecord {
 pub struct KobanaFlight {
     record: Arc<RequestRecord>,
     started: Instant,
+    /// Its place in the chains of calls.
+    depth: u32,
 }
 
 impl KobanaFlight {
@@ -293,7 +339,11 @@ impl KobanaFlight {
 
 impl Drop for KobanaFlight {
     fn drop(&mut self) {
-        self.record.in_flight.fetch_sub(1, Ordering::AcqRel);
+        self.record
+            .chains
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .end(self.depth);
     }
 }
 
@@ -378,6 +428,94 @@ mod tests {
         assert_eq!(f.kobana.len(), 4);
         assert_eq!(f.kobana_rounds, 3);
         assert_eq!(f.kobana_statuses(), "200,200,503,-");
+    }
+
+    /// The rounds [`Chains`] counts for calls over `intervals` (start, end), fed in time
+    /// order; at the same instant an end comes before a start (a call that starts the moment
+    /// another ends follows it).
+    fn chains_over(intervals: &[(u32, u32)]) -> u32 {
+        let mut events: Vec<(u32, bool, usize)> = Vec::new();
+        for (i, (start, end)) in intervals.iter().enumerate() {
+            events.push((*start, true, i));
+            events.push((*end, false, i));
+        }
+        // `false` (an end) sorts before `true` (a start) at the same instant.
+        events.sort();
+        let mut chains = Chains::default();
+        let mut depths = vec![0; intervals.len()];
+        for (_, starts, i) in events {
+            if starts {
+                depths[i] = chains.start();
+            } else {
+                chains.end(depths[i]);
+            }
+        }
+        chains.longest()
+    }
+
+    /// The longest chain of intervals each starting at or after the previous one's end,
+    /// found the slow way: every call's longest chain from every call before it.
+    fn longest_chain(intervals: &[(u32, u32)]) -> u32 {
+        let mut sorted = intervals.to_vec();
+        sorted.sort();
+        let mut depth = vec![1u32; sorted.len()];
+        for i in 0..sorted.len() {
+            for j in 0..i {
+                if sorted[j].1 <= sorted[i].0 {
+                    depth[i] = depth[i].max(depth[j] + 1);
+                }
+            }
+        }
+        depth.into_iter().max().unwrap_or(0)
+    }
+
+    #[test]
+    fn bw2_rounds_are_the_longest_chain_of_calls_each_after_the_previous_one_ended() {
+        // review_pending_nfes as the audit found it: invoices A ‖ NF-e B, then the names
+        // read C after A ended while B still ran. Overlap said 1 round; it is 2 in a row.
+        let pending = [(0, 100), (0, 300), (150, 250)];
+        assert_eq!(chains_over(&pending), 2);
+        // The same through the record's own flights.
+        let record = Arc::new(RequestRecord::new("r".into(), "POST"));
+        let (a, b) = (record.kobana_started(), record.kobana_started());
+        a.finish(Some(200));
+        let c = record.kobana_started();
+        c.finish(Some(200));
+        b.finish(Some(200));
+        assert_eq!(record.snapshot().kobana_rounds, 2);
+        // A chain that hops across overlapping calls: A, then C after A, then E after C,
+        // while B and D overlap them; 3 in a row.
+        assert_eq!(
+            chains_over(&[(0, 10), (5, 40), (12, 20), (15, 50), (25, 30)]),
+            3
+        );
+        // A retry starts when its attempt ended: list 503 → list 200 → names, 3 in a row.
+        assert_eq!(chains_over(&[(0, 10), (10, 20), (20, 30)]), 3);
+        // Everything at once is one round; nothing is none.
+        assert_eq!(chains_over(&[(0, 10), (1, 9), (2, 30), (8, 10)]), 1);
+        assert_eq!(chains_over(&[]), 0);
+        // And on generated interval sets, the same as the slow longest chain.
+        let mut seed = 0x2545_f491_u64;
+        let mut next = |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % below) as u32
+        };
+        for _ in 0..2000 {
+            let n = next(9) as usize;
+            let intervals: Vec<(u32, u32)> = (0..n)
+                .map(|_| {
+                    let start = next(40);
+                    (start, start + 1 + next(15))
+                })
+                .collect();
+            assert_eq!(
+                chains_over(&intervals),
+                longest_chain(&intervals),
+                "{intervals:?}"
+            );
+        }
     }
 
     #[test]

@@ -123,20 +123,23 @@ pub fn shown(raw: &str) -> String {
     words.join(" ")
 }
 
-/// Whether a quote shows `raw`: the same characters, except that `«`/`»` became `"` (and
-/// any other angle-quote look-alike may have); possibly cut at 120 characters with `…`.
-pub fn same_quote(quoted: &str, raw: &str) -> bool {
+/// Whether a quote shows `raw` whole: the same characters, except that `«`/`»` became `"`
+/// (and any other angle-quote look-alike may have). What is sent — a reason — is held to
+/// this (BW-6): every character sent is a character shown, whatever its length.
+pub fn same_whole_quote(quoted: &str, raw: &str) -> bool {
     let expected: Vec<char> = shown(raw).chars().collect();
     let got: Vec<char> = quoted.chars().collect();
-    let same = |e: char, g: char| match e {
-        '«' | '»' => g == '"',
-        '‹' | '›' | '≪' | '≫' | '《' | '》' | '〈' | '〉' | '⟨' | '⟩' | '⟪' | '⟫' | '❮' | '❯'
-        | '❬' | '❭' | '﹤' | '﹥' | '＜' | '＞' => g == e || g == '"',
-        _ => g == e,
-    };
-    if got.len() == expected.len() {
-        return got.iter().zip(&expected).all(|(g, e)| same(*e, *g));
+    got.len() == expected.len() && got.iter().zip(&expected).all(|(g, e)| same_char(*e, *g))
+}
+
+/// Whether a quote shows `raw`, a text from Kobana's records (shown, never sent): whole as
+/// in [`same_whole_quote`], or cut at 120 characters with `…`.
+pub fn same_quote(quoted: &str, raw: &str) -> bool {
+    if same_whole_quote(quoted, raw) {
+        return true;
     }
+    let expected: Vec<char> = shown(raw).chars().collect();
+    let got: Vec<char> = quoted.chars().collect();
     // Cut: at most 120 characters, ending in `…`, a prefix of the whole text.
     got.len() <= 120
         && got.len() >= 100
@@ -145,7 +148,17 @@ pub fn same_quote(quoted: &str, raw: &str) -> bool {
         && got[..got.len() - 1]
             .iter()
             .zip(&expected)
-            .all(|(g, e)| same(*e, *g))
+            .all(|(g, e)| same_char(*e, *g))
+}
+
+/// Whether `got` shows the expected character `e`: itself, or `"` for a quote delimiter.
+fn same_char(e: char, got: char) -> bool {
+    match e {
+        '«' | '»' => got == '"',
+        '‹' | '›' | '≪' | '≫' | '《' | '》' | '〈' | '〉' | '⟨' | '⟩' | '⟪' | '⟫' | '❮' | '❯'
+        | '❬' | '❭' | '﹤' | '﹥' | '＜' | '＞' => got == e || got == '"',
+        _ => got == e,
+    }
 }
 
 pub const LABELS: [&str; 6] = [
@@ -425,7 +438,7 @@ pub fn compare(
                 );
                 let q = quote("Motivo informado").ok_or("the reason sent is not shown")?;
                 ensure!(
-                    same_quote(q, reason),
+                    same_whole_quote(q, reason),
                     "shown reason {q:?} ≠ sent {reason:?}"
                 );
             }

@@ -211,3 +211,101 @@ pub fn hostile_uri_cases() -> Vec<Case> {
     }
     cases
 }
+
+/// Values that get past the argument checks and reach Kobana or another path of the server —
+/// an external id, a search text, a completion, a prompt's customer, a resource URI — each a
+/// distinctive sentinel (`zqx`), some short or lower case, one with a raw newline and a bidi
+/// override: the log scans look for every one of them (BW-3). Era 2025, each with its answer.
+pub fn values_that_reach_kobana() -> Vec<Case> {
+    let customer_uri = "kobana://billing/customers/zqx-ext-000778";
+    let requests: Vec<(&str, Value, Expect)> = vec![
+        (
+            "prompts/get",
+            json!({"name": "customer_overview",
+                "arguments": {"customer_id": "zqxcpf-12345678909-maria.silva"}}),
+            rpc(200, INVALID_PARAMS, json!(1)),
+        ),
+        (
+            "prompts/get",
+            json!({"name": "customer_overview",
+                "arguments": {"customer_id": "Maria Zqx <maria.zqx@example.com> CPF 123.456.789-09"}}),
+            rpc(200, INVALID_PARAMS, json!(2)),
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "customer_overview"},
+                "argument": {"name": "customer_id", "value": "zqxmaria.silva@example.com"}}),
+            Expect::Result(json!(3)),
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "kobana://billing/invoices/{id}"},
+                "argument": {"name": "id", "value": "FAT-ZQX-2026-0042"}}),
+            Expect::Result(json!(4)),
+        ),
+        (
+            "tools/call",
+            json!({"name": "billing_customers_get", "arguments": {"id": "zqx-ext-000777"}}),
+            Expect::ToolError,
+        ),
+        (
+            "tools/call",
+            json!({"name": "billing_customers_list",
+                "arguments": {"search": "Zqx Maria Silva 123.456.789-09"}}),
+            Expect::Result(json!(6)),
+        ),
+        (
+            "tools/call",
+            json!({"name": "billing_invoices_list",
+                "arguments": {"search": "zqx line\nFORGED search line\u{202e}"}}),
+            Expect::Result(json!(7)),
+        ),
+        (
+            "tools/call",
+            json!({"name": "billing_customers_list", "arguments": {"search": "zqxq"}}),
+            Expect::Result(json!(8)),
+        ),
+        (
+            "resources/read",
+            json!({"uri": customer_uri}),
+            Expect::NotFound {
+                modern: false,
+                uri: customer_uri.to_owned(),
+            },
+        ),
+    ];
+    requests
+        .into_iter()
+        .enumerate()
+        .map(|(i, (method, params, expect))| {
+            case(
+                format!("reaches Kobana: {method} #{}", i + 1),
+                legacy(json!(i + 1), method, params),
+                legacy_headers(),
+                expect,
+            )
+        })
+        .collect()
+}
+
+/// The strings a case sends as values: every string in its `params.arguments`, its
+/// `params.argument.value` (a completion) and its `params.uri`.
+pub fn sent_strings(case: &Case) -> Vec<String> {
+    fn strings(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+            Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
+    let Ok(body) = serde_json::from_slice::<Value>(&case.body) else {
+        return Vec::new();
+    };
+    let params = &body["params"];
+    let mut out = Vec::new();
+    strings(&params["arguments"], &mut out);
+    strings(&params["argument"]["value"], &mut out);
+    strings(&params["uri"], &mut out);
+    out
+}

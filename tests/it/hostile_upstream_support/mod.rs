@@ -5,4 +5,35 @@
 #![allow(dead_code)]
 
 pub mod server;
-pub mod upstream;
+pub use fake_kobana::hostile as upstream;
+pub use fake_kobana::hostile::{invoice_page, json_answer};
+
+use serde_json::{Value, json};
+
+use server::Server;
+use upstream::Upstream;
+
+/// The tool error code of a tool result (`structuredContent.error`).
+pub fn error_code(result: &Value) -> &str {
+    result["structuredContent"]["error"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+/// The text of a tool result.
+pub fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+/// A hostile upstream and the server pointed at it (with `env` added), warmed up: registry,
+/// HTTP client and first connection, through one `billing_organization_get`.
+pub async fn started(env: &[(&str, &str)]) -> (Upstream, Server) {
+    let upstream = Upstream::start().await;
+    let server = Server::start(&upstream.base, env);
+    upstream.route("GET", "/v1/organization", |_| {
+        json_answer(200, json!({"data": {"id": "org", "name": "Org"}}))
+    });
+    let warm = server.call("billing_organization_get", json!({})).await;
+    assert_ne!(warm["isError"], true, "{warm}");
+    (upstream, server)
+}

@@ -120,6 +120,33 @@ impl Server {
         self.logs()
     }
 
+    /// How many lines the server has logged so far: pass it to [`Server::request_line`].
+    pub fn mark(&self) -> usize {
+        self.log.lock().unwrap().len()
+    }
+
+    /// The request line (target `kobana_mcp::request`) of the request about `target` (a
+    /// tool, prompt or resource template) logged after `mark`, waiting up to 2 s for it;
+    /// ANSI styling removed.
+    pub async fn request_line(&self, mark: usize, target: &str) -> String {
+        let until = Instant::now() + Duration::from_secs(2);
+        loop {
+            let found = self.log.lock().unwrap()[mark..]
+                .iter()
+                .map(|l| plain(l))
+                .find(|l| l.contains("kobana_mcp::request") && field(l, "target") == Some(target));
+            if let Some(line) = found {
+                return line;
+            }
+            assert!(
+                Instant::now() < until,
+                "no request line for {target}: {:#?}",
+                &self.logs()[mark..]
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Resets the peak RSS to the current one; answers the current RSS in KiB.
     fn reset_peak(&self) -> u64 {
         let pid = self.child.id();
@@ -144,11 +171,9 @@ impl Server {
         (out, cost)
     }
 
-    /// POSTs one JSON-RPC message in era 2025 as the full token; answers the HTTP status and
-    /// the body (JSON, or the text when it is not; a broken body reads as `"<broken: …>"`).
-    pub async fn rpc_raw(&self, body: String) -> (u16, Value) {
-        let response = self
-            .http
+    /// POSTs `body` (one JSON-RPC message) in era 2025 as the full token.
+    async fn post(&self, body: String) -> reqwest::Response {
+        self.http
             .post(&self.url)
             .bearer_auth(fake_kobana::full_token())
             .header("content-type", "application/json")
@@ -158,7 +183,19 @@ impl Server {
             .timeout(Duration::from_secs(60))
             .send()
             .await
-            .expect("the server answers");
+            .expect("the server answers")
+    }
+
+    /// `prompts/get` of `name` without arguments; answers the HTTP status and the body.
+    pub async fn prompt(&self, name: &str) -> (u16, Value) {
+        self.rpc("prompts/get", json!({"name": name, "arguments": {}}))
+            .await
+    }
+
+    /// POSTs one JSON-RPC message in era 2025 as the full token; answers the HTTP status and
+    /// the body (JSON, or the text when it is not; a broken body reads as `"<broken: …>"`).
+    pub async fn rpc_raw(&self, body: String) -> (u16, Value) {
+        let response = self.post(body).await;
         let status = response.status().as_u16();
         match response.bytes().await {
             Ok(bytes) => (
@@ -168,6 +205,38 @@ impl Server {
             ),
             Err(e) => (status, json!(format!("<broken: {e}>"))),
         }
+    }
+
+    /// POSTs `method` with `params` like [`Server::rpc`] and reads the answer chunk by
+    /// chunk: the HTTP status, the bytes received, and whether the body ended cleanly (a
+    /// stream the server aborts ends with an error).
+    pub async fn rpc_streamed(&self, method: &str, params: Value) -> Streamed {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let mut response = self.post(body.to_string()).await;
+        let status = response.status().as_u16();
+        let mut streamed = Streamed {
+            status,
+            received: 0,
+            head: Vec::new(),
+            ended: Ok(()),
+        };
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    streamed.received += chunk.len() as u64;
+                    let room = 4096usize.saturating_sub(streamed.head.len());
+                    streamed
+                        .head
+                        .extend_from_slice(&chunk[..chunk.len().min(room)]);
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    streamed.ended = Err(e.to_string());
+                    break;
+                }
+            }
+        }
+        streamed
     }
 
     /// [`Server::rpc_raw`] of `method` with `params`.
@@ -184,6 +253,49 @@ impl Server {
         assert_eq!(status, 200, "{body}");
         body["result"].clone()
     }
+}
+
+/// An answer read chunk by chunk ([`Server::rpc_streamed`]).
+#[derive(Debug)]
+pub struct Streamed {
+    /// HTTP status.
+    pub status: u16,
+    /// Body bytes received.
+    pub received: u64,
+    /// The first 4 KiB of the body.
+    pub head: Vec<u8>,
+    /// `Ok` when the body ended cleanly, else how it broke.
+    pub ended: Result<(), String>,
+}
+
+/// `line` without ANSI styling (`ESC [ … m`).
+pub fn plain(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The value of `name=value` in a (plain) log line, up to the next space.
+pub fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    line.split(' ')
+        .find_map(|word| word.strip_prefix(name)?.strip_prefix('='))
+        .map(|v| v.trim_matches('"'))
+}
+
+/// A number field of a (plain) log line.
+pub fn number(line: &str, name: &str) -> Option<u64> {
+    field(line, name)?.parse().ok()
 }
 
 impl Drop for Server {

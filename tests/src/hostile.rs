@@ -1,5 +1,5 @@
-//! A hostile Kobana: a raw HTTP/1.1 server on loopback that answers each route as a test
-//! scripts it — huge bodies (chunked, or with a `Content-Length` that lies), answers that
+//! A hostile Kobana: a raw HTTP/1.1 server on loopback that answers each route as a test (or
+//! the benchmark's bounded-work section) scripts it — huge bodies (chunked, or with a `Content-Length` that lies), answers that
 //! never come, bodies that trickle, the wrong media type — and counts what it is sent:
 //! every request (the server's Kobana calls) and the most in flight at once.
 //!
@@ -11,6 +11,9 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+
+/// 400 MB, the hostile bodies of BW-8.
+pub const HUGE: u64 = 400 * 1000 * 1000;
 
 /// One block of a streamed body.
 const BLOCK: usize = 64 * 1024;
@@ -41,13 +44,72 @@ pub enum Answer {
     },
     /// The request is read and never answered (until the peer hangs up).
     Stall,
-    /// `200` with a true `Content-Length` of `bytes`, one byte every `every`.
+    /// `200` with a true `Content-Length` of `bytes`, `chunk` bytes every `every` (filler
+    /// after a `%PDF-` head for `application/pdf`, spaces otherwise).
     Trickle {
+        /// `Content-Type`.
+        content_type: &'static str,
         /// Body size.
         bytes: u64,
-        /// Time between bytes.
+        /// Bytes sent at a time.
+        chunk: usize,
+        /// Time between chunks.
         every: Duration,
     },
+    /// `answer`, once `after` has passed (the request is read first).
+    Delayed {
+        /// The wait before answering.
+        after: Duration,
+        /// What is answered then.
+        answer: Box<Answer>,
+    },
+}
+
+impl Answer {
+    /// `self`, after `after`.
+    pub fn after(self, after: Duration) -> Answer {
+        Answer::Delayed {
+            after,
+            answer: Box::new(self),
+        }
+    }
+}
+
+/// `status` with `body` as its JSON answer.
+pub fn json_answer(status: u16, body: serde_json::Value) -> Answer {
+    Answer::Json {
+        status,
+        body: body.to_string(),
+    }
+}
+
+/// A page of `n` open invoices, each on its own billing account, each with two line items.
+pub fn invoice_page(n: usize) -> serde_json::Value {
+    let invoices: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "id": format!("00000000-0000-4000-8000-{i:012}"),
+                "number": format!("FAT-2026-{i:06}"),
+                "status": "open",
+                "billing_account_id": format!("10000000-0000-4000-8000-{i:012}"),
+                "total_subcents": 4_990_000, "subtotal_subcents": 4_990_000,
+                "amount_due_subcents": 4_990_000, "amount_paid_subcents": 0,
+                "amount_remaining_cents": 49_900, "net_value_cents": 49_900,
+                "total_withheld_cents": 0, "due_date": "2026-08-25T03:00:00Z",
+                "line_items": [
+                    {"description": "Assinatura", "amount_cents": 40_000},
+                    {"description": "Adicional", "amount_cents": 9_900}
+                ]
+            })
+        })
+        .collect();
+    serde_json::json!({"data": invoices, "meta": {"current_page": 1, "per_page": n, "total_count": n, "total_pages": 1}})
+}
+
+/// BW-1's attack: `billing_invoices_list` arguments naming one field `copies` times (75,000
+/// copies are about 980 KB).
+pub fn n1_arguments(copies: usize) -> serde_json::Value {
+    serde_json::json!({"per_page": 100, "fields": vec!["line_items"; copies]})
 }
 
 type Route = (String, String, Arc<dyn Fn(&str) -> Answer + Send + Sync>);
@@ -202,18 +264,39 @@ async fn write_answer(stream: &mut TcpStream, answer: Answer) -> std::io::Result
             while stream.read(&mut buf).await.is_ok_and(|n| n > 0) {}
             Ok(())
         }
-        Answer::Trickle { bytes, every } => {
+        Answer::Trickle {
+            content_type,
+            bytes,
+            chunk,
+            every,
+        } => {
             let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {bytes}\r\nConnection: close\r\n\r\n"
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {bytes}\r\nConnection: close\r\n\r\n"
             );
             stream.write_all(head.as_bytes()).await?;
-            for _ in 0..bytes {
+            let body = trickled_body(content_type, bytes);
+            for piece in body.chunks(chunk.max(1)) {
                 tokio::time::sleep(every).await;
-                stream.write_all(b" ").await?;
+                stream.write_all(piece).await?;
             }
             Ok(())
         }
+        Answer::Delayed { after, answer } => {
+            tokio::time::sleep(after).await;
+            Box::pin(write_answer(stream, *answer)).await
+        }
     }
+}
+
+/// The body a [`Answer::Trickle`] sends: a PDF head and filler, or spaces.
+pub fn trickled_body(content_type: &str, bytes: u64) -> Vec<u8> {
+    let mut body = vec![b' '; usize::try_from(bytes).expect("a small body")];
+    if content_type == "application/pdf" {
+        for (i, b) in body.iter_mut().enumerate() {
+            *b = b"%PDF-1.7 trickled "[i % 18];
+        }
+    }
+    body
 }
 
 async fn stream_filler(
