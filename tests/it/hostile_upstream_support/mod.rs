@@ -33,7 +33,11 @@ pub async fn started(env: &[(&str, &str)]) -> (Upstream, Server) {
     upstream.route("GET", "/v1/organization", |_| {
         json_answer(200, json!({"data": {"id": "org", "name": "Org"}}))
     });
+    let mark = server.mark();
     let warm = server.call("billing_organization_get", json!({})).await;
     assert_ne!(warm["isError"], true, "{warm}");
+    // Its lines are read from the process's stderr as they come: wait for its request line, so
+    // a test's own mark starts after everything the warm-up logged.
+    server.request_line(mark, "billing_organization_get").await;
     (upstream, server)
 }
