@@ -7,7 +7,8 @@ use std::sync::LazyLock;
 use rmcp::model::{GetPromptResult, Prompt};
 use serde_json::{Value, json};
 
-use crate::catalog::{ToolCtx, Visibility, registry};
+use crate::access::slugs::BILLING_ACCOUNTS;
+use crate::catalog::{MAX_PER_PAGE, ToolCtx, Visibility, registry};
 use crate::format::sao_paulo;
 
 /// One prompt argument.
@@ -210,7 +211,7 @@ async fn customer_resource(
         ))
     })?;
     let accounts: Option<Vec<String>> = structured
-        .get("billing_accounts")
+        .get(BILLING_ACCOUNTS)
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
@@ -289,7 +290,9 @@ pub async fn get(
                         accounts_text(accounts.as_deref())
                     )
                 }
-                None => "de todos os clientes: chame `billing_invoices_list` com `overdue: true` (e `per_page: 100`; siga `next_page` até o fim)".to_owned(),
+                None => format!(
+                    "de todos os clientes: chame `billing_invoices_list` com `overdue: true` (e `per_page: {MAX_PER_PAGE}`; siga `next_page` até o fim)"
+                ),
             };
             messages.insert(0, user_text(format!(
                 "Quero cobrar as faturas vencidas {scope}.\n\n\
@@ -308,12 +311,12 @@ pub async fn get(
                 run_tool(
                     &ctx,
                     "billing_invoices_list",
-                    json!({"without_nfe": true, "per_page": 100})
+                    json!({"without_nfe": true, "per_page": MAX_PER_PAGE})
                 ),
                 run_tool(
                     &ctx,
                     "billing_nfes_list",
-                    json!({"status": "error", "per_page": 100})
+                    json!({"status": "error", "per_page": MAX_PER_PAGE})
                 ),
             );
             let read_at = jiff::Timestamp::now()
@@ -357,7 +360,7 @@ pub async fn get(
             messages.push(user_text(format!(
                 "Quero o resumo do faturamento de {month} (de {from} a {to}, America/Sao_Paulo).\n\n\
                  Passos, nesta ordem:\n\
-                 1. Chame `billing_invoices_list` com `date_from: \"{from}\"`, `date_to: \"{to}\"` e `per_page: 100`; siga `next_page` até ler todas.\n\
+                 1. Chame `billing_invoices_list` com `date_from: \"{from}\"`, `date_to: \"{to}\"` e `per_page: {MAX_PER_PAGE}`; siga `next_page` até ler todas.\n\
                  2. Faturado: some `total_brl` das faturas com status `open`, `paid` ou `uncollectible` (ignore `draft` e `void`).\n\
                  3. Recebido: some `total_brl` das faturas com status `paid`.\n\
                  4. Em aberto: some `amount_remaining_brl` das faturas com status `open`, destacando as vencidas (as que têm `days_overdue`).\n\

@@ -17,9 +17,11 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use const_format::formatcp;
+
 use crate::access::Principal;
 use crate::catalog::{
-    Effect, Narrowing, ToolCtx, ToolDef, ToolError, Visibility, WriteGate, registry,
+    Effect, MAX_PER_PAGE, Narrowing, ToolCtx, ToolDef, ToolError, Visibility, WriteGate, registry,
 };
 use crate::confirm::{Clock, Decision, NonceStore, decide, form_elicitation_declared};
 use crate::deferred::{self, DeferredSlot};
@@ -31,12 +33,14 @@ use crate::telemetry::{ConfirmationStep, RequestRecord};
 pub const LIST_TTL_MS: u64 = 300_000;
 
 /// pt-BR guidance for the model, sent in `initialize` and `server/discover`.
-pub const INSTRUCTIONS: &str = "Servidor MCP do Faturamento Automático do Kobana. Dá acesso, com o token de quem está conversando, \
+pub const INSTRUCTIONS: &str = formatcp!(
+    "Servidor MCP do Faturamento Automático do Kobana. Dá acesso, com o token de quem está conversando, \
 aos clientes, assinaturas, faturas, pagamentos e NF-e da organização. Comece por billing_organization_get para saber em nome \
-de qual empresa você age. Para achar ids use as tools *_list (paginadas: page, per_page até 100, next_page). Valores em \
+de qual empresa você age. Para achar ids use as tools *_list (paginadas: page, per_page até {MAX_PER_PAGE}, next_page). Valores em \
 dinheiro vêm como inteiros do Kobana (*_cents ÷100, *_subcents ÷10000) com o texto em reais ao lado (*_brl); datas vêm em \
 ISO e em America/Sao_Paulo (*_sao_paulo). Antes de ordenar ou filtrar por um campo, confira billing_schemas_get. Tools que \
-apagam, cancelam, anulam ou estornam não podem ser desfeitas: confirme com a pessoa antes de chamá-las.";
+apagam, cancelam, anulam ou estornam não podem ser desfeitas: confirme com a pessoa antes de chamá-las."
+);
 
 /// State shared by every request.
 pub struct AppState {
@@ -564,5 +568,17 @@ impl KobanaMcp {
             }
         }
         Ok(self.run_tool(tool, ctx, request.arguments).await.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NM-4: the guidance quotes the page size the lists accept, from its constant.
+    #[test]
+    fn nm4_the_instructions_quote_the_page_size() {
+        let hint = format!("per_page até {MAX_PER_PAGE},");
+        assert!(INSTRUCTIONS.contains(&hint), "{INSTRUCTIONS}");
     }
 }

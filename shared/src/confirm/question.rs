@@ -26,6 +26,7 @@
 use reqwest::Method;
 use serde_json::{Map, Value};
 
+use crate::access::slugs::{BILLING_ACCOUNTS, CUSTOMERS, INVOICES, NFES, PAYMENTS, SUBSCRIPTIONS};
 use crate::catalog::{Asks, PlannedWrite, ToolCtx, ToolError};
 use crate::format::{brl_from_cents, brl_from_unsigned_cents, plain_line, quotable_line};
 
@@ -114,14 +115,14 @@ impl Destructive {
         let body = write.body.as_ref();
         let method = &write.method;
         match (asks, segments.as_slice()) {
-            (Asks::DeleteCustomer, ["customers", id])
+            (Asks::DeleteCustomer, [CUSTOMERS, id])
                 if *method == Method::DELETE && body.is_none() =>
             {
                 Some(Self::DeleteCustomer {
                     id: (*id).to_owned(),
                 })
             }
-            (Asks::CancelSubscription, ["subscriptions", id, "cancel"])
+            (Asks::CancelSubscription, [SUBSCRIPTIONS, id, "cancel"])
                 if *method == Method::POST =>
             {
                 let map = members(body, &["cancel_at_period_end", "reason"])?;
@@ -136,21 +137,21 @@ impl Destructive {
                     reason: opt_text(&map, "reason")?,
                 })
             }
-            (Asks::VoidInvoice, ["invoices", id, "void"]) if *method == Method::POST => {
+            (Asks::VoidInvoice, [INVOICES, id, "void"]) if *method == Method::POST => {
                 let map = members(body, &["reason"])?;
                 Some(Self::VoidInvoice {
                     id: (*id).to_owned(),
                     reason: opt_text(&map, "reason")?,
                 })
             }
-            (Asks::DeleteInvoice, ["invoices", id])
+            (Asks::DeleteInvoice, [INVOICES, id])
                 if *method == Method::DELETE && body.is_none() =>
             {
                 Some(Self::DeleteInvoice {
                     id: (*id).to_owned(),
                 })
             }
-            (Asks::RefundPayment, ["payments", id, "refund"]) if *method == Method::POST => {
+            (Asks::RefundPayment, [PAYMENTS, id, "refund"]) if *method == Method::POST => {
                 let map = members(body, &["amount_cents", "reason"])?;
                 let amount_cents = match map.get("amount_cents") {
                     None => None,
@@ -162,7 +163,7 @@ impl Destructive {
                     reason: opt_text(&map, "reason")?,
                 })
             }
-            (Asks::CancelNfe, ["nfes", id, "cancel"]) if *method == Method::POST => {
+            (Asks::CancelNfe, [NFES, id, "cancel"]) if *method == Method::POST => {
                 let map = members(body, &["reason"])?;
                 Some(Self::CancelNfe {
                     id: (*id).to_owned(),
@@ -176,11 +177,11 @@ impl Destructive {
     /// The path segments of the record this request changes.
     fn record_segments(&self) -> [&str; 2] {
         match self {
-            Self::DeleteCustomer { id } => ["customers", id],
-            Self::CancelSubscription { id, .. } => ["subscriptions", id],
-            Self::VoidInvoice { id, .. } | Self::DeleteInvoice { id } => ["invoices", id],
-            Self::RefundPayment { id, .. } => ["payments", id],
-            Self::CancelNfe { id, .. } => ["nfes", id],
+            Self::DeleteCustomer { id } => [CUSTOMERS, id],
+            Self::CancelSubscription { id, .. } => [SUBSCRIPTIONS, id],
+            Self::VoidInvoice { id, .. } | Self::DeleteInvoice { id } => [INVOICES, id],
+            Self::RefundPayment { id, .. } => [PAYMENTS, id],
+            Self::CancelNfe { id, .. } => [NFES, id],
         }
     }
 
@@ -505,7 +506,7 @@ async fn payer(ctx: &ToolCtx, record: &Value, q: &mut Question) -> Result<(), To
     };
     let data = match ctx
         .kobana
-        .get(&ctx.principal.token, &["billing_accounts", account], &[])
+        .get(&ctx.principal.token, &[BILLING_ACCOUNTS, account], &[])
         .await
     {
         Ok(envelope) => envelope.data,

@@ -98,7 +98,11 @@ where
 /// Installs the process-wide subscriber on stderr: JSON lines when `json` (under Lambda),
 /// compact text otherwise, filtered by `RUST_LOG`.
 pub fn init(json: bool) {
-    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
+    let filter = log_filter(
+        std::env::var(crate::config::variables::RUST_LOG)
+            .ok()
+            .as_deref(),
+    );
     if json {
         json_subscriber(filter, std::io::stderr).init();
     } else {
