@@ -23,11 +23,11 @@ use crate::access::Principal;
 use crate::catalog::{
     Effect, MAX_PER_PAGE, Narrowing, ToolCtx, ToolDef, ToolError, Visibility, WriteGate, registry,
 };
-use crate::confirm::{Clock, Decision, NonceStore, decide, form_elicitation_declared};
+use crate::confirm::{self, Clock, Gate, NonceStore, form_elicitation_declared};
 use crate::deferred::{self, DeferredSlot};
 use crate::kobana::KobanaClient;
 use crate::resources::{self, Kind, ReadError};
-use crate::telemetry::{ConfirmationStep, RequestRecord};
+use crate::telemetry::RequestRecord;
 
 /// How long clients may cache token-filtered lists in era 2026 (P-4: private).
 pub const LIST_TTL_MS: u64 = 300_000;
@@ -471,7 +471,7 @@ impl ServerHandler for KobanaMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let record = request_record(&context);
-        let response = self.call(request, context, record.as_deref()).await;
+        let response = self.call(request, context).await;
         if let Ok(response) = &response {
             note_call(record.as_deref(), response);
         }
@@ -480,27 +480,16 @@ impl ServerHandler for KobanaMcp {
 }
 
 impl KobanaMcp {
+    /// `tools/call`: find the tool the caller may see, build its context, pass the
+    /// confirmation gate, run it.
     async fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-        record: Option<&RequestRecord>,
     ) -> Result<CallToolResponse, McpError> {
         let principal = principal(&context)?;
         let visibility = visibility(&context)?;
-        let Some(tool) = registry().get(&request.name) else {
-            return Err(McpError::invalid_params(
-                format!("Unknown tool: {}", request.name),
-                None,
-            ));
-        };
-        if visibility.may_run(tool) && !visibility.shows(tool) {
-            // The client narrowed it away (X-MCP-Toolsets / X-MCP-Readonly): not there.
-            return Err(McpError::invalid_params(
-                format!("Unknown tool: {}", request.name),
-                None,
-            ));
-        }
+        let tool = shown_tool(&visibility, &request.name)?;
         if !visibility.may_run(tool) {
             let permission = tool
                 .meta
@@ -509,65 +498,48 @@ impl KobanaMcp {
                 .unwrap_or_default();
             return Ok(render_error(&ToolError::PermissionDenied(permission)).into());
         }
-        let mut ctx = self.tool_ctx(principal, &context);
+        let ctx = self.call_ctx(principal, &context, tool)?;
+        let asks = is_modern(&context)
+            && form_elicitation_declared(context.client_capabilities().as_ref());
+        let store = self.state.store.as_ref();
+        Ok(
+            match confirm::gate(store, &self.state.clock, tool, ctx, &request, asks).await? {
+                Gate::Run(ctx) => self.run_tool(tool, ctx, request.arguments).await.into(),
+                Gate::Ask(input_required) => input_required.into(),
+                Gate::Answer(Ok(structured)) => render_success(structured).into(),
+                Gate::Answer(Err(error)) => render_error(&error).into(),
+            },
+        )
+    }
+
+    /// The context of a call to `tool`: every write carries an idempotency key, so a retry
+    /// can never apply it twice.
+    fn call_ctx(
+        &self,
+        principal: Arc<Principal>,
+        context: &RequestContext<RoleServer>,
+        tool: &ToolDef,
+    ) -> Result<ToolCtx, McpError> {
+        let mut ctx = self.tool_ctx(principal, context);
         if tool.meta.effect != Effect::Read {
-            // Every write carries an idempotency key, so a retry can never apply it twice.
-            ctx.idempotency_key = Some(crate::canonical::idempotency_key(
-                &crate::confirm::new_nonce().map_err(|e| McpError::internal_error(e.0, None))?,
-            ));
+            let nonce =
+                crate::confirm::new_nonce().map_err(|e| McpError::internal_error(e.0, None))?;
+            ctx.idempotency_key = Some(crate::canonical::idempotency_key(&nonce));
         }
-        let destructive = matches!(tool.meta.effect, Effect::Destructive { .. });
-        if destructive
-            && is_modern(&context)
-            && form_elicitation_declared(context.client_capabilities().as_ref())
-        {
-            // Every call (the first and each retry): run the handler up to its write as a dry
-            // run. Its own argument checks answer first, and what it would send — method, path
-            // and body after parsing, validation and normalization — is what the person is
-            // asked about, what the confirmation is bound to, and what may then be sent.
-            let slot = Arc::new(std::sync::Mutex::new(None));
-            let mut probe = ctx.clone();
-            probe.gate = WriteGate::Plan(slot.clone());
-            match tool.run(probe, request.arguments.clone()).await {
-                Err(ToolError::ConfirmationRequired) => {}
-                Err(error) => return Ok(render_error(&error).into()),
-                Ok(structured) => return Ok(render_success(structured).into()),
-            }
-            let planned = slot
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take()
-                .ok_or_else(|| McpError::internal_error("the dry run planned no write", None))?;
-            let decision = decide(
-                self.state.store.as_ref(),
-                &self.state.clock,
-                &ctx,
-                tool,
-                &planned,
-                request.request_state.as_deref(),
-                request.input_responses.as_ref(),
-            )
-            .await?;
-            let step = match &decision {
-                Decision::Execute { .. } => Some(ConfirmationStep::Confirmed),
-                Decision::Ask(_) => Some(ConfirmationStep::Asked),
-                Decision::Refuse(ToolError::UserDeclined) => Some(ConfirmationStep::Declined),
-                Decision::Refuse(_) => None,
-            };
-            if let (Some(record), Some(step)) = (record, step) {
-                record.confirmation(step);
-            }
-            match decision {
-                Decision::Execute { idempotency_key } => {
-                    tracing::info!(tool = tool.meta.name, "confirmed by the person");
-                    ctx.idempotency_key = Some(idempotency_key);
-                    ctx.gate = WriteGate::Confirmed(Arc::new(planned));
-                }
-                Decision::Ask(input_required) => return Ok(input_required.into()),
-                Decision::Refuse(error) => return Ok(render_error(&error).into()),
-            }
-        }
-        Ok(self.run_tool(tool, ctx, request.arguments).await.into())
+        Ok(ctx)
+    }
+}
+
+/// The tool `name`, unless it does not exist or the client narrowed it away
+/// (`X-MCP-Toolsets` / `X-MCP-Readonly`): then it is not there (-32602). A tool the token may
+/// not run is found here and refused by the caller with the permission it needs.
+fn shown_tool(visibility: &Visibility, name: &str) -> Result<&'static ToolDef, McpError> {
+    match registry().get(name) {
+        Some(tool) if !visibility.may_run(tool) || visibility.shows(tool) => Ok(tool),
+        _ => Err(McpError::invalid_params(
+            format!("Unknown tool: {name}"),
+            None,
+        )),
     }
 }
 

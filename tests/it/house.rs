@@ -793,5 +793,8 @@ fn nm4_the_readme_configuration_table_is_the_code_table() {
         .map(|v| (v.name.to_owned(), v.default.to_owned()))
         .collect();
     assert!(code.len() > 20, "{code:?}");
-    assert_eq!(rows, code, "README.md `## Configuration` against config::VARIABLES");
+    assert_eq!(
+        rows, code,
+        "README.md `## Configuration` against config::VARIABLES"
+    );
 }

@@ -174,50 +174,10 @@ fn check_shape(
     parsed: Option<&Value>,
     headers: &HeaderMap,
 ) -> Result<(), Box<Response<ResponseBody>>> {
-    let value = parsed.ok_or_else(|| {
-        error(
-            StatusCode::BAD_REQUEST,
-            -32700,
-            "Parse error: the body is not valid JSON",
-        )
-    })?;
-    let invalid = |why: &str| {
-        error(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            &format!("Invalid Request: {why}"),
-        )
-    };
-    let object = match &value {
-        Value::Object(object) => object,
-        Value::Array(_) => {
-            return Err(invalid(
-                "JSON-RPC batches are not supported; send one message per POST",
-            ));
-        }
-        _ => return Err(invalid("a JSON-RPC message must be a JSON object")),
-    };
-    if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
-        return Err(invalid("`jsonrpc` must be \"2.0\""));
-    }
+    let object = message_object(parsed)?;
     let id = object.get("id");
     let Some(method) = object.get("method") else {
-        // A response: exactly one of result / error, an error being {code, message}.
-        let (result, err) = (object.get("result"), object.get("error"));
-        return match (result, err) {
-            (Some(_), None) if id.is_some_and(valid_id) => Ok(()),
-            (None, Some(Value::Object(e)))
-                if e.get("code").is_some_and(Value::is_i64)
-                    && e.get("message").is_some_and(Value::is_string)
-                    && id.is_some_and(|i| i.is_null() || valid_id(i)) =>
-            {
-                Ok(())
-            }
-            (None, None) => Err(invalid("no `method`, `result` or `error`")),
-            _ => Err(invalid(
-                "a response carries an `id` and exactly one of `result` or `error` {code, message}",
-            )),
-        };
+        return check_response(object, id);
     };
     if let Some(id) = id
         && !valid_id(id)
@@ -236,15 +196,84 @@ fn check_shape(
     let Some(id) = id else {
         return Ok(()); // a notification: accepted and ignored
     };
+    check_request(method, id, params, headers)
+}
+
+/// A 400 -32600 saying why the message is not a valid JSON-RPC request.
+fn invalid(why: &str) -> Box<Response<ResponseBody>> {
+    error(
+        StatusCode::BAD_REQUEST,
+        -32600,
+        &format!("Invalid Request: {why}"),
+    )
+}
+
+/// The message as a JSON-RPC 2.0 object: JSON, one object (no batch), `jsonrpc: "2.0"`.
+fn message_object(
+    parsed: Option<&Value>,
+) -> Result<&serde_json::Map<String, Value>, Box<Response<ResponseBody>>> {
+    let value = parsed.ok_or_else(|| {
+        error(
+            StatusCode::BAD_REQUEST,
+            -32700,
+            "Parse error: the body is not valid JSON",
+        )
+    })?;
+    let object = match value {
+        Value::Object(object) => object,
+        Value::Array(_) => {
+            return Err(invalid(
+                "JSON-RPC batches are not supported; send one message per POST",
+            ));
+        }
+        _ => return Err(invalid("a JSON-RPC message must be a JSON object")),
+    };
+    if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+        return Err(invalid("`jsonrpc` must be \"2.0\""));
+    }
+    Ok(object)
+}
+
+/// A response: exactly one of result / error, an error being {code, message}.
+fn check_response(
+    object: &serde_json::Map<String, Value>,
+    id: Option<&Value>,
+) -> Result<(), Box<Response<ResponseBody>>> {
+    let (result, err) = (object.get("result"), object.get("error"));
+    match (result, err) {
+        (Some(_), None) if id.is_some_and(valid_id) => Ok(()),
+        (None, Some(Value::Object(e)))
+            if e.get("code").is_some_and(Value::is_i64)
+                && e.get("message").is_some_and(Value::is_string)
+                && id.is_some_and(|i| i.is_null() || valid_id(i)) =>
+        {
+            Ok(())
+        }
+        (None, None) => Err(invalid("no `method`, `result` or `error`")),
+        _ => Err(invalid(
+            "a response carries an `id` and exactly one of `result` or `error` {code, message}",
+        )),
+    }
+}
+
+/// A request with an `id`: its `_meta`, its era against the version header, and the shape of
+/// the params of a method we serve.
+fn check_request(
+    method: &str,
+    id: &Value,
+    params: &serde_json::Map<String, Value>,
+    headers: &HeaderMap,
+) -> Result<(), Box<Response<ResponseBody>>> {
     let header_version = headers
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok())
         .map(str::trim);
+    let era_2026_header = header_version.is_some_and(|v| v >= "2026-07-28");
     if let Some(meta) = params.get("_meta")
         && !meta.is_object()
     {
         // Era 2026 makes a malformed `_meta` a 400; in era 2025 it is just bad params.
-        let status = if header_version.is_some_and(|v| v >= "2026-07-28") {
+        let status = if era_2026_header {
             StatusCode::BAD_REQUEST
         } else {
             StatusCode::OK
@@ -260,8 +289,7 @@ fn check_shape(
         .get("_meta")
         .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
         .is_some();
-    if method == "initialize" && !claims_modern && header_version.is_some_and(|v| v >= "2026-07-28")
-    {
+    if method == "initialize" && !claims_modern && era_2026_header {
         return Err(error_with_id(
             StatusCode::BAD_REQUEST,
             id,
