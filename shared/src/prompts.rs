@@ -131,7 +131,7 @@ pub fn list(visibility: &Visibility) -> Vec<Prompt> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PromptError {
     /// Unknown, or not usable with this token.
-    #[error("Unknown prompt: {0}")]
+    #[error("Prompt desconhecido: {0}")]
     Unknown(String),
     /// An argument is missing or malformed; the text names it and the expected form.
     #[error("{0}")]

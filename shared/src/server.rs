@@ -26,6 +26,7 @@ use crate::catalog::{
 use crate::confirm::{self, Clock, Gate, NonceStore, form_elicitation_declared};
 use crate::deferred::{self, DeferredSlot};
 use crate::kobana::KobanaClient;
+use crate::protocol_errors;
 use crate::resources::{self, Kind, ReadError};
 use crate::telemetry::RequestRecord;
 
@@ -101,7 +102,7 @@ fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
 fn parts(ctx: &RequestContext<RoleServer>) -> Result<&http::request::Parts, McpError> {
     ctx.extensions
         .get::<http::request::Parts>()
-        .ok_or_else(|| McpError::internal_error("request has no HTTP parts", None))
+        .ok_or_else(|| protocol_errors::internal("a requisição chegou sem as partes HTTP"))
 }
 
 /// Where this request's handler leaves the content the front writes (see [`deferred`]).
@@ -110,7 +111,7 @@ fn deferred_slot(ctx: &RequestContext<RoleServer>) -> Result<&DeferredSlot, McpE
         .extensions
         .get::<Arc<DeferredSlot>>()
         .map(Arc::as_ref)
-        .ok_or_else(|| McpError::internal_error("request has no deferred-answer slot", None))
+        .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o espaço da resposta"))
 }
 
 /// The authenticated caller, put there by the front.
@@ -119,7 +120,7 @@ pub fn principal(ctx: &RequestContext<RoleServer>) -> Result<Arc<Principal>, Mcp
         .extensions
         .get::<Arc<Principal>>()
         .cloned()
-        .ok_or_else(|| McpError::internal_error("request has no principal", None))
+        .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o autor"))
 }
 
 /// The request line's record, put there by the front.
@@ -154,7 +155,7 @@ pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpErr
     let narrowing = parts(ctx)?
         .extensions
         .get::<Result<Narrowing, String>>()
-        .ok_or_else(|| McpError::internal_error("request has no narrowing", None))?;
+        .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o recorte de tools"))?;
     match narrowing {
         Ok(narrowing) => Ok(Visibility::narrowed(
             principal.permissions.clone(),
@@ -164,13 +165,7 @@ pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpErr
     }
 }
 
-/// The start of every unknown-method message (`-32601`).
-pub const UNKNOWN_METHOD_PREFIX: &str = "Método não encontrado: ";
-
-/// The pt-BR message for an unknown method: a sentence, not the bare name.
-pub fn unknown_method_sentence(method: &str) -> String {
-    format!("{UNKNOWN_METHOD_PREFIX}{method}")
-}
+pub use crate::protocol_errors::{UNKNOWN_METHOD_PREFIX, unknown_method_sentence};
 
 /// The methods this server serves. rmcp turns one of these whose params it cannot read into a
 /// `CustomRequest`; that is invalid params (-32602), not an unknown method.
@@ -248,10 +243,7 @@ fn text_contents(uri: &str, mime_type: &str, text: String) -> ResourceContents {
 
 fn read_error(uri: &str, error: ReadError) -> McpError {
     match error {
-        ReadError::NotFound => McpError::resource_not_found(
-            "Resource not found",
-            Some(serde_json::json!({"uri": uri})),
-        ),
+        ReadError::NotFound => protocol_errors::resource_not_found(uri),
         ReadError::TooLarge { size, limit } => McpError::internal_error(
             format!(
                 "Documento grande demais: {size} bytes; o limite é {limit} bytes ({} MB).",
@@ -291,13 +283,7 @@ impl ServerHandler for KobanaMcp {
         let removed =
             is_modern(&context) && matches!(request.method.as_str(), "initialize" | "ping");
         if !removed && SERVED_METHODS.contains(&request.method.as_str()) {
-            return Err(McpError::invalid_params(
-                format!(
-                    "Invalid params for {}: a member is missing, repeated or of the wrong type",
-                    request.method
-                ),
-                None,
-            ));
+            return Err(protocol_errors::unreadable_params(&request.method));
         }
         Err(McpError::new(
             ErrorCode::METHOD_NOT_FOUND,
@@ -373,12 +359,7 @@ impl ServerHandler for KobanaMcp {
         let uri = request.uri.clone();
         let visibility = visibility(&context)?;
         let principal = principal(&context)?;
-        let not_found = || {
-            McpError::resource_not_found(
-                "Resource not found",
-                Some(serde_json::json!({"uri": uri})),
-            )
-        };
+        let not_found = || protocol_errors::resource_not_found(&uri);
         let target = resources::parse(&uri).ok_or_else(not_found)?;
         let entry = resources::entry(target.kind);
         if !resources::readable(&visibility, entry) {
@@ -522,8 +503,10 @@ impl KobanaMcp {
     ) -> Result<ToolCtx, McpError> {
         let mut ctx = self.tool_ctx(principal, context);
         if tool.meta.effect != Effect::Read {
-            let nonce =
-                crate::confirm::new_nonce().map_err(|e| McpError::internal_error(e.0, None))?;
+            let nonce = crate::confirm::new_nonce().map_err(|error| {
+                tracing::error!(%error, "no idempotency key for a write");
+                protocol_errors::internal("sem aleatoriedade para a chave de idempotência")
+            })?;
             ctx.idempotency_key = Some(crate::canonical::idempotency_key(&nonce));
         }
         Ok(ctx)
@@ -536,10 +519,7 @@ impl KobanaMcp {
 fn shown_tool(visibility: &Visibility, name: &str) -> Result<&'static ToolDef, McpError> {
     match registry().get(name) {
         Some(tool) if !visibility.may_run(tool) || visibility.shows(tool) => Ok(tool),
-        _ => Err(McpError::invalid_params(
-            format!("Unknown tool: {name}"),
-            None,
-        )),
+        _ => Err(protocol_errors::unknown_tool(name)),
     }
 }
 

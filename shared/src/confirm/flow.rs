@@ -190,7 +190,9 @@ async fn ask(
             }
         }
     }))
-    .map_err(|e| McpError::internal_error(format!("elicitation request: {e}"), None))?;
+    .map_err(|e| {
+        crate::protocol_errors::internal(format!("o pedido de confirmação não se formou ({e})"))
+    })?;
     let mut requests = rmcp::model::InputRequests::new();
     requests.insert(CONFIRM_KEY.to_owned(), request);
     Ok(Decision::Ask(InputRequiredResult::new(

@@ -85,7 +85,7 @@ async fn dry_run(
     let planned = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
     planned
         .map(Ok)
-        .ok_or_else(|| McpError::internal_error("a simulação não planejou nenhuma escrita", None))
+        .ok_or_else(|| crate::protocol_errors::internal("a simulação não planejou nenhuma escrita"))
 }
 
 /// Notes the confirmation step in the request line: confirmed, asked or declined.
