@@ -3,7 +3,7 @@
 //! Ids come from the matching Kobana list, searched by what was typed, under that list's
 //! permission (one upstream call); `{resource}` from the schema catalog by prefix; `month`
 //! as the last twelve months in America/Sao_Paulo. Only a prompt the token may get, and only
-//! one of that prompt's own arguments, is completed (#25): an unknown prompt, a prompt the
+//! one of that prompt's own arguments, is completed (BW-1): an unknown prompt, a prompt the
 //! token cannot see, or an argument the prompt does not take gets an empty list without a
 //! single Kobana call, however often it is asked.
 

@@ -21,7 +21,7 @@ pub const MIN_ANSWER_BUDGET_BYTES: usize = 2 * 1024;
 /// How list answers are shaped: compact rows under a byte budget, or whole records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowPolicy {
-    /// List rows are Kobana's whole records (enriched), as before #19 (`MCP_LIST_ROWS=full`).
+    /// List rows are Kobana's whole records (enriched), as before compact rows (CX-1; `MCP_LIST_ROWS=full`).
     pub full_records: bool,
     /// Largest text of one list answer, in bytes (`MCP_ANSWER_BUDGET_BYTES`).
     pub budget_bytes: usize,
@@ -36,7 +36,7 @@ impl Default for RowPolicy {
     }
 }
 
-/// What one request may make Kobana do (#25): calls (retries included), calls at once, and
+/// What one request may make Kobana do (BW-1): calls (retries included), calls at once, and
 /// bytes read from one answer. Every Kobana call of a request goes through one
 /// [`crate::kobana::WorkBudget`] built from these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,7 +167,7 @@ pub struct Config {
 }
 
 /// The token front: a small OAuth authorization server, served by this function, where a
-/// person pastes a billing API token for hosts that only speak OAuth (issue #26).
+/// person pastes a billing API token for hosts that only speak OAuth (HT-1).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TokenFrontConfig {
     /// Whether it is served at all (`MCP_TOKEN_FRONT=on`; default off: its paths are 404s).

@@ -20,7 +20,7 @@ const DOCUMENT_MB: u64 = MAX_DOCUMENT_BYTES / (1024 * 1024);
 /// The schema catalog's segment of its URIs (`kobana://billing/schemas/…`).
 const SCHEMAS: &str = Toolset::SCHEMAS;
 
-/// The one media type a PDF read serves (N11).
+/// The one media type a PDF read serves (BW-7).
 pub const PDF_MEDIA_TYPE: &str = "application/pdf";
 
 /// Longest media type quoted back when Kobana sends the wrong one.
@@ -326,7 +326,7 @@ pub async fn read_json(ctx: ToolCtx, target: &Target) -> Result<String, ReadErro
 /// Fetches a PDF and parks it in `slot` for the front to stream as base64; the contents
 /// returned hold the placeholder the front replaces. A document Kobana announces as larger
 /// than the document limit is refused here, and so is any media type but `application/pdf`
-/// (N11: nothing of it is passed on); one that turns out larger is cut by the stream.
+/// (BW-7: nothing of it is passed on); one that turns out larger is cut by the stream.
 pub async fn read_pdf(
     ctx: &ToolCtx,
     target: &Target,

@@ -407,7 +407,7 @@ pub const MAX_NFE_REASON_CHARS: usize = 1000;
 /// bidi and zero-width format characters, line/paragraph separators — removed, every run of
 /// whitespace one space, trimmed, the question's quote marks and their look-alikes made
 /// `"`), not blank, at most `max` characters. What is sent is exactly what the person is
-/// shown, whole (N4).
+/// shown, whole (BW-6).
 pub fn reason_arg(name: &str, value: &str, max: usize) -> Result<String, ToolError> {
     let line = crate::format::quotable_line(value);
     text_arg(name, &line, max)?;

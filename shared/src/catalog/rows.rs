@@ -1,4 +1,4 @@
-//! List rows sized for a model's context (#19): per resource, the compact set of fields a
+//! List rows sized for a model's context (CX-1, CX-2): per resource, the compact set of fields a
 //! person scans and a model needs to pick the next call, and the `fields` a caller may ask
 //! for instead.
 //!
@@ -381,7 +381,7 @@ impl RowShape {
 /// that bypass it, such as prompts) and answers the extra names to add, each once, in the
 /// order asked. A name the compact row already shows (`id` included) is accepted and
 /// changes nothing; an unknown one is refused naming the valid values; a list longer than
-/// the shape's own size ([`RowShape::size`]) is refused before any name is read (N1).
+/// the shape's own size ([`RowShape::size`]) is refused before any name is read (BW-1).
 pub fn check_fields(shape: &RowShape, fields: &[String]) -> Result<Vec<&'static str>, String> {
     if fields.len() > shape.size() {
         return Err(format!(

@@ -1,4 +1,4 @@
-//! Shapes a list page for the model (#19): compact rows or the `fields` asked for (see
+//! Shapes a list page for the model (CX-1…CX-3): compact rows or the `fields` asked for (see
 //! [`super::rows`]), the customer's name where the record only names its billing account
 //! (see [`super::names`]: from the instance's cache, at most one call per answer), and the
 //! byte budget (see [`super::budget`]).

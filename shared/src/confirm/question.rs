@@ -14,7 +14,7 @@
 //!   records that anyone with write access may have set — as quoted data: labelled as given
 //!   text, between «…», one plain line (controls, bidi and zero-width format characters and
 //!   line/paragraph separators removed), delimiters inside replaced; a record's text cut to a
-//!   length cap, the reason whole (N4: it is sent, so every character of it is shown — the
+//!   length cap, the reason whole (BW-6: it is sent, so every character of it is shown — the
 //!   tools normalize it the same way before sending).
 //!
 //! Reading the record is part of asking: a 401, 403 or 404 refuses with the error the tool
@@ -421,7 +421,7 @@ pub fn quoted(text: &str) -> String {
     format!("«{shown}»")
 }
 
-/// A reason as quoted data, whole (N4): the tools send it already as a quotable line
+/// A reason as quoted data, whole (BW-6): the tools send it already as a quotable line
 /// (`reason_arg`), so every character sent is a character shown, whatever its length.
 pub fn quoted_whole(text: &str) -> String {
     format!("«{}»", quotable_line(text))
@@ -708,7 +708,7 @@ mod tests {
         );
     }
 
-    /// N4: the question shows every character of the reason that will be sent, up to the
+    /// BW-6: the question shows every character of the reason that will be sent, up to the
     /// longest reason each tool accepts.
     #[test]
     fn n4_the_question_shows_the_whole_reason_that_is_sent() {
