@@ -269,7 +269,7 @@ impl Config {
         if under_lambda {
             config.allowed_hosts = Vec::new();
         }
-        config.token_front = TokenFrontConfig::from_lookup(&get, under_lambda)?;
+        config.token_front = TokenFrontConfig::from_lookup(get, under_lambda)?;
         config.metrics = metrics(&get, under_lambda)?;
         config.read_front(&get, &lookup)?;
         config.read_listener(&get)?;

@@ -93,12 +93,7 @@ fn strip(text: &str, keep_strings: bool) -> String {
                 .find(&close)
                 .map_or(rest.len(), |e| open + e + close.len());
             i += end;
-            if keep_strings {
-                out.push_str(&rest[..end]);
-            } else {
-                out.push_str("\"\"");
-                out.push_str(&breaks(&rest[..end]));
-            }
+            literal(&mut out, &rest[..end], keep_strings);
         } else if rest.starts_with('"') {
             let mut j = 1;
             while j < rest.len() {
@@ -110,12 +105,7 @@ fn strip(text: &str, keep_strings: bool) -> String {
             }
             let end = (j + 1).min(rest.len());
             i += end;
-            if keep_strings {
-                out.push_str(&rest[..end]);
-            } else {
-                out.push_str("\"\"");
-                out.push_str(&breaks(&rest[..end]));
-            }
+            literal(&mut out, &rest[..end], keep_strings);
         } else if let Some(len) = char_literal_len(rest) {
             i += len;
             out.push_str("' '");
@@ -126,6 +116,16 @@ fn strip(text: &str, keep_strings: bool) -> String {
         }
     }
     out
+}
+
+/// A string literal: kept, or blanked to `""` keeping its line breaks.
+fn literal(out: &mut String, text: &str, keep: bool) {
+    if keep {
+        out.push_str(text);
+    } else {
+        out.push_str("\"\"");
+        out.push_str(&breaks(text));
+    }
 }
 
 /// `r"`, `r#"`, `br##"`…: the number of `#` of a raw string starting here.

@@ -2,7 +2,8 @@
 //! function longer than a reader keeps in mind, and the README's configuration table the
 //! same as the code's. The source readers are `house.rs`'s.
 
-use crate::house::{breaks, code_and_strings, code_only, ident, matching_brace, root, rust_files};
+use crate::common::RESOURCES;
+use crate::house::{code_and_strings, code_only, ident, matching_brace, root, rust_files};
 
 /// Every `.rs` file of `shared/src` with its path relative to it (`catalog/rows.rs`) and text.
 fn shared_sources() -> Vec<(String, String)> {
@@ -82,18 +83,6 @@ fn line_of(text: &str, at: usize) -> usize {
 /// oracle should state what goes on the wire independently of the code under test.
 #[test]
 fn nm4_every_resource_slug_is_written_only_where_it_is_declared() {
-    // The oracle: the wire slugs, spelled here independently of the code.
-    const RESOURCES: [&str; 9] = [
-        "organization",
-        "customers",
-        "billing_accounts",
-        "plans",
-        "products",
-        "subscriptions",
-        "invoices",
-        "payments",
-        "nfes",
-    ];
     let declared_in = |slug: &str| {
         if slug == "schemas" {
             "catalog/toolset.rs"
