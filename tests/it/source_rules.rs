@@ -205,6 +205,7 @@ fn short(x: [u8; 2], f: fn(u8) -> u8) -> u8 {
     // } nor this
     f(x[0])
 }
+fn array() -> [u8; 2] { [0; 2] }
 impl S {
     pub async fn nested<A>(&self) -> Result<(), E>
     where
@@ -222,8 +223,9 @@ impl S {
         found,
         [
             ("short".to_owned(), 5, 5),
-            ("nested".to_owned(), 11, 9),
-            ("inner".to_owned(), 15, 1)
+            ("array".to_owned(), 10, 1),
+            ("nested".to_owned(), 12, 9),
+            ("inner".to_owned(), 16, 1)
         ],
         "{found:?}"
     );
