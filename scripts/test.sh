@@ -255,7 +255,7 @@ cargo test --workspace --features kobana-mcp/demo --no-fail-fast "${CARGO_TEST_A
 # server must be right under both. Left out of this pass: the areas that read no Kobana answer
 # of consequence to a reading (source scans, the load smoke) and the library/host/browser
 # compatibility runs, whose Kobana traffic the real-client areas already cover.
-SAME_UNDER_EVERY_READING=(house:: requirement_ids:: load:: client_matrix:: host_clis:: browser_cors::)
+SAME_UNDER_EVERY_READING=(house:: source_rules:: requirement_ids:: load:: client_matrix:: host_clis:: browser_cors::)
 others_filter=("${test_filter[@]}")
 for name in "${SAME_UNDER_EVERY_READING[@]}"; do
   others_filter+=(--skip "$name")

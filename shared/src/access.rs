@@ -57,8 +57,9 @@ impl Resource {
         Resource::Nfes,
     ];
 
-    /// The slug used in permissions and toolset names.
-    pub fn slug(self) -> &'static str {
+    /// The slug used in permissions, toolset names, Kobana's paths (`/v1/<slug>/…`), list
+    /// members and the schema catalog: the one place each is written (see [`slugs`]).
+    pub const fn slug(self) -> &'static str {
         match self {
             Resource::Organization => "organization",
             Resource::Customers => "customers",
@@ -76,6 +77,31 @@ impl Resource {
     pub fn from_slug(slug: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|r| r.slug() == slug)
     }
+}
+
+/// Each resource's slug as a constant, for Kobana paths (`&[INVOICES, id]`) and patterns
+/// (`[CUSTOMERS, id] => …`): derived from [`Resource::slug`], never written again.
+pub mod slugs {
+    use super::Resource;
+
+    /// `organization`.
+    pub const ORGANIZATION: &str = Resource::Organization.slug();
+    /// `customers`.
+    pub const CUSTOMERS: &str = Resource::Customers.slug();
+    /// `billing_accounts`.
+    pub const BILLING_ACCOUNTS: &str = Resource::BillingAccounts.slug();
+    /// `plans`.
+    pub const PLANS: &str = Resource::Plans.slug();
+    /// `products`.
+    pub const PRODUCTS: &str = Resource::Products.slug();
+    /// `subscriptions`.
+    pub const SUBSCRIPTIONS: &str = Resource::Subscriptions.slug();
+    /// `invoices`.
+    pub const INVOICES: &str = Resource::Invoices.slug();
+    /// `payments`.
+    pub const PAYMENTS: &str = Resource::Payments.slug();
+    /// `nfes`.
+    pub const NFES: &str = Resource::Nfes.slug();
 }
 
 /// Read or write access.

@@ -3,13 +3,14 @@
 //! Ids come from the matching Kobana list, searched by what was typed, under that list's
 //! permission (one upstream call); `{resource}` from the schema catalog by prefix; `month`
 //! as the last twelve months in America/Sao_Paulo. Only a prompt the token may get, and only
-//! one of that prompt's own arguments, is completed (#25): an unknown prompt, a prompt the
+//! one of that prompt's own arguments, is completed (BW-1): an unknown prompt, a prompt the
 //! token cannot see, or an argument the prompt does not take gets an empty list without a
 //! single Kobana call, however often it is asked.
 
 use rmcp::model::{CompletionInfo, Reference};
 use serde_json::Value;
 
+use crate::access::Resource;
 use crate::catalog::{ToolCtx, Visibility, registry, schemas};
 use crate::format::sao_paulo;
 use crate::prompts::{self, PROMPTS};
@@ -21,8 +22,8 @@ pub const MAX_VALUES: usize = 100;
 /// Where suggestions for one argument come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    /// Ids from a Kobana list: (list tool, Kobana path segment, searchable).
-    Ids(&'static str, &'static str, bool),
+    /// Ids from a Kobana list: (list tool, the resource it lists, searchable).
+    Ids(&'static str, Resource, bool),
     /// Names in the schema catalog.
     SchemaNames,
     /// The last twelve `YYYY-MM`.
@@ -44,7 +45,7 @@ fn prompt_source(name: &str, argument: &str, visibility: &Visibility) -> Source 
         return Source::None;
     }
     match argument {
-        "customer_id" => Source::Ids("billing_customers_list", "customers", true),
+        "customer_id" => Source::Ids("billing_customers_list", Resource::Customers, true),
         "month" => Source::Months,
         _ => Source::None,
     }
@@ -61,14 +62,18 @@ pub fn source(reference: &Reference, argument: &str, visibility: &Visibility) ->
             use resources::Kind::*;
             match (entry.kind, argument) {
                 (Schema, "resource") => Source::SchemaNames,
-                (Customer, "id") => Source::Ids("billing_customers_list", "customers", true),
+                (Customer, "id") => {
+                    Source::Ids("billing_customers_list", Resource::Customers, true)
+                }
                 (Subscription, "id") => {
-                    Source::Ids("billing_subscriptions_list", "subscriptions", true)
+                    Source::Ids("billing_subscriptions_list", Resource::Subscriptions, true)
                 }
                 (Invoice | InvoicePdf, "id") => {
-                    Source::Ids("billing_invoices_list", "invoices", true)
+                    Source::Ids("billing_invoices_list", Resource::Invoices, true)
                 }
-                (Nfe | NfePdf | NfeXml, "id") => Source::Ids("billing_nfes_list", "nfes", false),
+                (Nfe | NfePdf | NfeXml, "id") => {
+                    Source::Ids("billing_nfes_list", Resource::Nfes, false)
+                }
                 _ => Source::None,
             }
         }
@@ -129,7 +134,7 @@ pub async fn complete(
             let total = values.len();
             info(values, total)
         }
-        Source::Ids(tool, path, searchable) => {
+        Source::Ids(tool, resource, searchable) => {
             let allowed = registry().get(tool).is_some_and(|t| visibility.may_run(t));
             if !allowed {
                 return info(Vec::new(), 0);
@@ -142,7 +147,11 @@ pub async fn complete(
             if searchable && !typed.is_empty() && !looks_like_id_prefix(typed) {
                 query.push(("search".to_owned(), typed.to_owned()));
             }
-            let envelope = match ctx.kobana.get(&ctx.principal.token, &[path], &query).await {
+            let envelope = match ctx
+                .kobana
+                .get(&ctx.principal.token, &[resource.slug()], &query)
+                .await
+            {
                 Ok(envelope) => envelope,
                 Err(error) => {
                     // Kobana's text can quote what was typed: the log gets the status only.
@@ -199,7 +208,7 @@ mod tests {
         let overview = Reference::for_prompt("customer_overview");
         assert_eq!(
             source(&overview, "customer_id", &all),
-            Source::Ids("billing_customers_list", "customers", true)
+            Source::Ids("billing_customers_list", Resource::Customers, true)
         );
         let summary = Reference::for_prompt("monthly_billing_summary");
         assert_eq!(source(&summary, "month", &all), Source::Months);

@@ -4,9 +4,14 @@
 //! listens on loopback and keeps confirmations in memory.
 
 pub mod origin;
+pub mod variables;
 
+use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::time::Duration;
+
+use variables::LAMBDA_RUNTIME_API;
+pub use variables::{VARIABLES, Variable};
 
 /// The default budget: about 24 KB of text per answer.
 pub const DEFAULT_ANSWER_BUDGET_BYTES: usize = 24 * 1024;
@@ -16,7 +21,7 @@ pub const MIN_ANSWER_BUDGET_BYTES: usize = 2 * 1024;
 /// How list answers are shaped: compact rows under a byte budget, or whole records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowPolicy {
-    /// List rows are Kobana's whole records (enriched), as before #19 (`MCP_LIST_ROWS=full`).
+    /// List rows are Kobana's whole records (enriched), as before compact rows (CX-1; `MCP_LIST_ROWS=full`).
     pub full_records: bool,
     /// Largest text of one list answer, in bytes (`MCP_ANSWER_BUDGET_BYTES`).
     pub budget_bytes: usize,
@@ -31,7 +36,7 @@ impl Default for RowPolicy {
     }
 }
 
-/// What one request may make Kobana do (#25): calls (retries included), calls at once, and
+/// What one request may make Kobana do (BW-1): calls (retries included), calls at once, and
 /// bytes read from one answer. Every Kobana call of a request goes through one
 /// [`crate::kobana::WorkBudget`] built from these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +85,10 @@ impl Default for WorkLimits {
 pub const DEFAULT_KOBANA_API_URL: &str = "https://api.billing.sandbox.kobana.com.br";
 /// Where the local server listens when `MCP_BIND` is unset.
 pub const DEFAULT_BIND: &str = "127.0.0.1:3000";
+/// Deadline for one Kobana call, retries included (`KOBANA_TIMEOUT_MS`).
+pub const DEFAULT_KOBANA_TIMEOUT: Duration = Duration::from_secs(25);
+/// The contact in the `User-Agent` sent to Kobana (`KOBANA_USER_AGENT_CONTACT`).
+pub const DEFAULT_USER_AGENT_CONTACT: &str = "suporte@kobana.com.br";
 /// Largest JSON-RPC request body accepted, in bytes.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 /// How long the local listener waits for a request head to be complete, counted from the
@@ -101,7 +110,7 @@ pub enum ConfigError {
         /// The offending value.
         value: String,
         /// Why it was refused.
-        reason: &'static str,
+        reason: Cow<'static, str>,
     },
 }
 
@@ -158,7 +167,7 @@ pub struct Config {
 }
 
 /// The token front: a small OAuth authorization server, served by this function, where a
-/// person pastes a billing API token for hosts that only speak OAuth (issue #26).
+/// person pastes a billing API token for hosts that only speak OAuth (HT-1).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TokenFrontConfig {
     /// Whether it is served at all (`MCP_TOKEN_FRONT=on`; default off: its paths are 404s).
@@ -182,20 +191,16 @@ impl TokenFrontConfig {
             Some(v) if v == "on" => true,
             Some(v) if v == "off" => false,
             Some(value) => {
-                return Err(ConfigError::Invalid {
-                    name: "MCP_TOKEN_FRONT",
-                    value,
-                    reason: "must be on or off",
-                });
+                return Err(invalid("MCP_TOKEN_FRONT", value, "must be on or off"));
             }
         };
         let key_secret = get("MCP_TOKEN_FRONT_KEY_SECRET").map(|s| s.trim().to_owned());
         if enabled && under_lambda && key_secret.is_none() {
-            return Err(ConfigError::Invalid {
-                name: "MCP_TOKEN_FRONT_KEY_SECRET",
-                value: String::new(),
-                reason: "is required under Lambda when MCP_TOKEN_FRONT=on (instances share the key)",
-            });
+            return Err(invalid(
+                "MCP_TOKEN_FRONT_KEY_SECRET",
+                String::new(),
+                "is required under Lambda when MCP_TOKEN_FRONT=on (instances share the key)",
+            ));
         }
         Ok(Self {
             enabled,
@@ -215,9 +220,9 @@ impl Default for Config {
             public_url: None,
             authorization_servers: Vec::new(),
             confirmations_table: None,
-            kobana_timeout: Duration::from_secs(25),
+            kobana_timeout: DEFAULT_KOBANA_TIMEOUT,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            user_agent_contact: "suporte@kobana.com.br".to_owned(),
+            user_agent_contact: DEFAULT_USER_AGENT_CONTACT.to_owned(),
             anonymous_token: None,
             rows: RowPolicy::default(),
             metrics: false,
@@ -251,52 +256,70 @@ impl Config {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
-    /// Reads the configuration through `lookup` (the environment, or a map in tests).
+    /// Reads the configuration through `lookup` (the environment, or a map in tests): the
+    /// variables of [`VARIABLES`] read by the configuration, and whether Lambda runs it.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let mut config = Self::default();
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
-        if let Some(url) = get("KOBANA_API_URL") {
-            let url = url.trim().trim_end_matches('/').to_owned();
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(ConfigError::Invalid {
-                    name: "KOBANA_API_URL",
-                    value: url,
-                    reason: "must start with http:// or https://",
-                });
-            }
-            config.kobana_api_url = url;
-        }
-        if let Some(bind) = get("MCP_BIND") {
-            config.bind = bind.trim().parse().map_err(|_| ConfigError::Invalid {
-                name: "MCP_BIND",
-                value: bind.clone(),
-                reason: "must be an address like 127.0.0.1:3000",
-            })?;
-        }
+        config.read_kobana(&get)?;
         // Under Lambda the function sits behind API Gateway, which sets `Host` itself: the
         // DNS-rebinding guard has nothing to guard, and a deployment made without our template
         // (CDK, Terraform, the console) would otherwise refuse every request. Still settable.
-        let under_lambda = get("AWS_LAMBDA_RUNTIME_API").is_some();
+        let under_lambda = get(LAMBDA_RUNTIME_API).is_some();
         if under_lambda {
             config.allowed_hosts = Vec::new();
-            config.metrics = true;
         }
         config.token_front = TokenFrontConfig::from_lookup(get, under_lambda)?;
-        if let Some(metrics) = get("MCP_METRICS") {
-            config.metrics = match metrics.trim().to_ascii_lowercase().as_str() {
-                "on" | "true" | "1" | "emf" => true,
-                "off" | "false" | "0" => false,
-                _ => {
-                    return Err(ConfigError::Invalid {
-                        name: "MCP_METRICS",
-                        value: metrics,
-                        reason: "must be on or off",
-                    });
-                }
-            };
+        config.metrics = metrics(&get, under_lambda)?;
+        config.read_front(&get, &lookup)?;
+        config.read_listener(&get)?;
+        config.rows = row_policy(&get)?;
+        config.work = work_limits(&get)?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Where Kobana is and how it is called: `KOBANA_API_URL`, `CONFIRMATIONS_TABLE`,
+    /// `KOBANA_TIMEOUT_MS`, `KOBANA_USER_AGENT_CONTACT`.
+    fn read_kobana(&mut self, get: &impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+        if let Some(url) = get("KOBANA_API_URL") {
+            let url = url.trim().trim_end_matches('/').to_owned();
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(invalid(
+                    "KOBANA_API_URL",
+                    url,
+                    "must start with http:// or https://",
+                ));
+            }
+            self.kobana_api_url = url;
         }
+        self.confirmations_table = get("CONFIRMATIONS_TABLE").map(|t| t.trim().to_owned());
+        if let Some(ms) = get("KOBANA_TIMEOUT_MS") {
+            let ms: u64 = ms.trim().parse().map_err(|_| {
+                invalid(
+                    "KOBANA_TIMEOUT_MS",
+                    ms.clone(),
+                    "must be a whole number of milliseconds",
+                )
+            })?;
+            self.kobana_timeout = Duration::from_millis(ms);
+        }
+        if let Some(contact) = get("KOBANA_USER_AGENT_CONTACT") {
+            self.user_agent_contact = contact.trim().to_owned();
+        }
+        Ok(())
+    }
+
+    /// Who may call and how the endpoint names itself: `MCP_ALLOWED_HOSTS`,
+    /// `MCP_ALLOWED_ORIGINS`, `MCP_PUBLIC_URL`, `MCP_AUTHORIZATION_SERVERS`. `lookup` is the
+    /// raw reader: an origin list set but empty means none.
+    fn read_front(
+        &mut self,
+        get: &impl Fn(&str) -> Option<String>,
+        lookup: &impl Fn(&str) -> Option<String>,
+    ) -> Result<(), ConfigError> {
         if let Some(hosts) = get("MCP_ALLOWED_HOSTS") {
-            config.allowed_hosts = if hosts.trim() == "*" {
+            self.allowed_hosts = if hosts.trim() == "*" {
                 Vec::new()
             } else {
                 split_list(&hosts)
@@ -305,65 +328,43 @@ impl Config {
         // Set but empty means no browser origin at all (the template's default); only an
         // unset variable keeps the loopback origins.
         if let Some(origins) = lookup("MCP_ALLOWED_ORIGINS") {
-            config.allowed_origins = split_list(&origins);
+            self.allowed_origins = split_list(&origins);
         }
-        config.public_url = get("MCP_PUBLIC_URL").map(|u| u.trim().to_owned());
+        self.public_url = get("MCP_PUBLIC_URL").map(|u| u.trim().to_owned());
         if let Some(servers) = get("MCP_AUTHORIZATION_SERVERS") {
-            config.authorization_servers = split_list(&servers);
+            self.authorization_servers = split_list(&servers);
         }
-        config.confirmations_table = get("CONFIRMATIONS_TABLE").map(|t| t.trim().to_owned());
-        if let Some(ms) = get("KOBANA_TIMEOUT_MS") {
-            let ms: u64 = ms.trim().parse().map_err(|_| ConfigError::Invalid {
-                name: "KOBANA_TIMEOUT_MS",
-                value: ms.clone(),
-                reason: "must be a whole number of milliseconds",
+        Ok(())
+    }
+
+    /// The local listener: `MCP_BIND`, `MCP_MAX_BODY_BYTES`, `MCP_HEADER_READ_TIMEOUT_MS`,
+    /// `MCP_IDLE_TIMEOUT_MS`.
+    fn read_listener(&mut self, get: &impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+        if let Some(bind) = get("MCP_BIND") {
+            self.bind = bind.trim().parse().map_err(|_| {
+                invalid(
+                    "MCP_BIND",
+                    bind.clone(),
+                    "must be an address like 127.0.0.1:3000",
+                )
             })?;
-            config.kobana_timeout = Duration::from_millis(ms);
         }
         if let Some(bytes) = get("MCP_MAX_BODY_BYTES") {
-            config.max_body_bytes = bytes.trim().parse().map_err(|_| ConfigError::Invalid {
-                name: "MCP_MAX_BODY_BYTES",
-                value: bytes.clone(),
-                reason: "must be a whole number of bytes",
+            self.max_body_bytes = bytes.trim().parse().map_err(|_| {
+                invalid(
+                    "MCP_MAX_BODY_BYTES",
+                    bytes.clone(),
+                    "must be a whole number of bytes",
+                )
             })?;
         }
         if let Some(ms) = get("MCP_HEADER_READ_TIMEOUT_MS") {
-            config.header_read_timeout = millis("MCP_HEADER_READ_TIMEOUT_MS", &ms)?;
+            self.header_read_timeout = millis("MCP_HEADER_READ_TIMEOUT_MS", &ms)?;
         }
         if let Some(ms) = get("MCP_IDLE_TIMEOUT_MS") {
-            config.idle_timeout = millis("MCP_IDLE_TIMEOUT_MS", &ms)?;
+            self.idle_timeout = millis("MCP_IDLE_TIMEOUT_MS", &ms)?;
         }
-        if let Some(contact) = get("KOBANA_USER_AGENT_CONTACT") {
-            config.user_agent_contact = contact.trim().to_owned();
-        }
-        if let Some(bytes) = get("MCP_ANSWER_BUDGET_BYTES") {
-            config.rows.budget_bytes = bytes
-                .trim()
-                .parse()
-                .ok()
-                .filter(|b| *b >= MIN_ANSWER_BUDGET_BYTES)
-                .ok_or_else(|| ConfigError::Invalid {
-                    name: "MCP_ANSWER_BUDGET_BYTES",
-                    value: bytes.clone(),
-                    reason: "must be a whole number of bytes, at least 2048",
-                })?;
-        }
-        if let Some(rows) = get("MCP_LIST_ROWS") {
-            config.rows.full_records = match rows.trim() {
-                "compact" => false,
-                "full" => true,
-                _ => {
-                    return Err(ConfigError::Invalid {
-                        name: "MCP_LIST_ROWS",
-                        value: rows.clone(),
-                        reason: "must be compact or full",
-                    });
-                }
-            };
-        }
-        config.work = work_limits(&get)?;
-        config.validate()?;
-        Ok(config)
+        Ok(())
     }
 
     /// Checks the values that end up in headers and in the front's checks against the one
@@ -406,12 +407,51 @@ const ORIGINS: &str =
     "each entry must be scheme://host, scheme://host:port or scheme://host:* (http or https)";
 const URL: &str = "must be an http(s):// URL without blanks, quotes, query or fragment";
 
-fn invalid(name: &'static str, value: String, reason: &'static str) -> ConfigError {
+fn invalid(name: &'static str, value: String, reason: impl Into<Cow<'static, str>>) -> ConfigError {
     ConfigError::Invalid {
         name,
         value,
-        reason,
+        reason: reason.into(),
     }
+}
+
+/// `MCP_METRICS`: on under Lambda, off elsewhere, unless set.
+fn metrics(get: &impl Fn(&str) -> Option<String>, under_lambda: bool) -> Result<bool, ConfigError> {
+    let Some(metrics) = get("MCP_METRICS") else {
+        return Ok(under_lambda);
+    };
+    match metrics.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "1" | "emf" => Ok(true),
+        "off" | "false" | "0" => Ok(false),
+        _ => Err(invalid("MCP_METRICS", metrics, "must be on or off")),
+    }
+}
+
+/// `MCP_ANSWER_BUDGET_BYTES` and `MCP_LIST_ROWS`.
+fn row_policy(get: &impl Fn(&str) -> Option<String>) -> Result<RowPolicy, ConfigError> {
+    let mut rows = RowPolicy::default();
+    if let Some(bytes) = get("MCP_ANSWER_BUDGET_BYTES") {
+        rows.budget_bytes = bytes
+            .trim()
+            .parse()
+            .ok()
+            .filter(|b| *b >= MIN_ANSWER_BUDGET_BYTES)
+            .ok_or_else(|| {
+                invalid(
+                    "MCP_ANSWER_BUDGET_BYTES",
+                    bytes.clone(),
+                    format!("must be a whole number of bytes, at least {MIN_ANSWER_BUDGET_BYTES}"),
+                )
+            })?;
+    }
+    if let Some(form) = get("MCP_LIST_ROWS") {
+        rows.full_records = match form.trim() {
+            "compact" => false,
+            "full" => true,
+            _ => return Err(invalid("MCP_LIST_ROWS", form, "must be compact or full")),
+        };
+    }
+    Ok(rows)
 }
 
 /// A positive whole number of milliseconds.
@@ -426,43 +466,53 @@ fn millis(name: &'static str, value: &str) -> Result<Duration, ConfigError> {
     }
 }
 
-/// A whole number from `name`, within `min..=max`, or `default` when unset.
+/// A whole number of `unit` from `name`, within `min..=max`, or `default` when unset; the
+/// refusal quotes the bounds.
 fn bounded(
     get: &impl Fn(&str) -> Option<String>,
     name: &'static str,
     (min, max): (u64, u64),
     default: u64,
-    reason: &'static str,
+    unit: &str,
 ) -> Result<u64, ConfigError> {
     let Some(text) = get(name) else {
         return Ok(default);
     };
-    text.trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|n| (min..=max).contains(n))
-        .ok_or(ConfigError::Invalid {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(invalid(
             name,
-            value: text,
-            reason,
-        })
+            text,
+            format!("must be a whole number of {unit} from {min} to {max}"),
+        )),
+    }
 }
+
+/// Most Kobana calls one request may be allowed (`KOBANA_MAX_CALLS`).
+const MAX_KOBANA_CALLS: u64 = 1000;
+/// Most Kobana calls in flight one request may be allowed (`KOBANA_MAX_IN_FLIGHT`).
+const MAX_KOBANA_IN_FLIGHT: u64 = 100;
+/// The bounds of the byte limits `KOBANA_MAX_JSON_BYTES` and `KOBANA_MAX_ERROR_BYTES`.
+const JSON_BYTES: (u64, u64) = (1024, 1 << 30);
+const ERROR_BYTES: (u64, u64) = (256, 1 << 30);
+/// The smallest `KOBANA_MAX_DOCUMENT_BYTES`.
+const MIN_DOCUMENT_BYTES: u64 = 1024;
 
 /// The `KOBANA_MAX_*` variables (see [`WorkLimits`]).
 fn work_limits(get: &impl Fn(&str) -> Option<String>) -> Result<WorkLimits, ConfigError> {
     let calls = bounded(
         get,
         "KOBANA_MAX_CALLS",
-        (1, 1000),
+        (1, MAX_KOBANA_CALLS),
         DEFAULT_MAX_KOBANA_CALLS.into(),
-        "must be a whole number of calls from 1 to 1000",
+        "calls",
     )?;
     let in_flight = bounded(
         get,
         "KOBANA_MAX_IN_FLIGHT",
-        (1, 100),
+        (1, MAX_KOBANA_IN_FLIGHT),
         DEFAULT_MAX_KOBANA_IN_FLIGHT.into(),
-        "must be a whole number of calls from 1 to 100",
+        "calls",
     )?;
     Ok(WorkLimits {
         max_calls: u32::try_from(calls).unwrap_or(u32::MAX),
@@ -470,23 +520,23 @@ fn work_limits(get: &impl Fn(&str) -> Option<String>) -> Result<WorkLimits, Conf
         max_json_bytes: bounded(
             get,
             "KOBANA_MAX_JSON_BYTES",
-            (1024, 1 << 30),
+            JSON_BYTES,
             DEFAULT_MAX_KOBANA_JSON_BYTES,
-            "must be a whole number of bytes from 1024 to 1073741824",
+            "bytes",
         )?,
         max_error_bytes: bounded(
             get,
             "KOBANA_MAX_ERROR_BYTES",
-            (256, 1 << 30),
+            ERROR_BYTES,
             DEFAULT_MAX_KOBANA_ERROR_BYTES,
-            "must be a whole number of bytes from 256 to 1073741824",
+            "bytes",
         )?,
         max_document_bytes: bounded(
             get,
             "KOBANA_MAX_DOCUMENT_BYTES",
-            (1024, MAX_DOCUMENT_BYTES),
+            (MIN_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES),
             MAX_DOCUMENT_BYTES,
-            "must be a whole number of bytes from 1024 to 10485760 (R-5: at most 10 MiB)",
+            "bytes",
         )?,
     })
 }

@@ -25,6 +25,7 @@ pub mod http;
 pub mod kobana;
 pub mod net;
 pub mod prompts;
+pub mod protocol_errors;
 pub mod resources;
 pub mod server;
 pub mod telemetry;

@@ -7,7 +7,8 @@ use std::sync::LazyLock;
 use rmcp::model::{GetPromptResult, Prompt};
 use serde_json::{Value, json};
 
-use crate::catalog::{ToolCtx, Visibility, registry};
+use crate::access::slugs::BILLING_ACCOUNTS;
+use crate::catalog::{MAX_PER_PAGE, ToolCtx, Visibility, registry};
 use crate::format::sao_paulo;
 
 /// One prompt argument.
@@ -130,7 +131,7 @@ pub fn list(visibility: &Visibility) -> Vec<Prompt> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PromptError {
     /// Unknown, or not usable with this token.
-    #[error("Unknown prompt: {0}")]
+    #[error("Prompt desconhecido: {0}")]
     Unknown(String),
     /// An argument is missing or malformed; the text names it and the expected form.
     #[error("{0}")]
@@ -210,7 +211,7 @@ async fn customer_resource(
         ))
     })?;
     let accounts: Option<Vec<String>> = structured
-        .get("billing_accounts")
+        .get(BILLING_ACCOUNTS)
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
@@ -277,101 +278,128 @@ pub async fn get(
         .iter()
         .find(|p| p.name == name && visible(visibility, p))
         .ok_or_else(|| PromptError::Unknown(name.to_owned()))?;
-    let mut messages: Vec<Value> = Vec::new();
-    match prompt.name {
-        "collect_overdue_invoices" => {
-            let scope = match customer_id_arg(args, false)? {
-                Some(id) => {
-                    let (resource, accounts) = customer_resource(&ctx, &id).await?;
-                    messages.push(resource);
-                    format!(
-                        "do cliente anexado acima: chame `billing_invoices_list` com `overdue: true` e `billing_account_id` = cada uma das contas {} (uma chamada por conta)",
-                        accounts_text(accounts.as_deref())
-                    )
-                }
-                None => "de todos os clientes: chame `billing_invoices_list` com `overdue: true` (e `per_page: 100`; siga `next_page` até o fim)".to_owned(),
-            };
-            messages.insert(0, user_text(format!(
-                "Quero cobrar as faturas vencidas {scope}.\n\n\
-                 Passos, nesta ordem:\n\
-                 1. Liste as faturas em aberto já vencidas como indicado acima.\n\
-                 2. Mostre uma tabela com: número da fatura (`number`), cliente (`customer`), valor em aberto (`amount_remaining_brl`), vencimento (`due_date`) e dias de atraso (`days_overdue`).\n\
-                 3. Pergunte quais faturas devem receber lembrete e espere a minha resposta.\n\
-                 4. Só depois que eu escolher, chame `billing_invoices_send_reminder` com o `id` de cada fatura escolhida, uma por vez, e diga o resultado de cada envio.\n\n\
-                 Não envie nenhum lembrete antes de eu escolher. Se não houver faturas vencidas, diga isso e pare."
-            )));
-        }
-        "review_pending_nfes" => {
-            // Both lists are independent: read them concurrently (one upstream round trip of
-            // wall time) and hand them over, so the model starts from the data.
-            let (invoices, nfes) = tokio::join!(
-                run_tool(
-                    &ctx,
-                    "billing_invoices_list",
-                    json!({"without_nfe": true, "per_page": 100})
-                ),
-                run_tool(
-                    &ctx,
-                    "billing_nfes_list",
-                    json!({"status": "error", "per_page": 100})
-                ),
-            );
-            let read_at = jiff::Timestamp::now()
-                .to_zoned_datetime(sao_paulo())
-                .strftime("%d/%m/%Y %H:%M")
-                .to_string();
-            messages.push(user_text(format!(
-                "Quero revisar as notas fiscais pendentes. Não emita, reemita nem cancele nada: isto é só uma revisão.\n\n\
-                 Abaixo estão os dados lidos agora ({read_at}, America/Sao_Paulo): as faturas pagas sem NF-e autorizada \
-                 (`billing_invoices_list` com `without_nfe: true`) e as NF-e rejeitadas (`billing_nfes_list` com `status: \"error\"`). \
-                 Se precisar de mais páginas ou de dados mais novos, chame essas mesmas tools.\n\n\
-                 Passos, nesta ordem:\n\
-                 1. Resuma em duas listas: faturas sem NF-e (`number`, `customer`, `total_brl`) e NF-e rejeitadas (cliente em `customer`, fatura em `invoice_id`, `amount_brl`, motivo em `error_message`).\n\
-                 2. Totalize os valores de cada lista em reais.\n\
-                 3. Sugira o próximo passo para cada caso (por exemplo corrigir o cadastro do cliente, ou emitir com `billing_invoices_issue_nfe` / reemitir com `billing_nfes_issue`), mas não chame essas tools: a decisão é minha.\n\n\
-                 Faturas sem NF-e:\n{invoices}\n\nNF-e rejeitadas:\n{nfes}"
-            )));
-        }
-        "customer_overview" => {
-            let id = customer_id_arg(args, true)?.unwrap_or_default();
-            let (resource, accounts) = customer_resource(&ctx, &id).await?;
-            messages.push(user_text(format!(
-                "Quero o retrato do cliente anexado abaixo (dados já lidos com `billing_customers_get`).\n\n\
-                 Passos, nesta ordem, para cada conta de cobrança do cliente ({}):\n\
-                 1. Chame `billing_subscriptions_list` com `billing_account_id` = a conta, para as assinaturas.\n\
-                 2. Chame `billing_invoices_list` com `billing_account_id` = a conta e `status: \"open\"`, para o que está em aberto.\n\
-                 3. Chame `billing_invoices_list` com `billing_account_id` = a conta e `overdue: true`, para o que está vencido.\n\
-                 4. Responda com: dados do cliente (nome, documento, contato), assinaturas (plano, ciclo, valor em reais, situação), faturas em aberto e vencidas (número, valor, vencimento, dias de atraso) e um total em reais de cada grupo.\n\n\
-                 Apenas leitura: não altere nada.",
-                accounts_text(accounts.as_deref())
-            )));
-            messages.push(resource);
-        }
-        "monthly_billing_summary" => {
-            let month = match args.get("month").and_then(Value::as_str).map(str::trim) {
-                Some(m) if !m.is_empty() => m.to_owned(),
-                _ => current_month(),
-            };
-            let (year, mon) = parse_month(&month)?;
-            let (from, to) = month_range(year, mon);
-            messages.push(user_text(format!(
-                "Quero o resumo do faturamento de {month} (de {from} a {to}, America/Sao_Paulo).\n\n\
-                 Passos, nesta ordem:\n\
-                 1. Chame `billing_invoices_list` com `date_from: \"{from}\"`, `date_to: \"{to}\"` e `per_page: 100`; siga `next_page` até ler todas.\n\
-                 2. Faturado: some `total_brl` das faturas com status `open`, `paid` ou `uncollectible` (ignore `draft` e `void`).\n\
-                 3. Recebido: some `total_brl` das faturas com status `paid`.\n\
-                 4. Em aberto: some `amount_remaining_brl` das faturas com status `open`, destacando as vencidas (as que têm `days_overdue`).\n\
-                 5. Responda com os três totais em reais (formato R$ 1.234,56), a quantidade de faturas de cada grupo e as cinco maiores em aberto.\n\n\
-                 Apenas leitura: não altere nada."
-            )));
-        }
+    let messages = match prompt.name {
+        "collect_overdue_invoices" => collect_overdue_invoices(&ctx, args).await?,
+        "review_pending_nfes" => review_pending_nfes(&ctx).await,
+        "customer_overview" => customer_overview(&ctx, args).await?,
+        "monthly_billing_summary" => monthly_billing_summary(args)?,
         _ => return Err(PromptError::Unknown(name.to_owned())),
-    }
+    };
     let mut result: GetPromptResult =
         serde_json::from_value(json!({"description": prompt.description, "messages": messages}))
             .map_err(|e| PromptError::InvalidArgument(format!("prompt malformado: {e}")))?;
     result.result_type = Some(rmcp::model::ResultType::COMPLETE);
     Ok(result)
+}
+
+/// `collect_overdue_invoices`: the steps (list, table, ask, then remind), for one customer
+/// (attached) or for all.
+async fn collect_overdue_invoices(
+    ctx: &ToolCtx,
+    args: &serde_json::Map<String, Value>,
+) -> Result<Vec<Value>, PromptError> {
+    let mut messages = Vec::new();
+    let scope = match customer_id_arg(args, false)? {
+        Some(id) => {
+            let (resource, accounts) = customer_resource(ctx, &id).await?;
+            messages.push(resource);
+            format!(
+                "do cliente anexado acima: chame `billing_invoices_list` com `overdue: true` e `billing_account_id` = cada uma das contas {} (uma chamada por conta)",
+                accounts_text(accounts.as_deref())
+            )
+        }
+        None => format!(
+            "de todos os clientes: chame `billing_invoices_list` com `overdue: true` (e `per_page: {MAX_PER_PAGE}`; siga `next_page` até o fim)"
+        ),
+    };
+    messages.insert(0, user_text(format!(
+        "Quero cobrar as faturas vencidas {scope}.\n\n\
+         Passos, nesta ordem:\n\
+         1. Liste as faturas em aberto já vencidas como indicado acima.\n\
+         2. Mostre uma tabela com: número da fatura (`number`), cliente (`customer`), valor em aberto (`amount_remaining_brl`), vencimento (`due_date`) e dias de atraso (`days_overdue`).\n\
+         3. Pergunte quais faturas devem receber lembrete e espere a minha resposta.\n\
+         4. Só depois que eu escolher, chame `billing_invoices_send_reminder` com o `id` de cada fatura escolhida, uma por vez, e diga o resultado de cada envio.\n\n\
+         Não envie nenhum lembrete antes de eu escolher. Se não houver faturas vencidas, diga isso e pare."
+    )));
+    Ok(messages)
+}
+
+/// `review_pending_nfes`: the paid invoices without an NF-e and the rejected NF-e, read
+/// now (both lists at once: one upstream round of wall time), and the steps; nothing emitted.
+async fn review_pending_nfes(ctx: &ToolCtx) -> Vec<Value> {
+    // Both lists are independent: read them concurrently (one upstream round trip of
+    // wall time) and hand them over, so the model starts from the data.
+    let (invoices, nfes) = tokio::join!(
+        run_tool(
+            ctx,
+            "billing_invoices_list",
+            json!({"without_nfe": true, "per_page": MAX_PER_PAGE})
+        ),
+        run_tool(
+            ctx,
+            "billing_nfes_list",
+            json!({"status": "error", "per_page": MAX_PER_PAGE})
+        ),
+    );
+    let read_at = jiff::Timestamp::now()
+        .to_zoned_datetime(sao_paulo())
+        .strftime("%d/%m/%Y %H:%M")
+        .to_string();
+    vec![user_text(format!(
+        "Quero revisar as notas fiscais pendentes. Não emita, reemita nem cancele nada: isto é só uma revisão.\n\n\
+         Abaixo estão os dados lidos agora ({read_at}, America/Sao_Paulo): as faturas pagas sem NF-e autorizada \
+         (`billing_invoices_list` com `without_nfe: true`) e as NF-e rejeitadas (`billing_nfes_list` com `status: \"error\"`). \
+         Se precisar de mais páginas ou de dados mais novos, chame essas mesmas tools.\n\n\
+         Passos, nesta ordem:\n\
+         1. Resuma em duas listas: faturas sem NF-e (`number`, `customer`, `total_brl`) e NF-e rejeitadas (cliente em `customer`, fatura em `invoice_id`, `amount_brl`, motivo em `error_message`).\n\
+         2. Totalize os valores de cada lista em reais.\n\
+         3. Sugira o próximo passo para cada caso (por exemplo corrigir o cadastro do cliente, ou emitir com `billing_invoices_issue_nfe` / reemitir com `billing_nfes_issue`), mas não chame essas tools: a decisão é minha.\n\n\
+         Faturas sem NF-e:\n{invoices}\n\nNF-e rejeitadas:\n{nfes}"
+    ))]
+}
+
+/// `customer_overview`: the steps for each of the customer's billing accounts, then the
+/// customer itself (attached).
+async fn customer_overview(
+    ctx: &ToolCtx,
+    args: &serde_json::Map<String, Value>,
+) -> Result<Vec<Value>, PromptError> {
+    let id = customer_id_arg(args, true)?.unwrap_or_default();
+    let (resource, accounts) = customer_resource(ctx, &id).await?;
+    let steps = user_text(format!(
+        "Quero o retrato do cliente anexado abaixo (dados já lidos com `billing_customers_get`).\n\n\
+         Passos, nesta ordem, para cada conta de cobrança do cliente ({}):\n\
+         1. Chame `billing_subscriptions_list` com `billing_account_id` = a conta, para as assinaturas.\n\
+         2. Chame `billing_invoices_list` com `billing_account_id` = a conta e `status: \"open\"`, para o que está em aberto.\n\
+         3. Chame `billing_invoices_list` com `billing_account_id` = a conta e `overdue: true`, para o que está vencido.\n\
+         4. Responda com: dados do cliente (nome, documento, contato), assinaturas (plano, ciclo, valor em reais, situação), faturas em aberto e vencidas (número, valor, vencimento, dias de atraso) e um total em reais de cada grupo.\n\n\
+         Apenas leitura: não altere nada.",
+        accounts_text(accounts.as_deref())
+    ));
+    Ok(vec![steps, resource])
+}
+
+/// `monthly_billing_summary`: the month's range (this month in São Paulo by default) and the
+/// steps to total what was billed, received and left open.
+fn monthly_billing_summary(
+    args: &serde_json::Map<String, Value>,
+) -> Result<Vec<Value>, PromptError> {
+    let month = match args.get("month").and_then(Value::as_str).map(str::trim) {
+        Some(m) if !m.is_empty() => m.to_owned(),
+        _ => current_month(),
+    };
+    let (year, mon) = parse_month(&month)?;
+    let (from, to) = month_range(year, mon);
+    Ok(vec![user_text(format!(
+        "Quero o resumo do faturamento de {month} (de {from} a {to}, America/Sao_Paulo).\n\n\
+         Passos, nesta ordem:\n\
+         1. Chame `billing_invoices_list` com `date_from: \"{from}\"`, `date_to: \"{to}\"` e `per_page: {MAX_PER_PAGE}`; siga `next_page` até ler todas.\n\
+         2. Faturado: some `total_brl` das faturas com status `open`, `paid` ou `uncollectible` (ignore `draft` e `void`).\n\
+         3. Recebido: some `total_brl` das faturas com status `paid`.\n\
+         4. Em aberto: some `amount_remaining_brl` das faturas com status `open`, destacando as vencidas (as que têm `days_overdue`).\n\
+         5. Responda com os três totais em reais (formato R$ 1.234,56), a quantidade de faturas de cada grupo e as cinco maiores em aberto.\n\n\
+         Apenas leitura: não altere nada."
+    ))])
 }
 
 #[cfg(test)]

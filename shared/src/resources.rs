@@ -3,16 +3,24 @@
 
 use std::sync::LazyLock;
 
+use const_format::formatcp;
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 use serde_json::{Value, json};
 
-use crate::catalog::{ToolCtx, ToolError, Visibility, registry};
+use crate::access::slugs::{CUSTOMERS, INVOICES, NFES, ORGANIZATION, SUBSCRIPTIONS};
+use crate::catalog::{ToolCtx, ToolError, Toolset, Visibility, registry};
 use crate::deferred::DeferredSlot;
 use crate::kobana::KobanaError;
 
 pub use crate::config::MAX_DOCUMENT_BYTES;
 
-/// The one media type a PDF read serves (N11).
+/// [`MAX_DOCUMENT_BYTES`] in MB, as the resources' descriptions quote it.
+const DOCUMENT_MB: u64 = MAX_DOCUMENT_BYTES / (1024 * 1024);
+
+/// The schema catalog's segment of its URIs (`kobana://billing/schemas/…`).
+const SCHEMAS: &str = Toolset::SCHEMAS;
+
+/// The one media type a PDF read serves (BW-7).
 pub const PDF_MEDIA_TYPE: &str = "application/pdf";
 
 /// Longest media type quoted back when Kobana sends the wrong one.
@@ -67,7 +75,7 @@ pub const ENTRIES: [Entry; 10] = [
     Entry {
         kind: Kind::Organization,
         uri: "kobana://billing/organization",
-        name: "organization",
+        name: ORGANIZATION,
         title: "Organização",
         description: "A organização do token (JSON).",
         mime_type: "application/json",
@@ -76,7 +84,7 @@ pub const ENTRIES: [Entry; 10] = [
     Entry {
         kind: Kind::Schemas,
         uri: "kobana://billing/schemas",
-        name: "schemas",
+        name: SCHEMAS,
         title: "Catálogo de recursos",
         description: "O catálogo de recursos da API de faturamento (JSON).",
         mime_type: "application/json",
@@ -123,7 +131,7 @@ pub const ENTRIES: [Entry; 10] = [
         uri: "kobana://billing/invoices/{id}/pdf",
         name: "invoice_pdf",
         title: "PDF da fatura",
-        description: "O PDF da fatura, em base64 (até 10 MB).",
+        description: formatcp!("O PDF da fatura, em base64 (até {DOCUMENT_MB} MB)."),
         mime_type: "application/pdf",
         tool: "billing_invoices_pdf",
     },
@@ -141,7 +149,7 @@ pub const ENTRIES: [Entry; 10] = [
         uri: "kobana://billing/nfes/{id}/pdf",
         name: "nfe_pdf",
         title: "DANFE da NF-e",
-        description: "O DANFE da NF-e em PDF, em base64 (até 10 MB).",
+        description: formatcp!("O DANFE da NF-e em PDF, em base64 (até {DOCUMENT_MB} MB)."),
         mime_type: "application/pdf",
         tool: "billing_nfes_pdf",
     },
@@ -178,16 +186,16 @@ pub fn parse(uri: &str) -> Option<Target> {
     let parts: Vec<&str> = rest.split('/').collect();
     let param = |p: &str| crate::kobana::segment_is_safe(p).then(|| p.to_owned());
     let (kind, param) = match parts.as_slice() {
-        ["organization"] => (Kind::Organization, None),
-        ["schemas"] => (Kind::Schemas, None),
-        ["schemas", r] => (Kind::Schema, Some(param(r)?)),
-        ["customers", id] => (Kind::Customer, Some(param(id)?)),
-        ["subscriptions", id] => (Kind::Subscription, Some(param(id)?)),
-        ["invoices", id] => (Kind::Invoice, Some(param(id)?)),
-        ["invoices", id, "pdf"] => (Kind::InvoicePdf, Some(param(id)?)),
-        ["nfes", id] => (Kind::Nfe, Some(param(id)?)),
-        ["nfes", id, "pdf"] => (Kind::NfePdf, Some(param(id)?)),
-        ["nfes", id, "xml"] => (Kind::NfeXml, Some(param(id)?)),
+        [ORGANIZATION] => (Kind::Organization, None),
+        [SCHEMAS] => (Kind::Schemas, None),
+        [SCHEMAS, r] => (Kind::Schema, Some(param(r)?)),
+        [CUSTOMERS, id] => (Kind::Customer, Some(param(id)?)),
+        [SUBSCRIPTIONS, id] => (Kind::Subscription, Some(param(id)?)),
+        [INVOICES, id] => (Kind::Invoice, Some(param(id)?)),
+        [INVOICES, id, "pdf"] => (Kind::InvoicePdf, Some(param(id)?)),
+        [NFES, id] => (Kind::Nfe, Some(param(id)?)),
+        [NFES, id, "pdf"] => (Kind::NfePdf, Some(param(id)?)),
+        [NFES, id, "xml"] => (Kind::NfeXml, Some(param(id)?)),
         _ => return None,
     };
     Some(Target { kind, param })
@@ -318,7 +326,7 @@ pub async fn read_json(ctx: ToolCtx, target: &Target) -> Result<String, ReadErro
 /// Fetches a PDF and parks it in `slot` for the front to stream as base64; the contents
 /// returned hold the placeholder the front replaces. A document Kobana announces as larger
 /// than the document limit is refused here, and so is any media type but `application/pdf`
-/// (N11: nothing of it is passed on); one that turns out larger is cut by the stream.
+/// (BW-7: nothing of it is passed on); one that turns out larger is cut by the stream.
 pub async fn read_pdf(
     ctx: &ToolCtx,
     target: &Target,
@@ -327,9 +335,9 @@ pub async fn read_pdf(
     let id = crate::catalog::uuid_arg("id", target.param.as_deref().unwrap_or(""))
         .map_err(|_| ReadError::NotFound)?;
     let segment = if target.kind == Kind::InvoicePdf {
-        "invoices"
+        INVOICES
     } else {
-        "nfes"
+        NFES
     };
     let limit = ctx.kobana.limits().max_document_bytes;
     let download = ctx
@@ -380,11 +388,7 @@ pub async fn read_xml(ctx: &ToolCtx, id: &str) -> Result<String, ReadError> {
     let limit = ctx.kobana.limits().max_document_bytes;
     let download = ctx
         .kobana
-        .download(
-            &ctx.principal.token,
-            &["nfes", id, "xml"],
-            "application/xml",
-        )
+        .download(&ctx.principal.token, &[NFES, id, "xml"], "application/xml")
         .await
         .map_err(ToolError::from)?;
     let bytes = download.bytes_within(limit).await.map_err(|e| match e {
@@ -397,6 +401,17 @@ pub async fn read_xml(ctx: &ToolCtx, id: &str) -> Result<String, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// NM-4: the PDF resources quote the document limit from its constant.
+    #[test]
+    fn nm4_pdf_descriptions_quote_the_document_limit() {
+        let mb = MAX_DOCUMENT_BYTES / (1024 * 1024);
+        assert_eq!(mb * 1024 * 1024, MAX_DOCUMENT_BYTES, "whole MB");
+        for kind in [Kind::InvoicePdf, Kind::NfePdf] {
+            let text = entry(kind).description;
+            assert!(text.contains(&format!("(até {mb} MB)")), "{text}");
+        }
+    }
 
     #[test]
     fn r1_r2_uris_parse_and_hostile_ones_do_not() {

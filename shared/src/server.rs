@@ -17,26 +17,31 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use const_format::formatcp;
+
 use crate::access::Principal;
 use crate::catalog::{
-    Effect, Narrowing, ToolCtx, ToolDef, ToolError, Visibility, WriteGate, registry,
+    Effect, MAX_PER_PAGE, Narrowing, ToolCtx, ToolDef, ToolError, Visibility, WriteGate, registry,
 };
-use crate::confirm::{Clock, Decision, NonceStore, decide, form_elicitation_declared};
+use crate::confirm::{self, Clock, Gate, NonceStore, form_elicitation_declared};
 use crate::deferred::{self, DeferredSlot};
 use crate::kobana::KobanaClient;
+use crate::protocol_errors;
 use crate::resources::{self, Kind, ReadError};
-use crate::telemetry::{ConfirmationStep, RequestRecord};
+use crate::telemetry::RequestRecord;
 
 /// How long clients may cache token-filtered lists in era 2026 (P-4: private).
 pub const LIST_TTL_MS: u64 = 300_000;
 
 /// pt-BR guidance for the model, sent in `initialize` and `server/discover`.
-pub const INSTRUCTIONS: &str = "Servidor MCP do Faturamento Automático do Kobana. Dá acesso, com o token de quem está conversando, \
+pub const INSTRUCTIONS: &str = formatcp!(
+    "Servidor MCP do Faturamento Automático do Kobana. Dá acesso, com o token de quem está conversando, \
 aos clientes, assinaturas, faturas, pagamentos e NF-e da organização. Comece por billing_organization_get para saber em nome \
-de qual empresa você age. Para achar ids use as tools *_list (paginadas: page, per_page até 100, next_page). Valores em \
+de qual empresa você age. Para achar ids use as tools *_list (paginadas: page, per_page até {MAX_PER_PAGE}, next_page). Valores em \
 dinheiro vêm como inteiros do Kobana (*_cents ÷100, *_subcents ÷10000) com o texto em reais ao lado (*_brl); datas vêm em \
 ISO e em America/Sao_Paulo (*_sao_paulo). Antes de ordenar ou filtrar por um campo, confira billing_schemas_get. Tools que \
-apagam, cancelam, anulam ou estornam não podem ser desfeitas: confirme com a pessoa antes de chamá-las.";
+apagam, cancelam, anulam ou estornam não podem ser desfeitas: confirme com a pessoa antes de chamá-las."
+);
 
 /// State shared by every request.
 pub struct AppState {
@@ -97,7 +102,7 @@ fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
 fn parts(ctx: &RequestContext<RoleServer>) -> Result<&http::request::Parts, McpError> {
     ctx.extensions
         .get::<http::request::Parts>()
-        .ok_or_else(|| McpError::internal_error("request has no HTTP parts", None))
+        .ok_or_else(|| protocol_errors::internal("a requisição chegou sem as partes HTTP"))
 }
 
 /// Where this request's handler leaves the content the front writes (see [`deferred`]).
@@ -106,7 +111,7 @@ fn deferred_slot(ctx: &RequestContext<RoleServer>) -> Result<&DeferredSlot, McpE
         .extensions
         .get::<Arc<DeferredSlot>>()
         .map(Arc::as_ref)
-        .ok_or_else(|| McpError::internal_error("request has no deferred-answer slot", None))
+        .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o espaço da resposta"))
 }
 
 /// The authenticated caller, put there by the front.
@@ -115,7 +120,7 @@ pub fn principal(ctx: &RequestContext<RoleServer>) -> Result<Arc<Principal>, Mcp
         .extensions
         .get::<Arc<Principal>>()
         .cloned()
-        .ok_or_else(|| McpError::internal_error("request has no principal", None))
+        .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o autor"))
 }
 
 /// The request line's record, put there by the front.
@@ -150,7 +155,7 @@ pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpErr
     let narrowing = parts(ctx)?
         .extensions
         .get::<Result<Narrowing, String>>()
-        .ok_or_else(|| McpError::internal_error("request has no narrowing", None))?;
+        .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o recorte de tools"))?;
     match narrowing {
         Ok(narrowing) => Ok(Visibility::narrowed(
             principal.permissions.clone(),
@@ -160,13 +165,7 @@ pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpErr
     }
 }
 
-/// The start of every unknown-method message (`-32601`).
-pub const UNKNOWN_METHOD_PREFIX: &str = "Método não encontrado: ";
-
-/// The pt-BR message for an unknown method: a sentence, not the bare name.
-pub fn unknown_method_sentence(method: &str) -> String {
-    format!("{UNKNOWN_METHOD_PREFIX}{method}")
-}
+pub use crate::protocol_errors::{UNKNOWN_METHOD_PREFIX, unknown_method_sentence};
 
 /// The methods this server serves. rmcp turns one of these whose params it cannot read into a
 /// `CustomRequest`; that is invalid params (-32602), not an unknown method.
@@ -244,10 +243,7 @@ fn text_contents(uri: &str, mime_type: &str, text: String) -> ResourceContents {
 
 fn read_error(uri: &str, error: ReadError) -> McpError {
     match error {
-        ReadError::NotFound => McpError::resource_not_found(
-            "Resource not found",
-            Some(serde_json::json!({"uri": uri})),
-        ),
+        ReadError::NotFound => protocol_errors::resource_not_found(uri),
         ReadError::TooLarge { size, limit } => McpError::internal_error(
             format!(
                 "Documento grande demais: {size} bytes; o limite é {limit} bytes ({} MB).",
@@ -287,13 +283,7 @@ impl ServerHandler for KobanaMcp {
         let removed =
             is_modern(&context) && matches!(request.method.as_str(), "initialize" | "ping");
         if !removed && SERVED_METHODS.contains(&request.method.as_str()) {
-            return Err(McpError::invalid_params(
-                format!(
-                    "Invalid params for {}: a member is missing, repeated or of the wrong type",
-                    request.method
-                ),
-                None,
-            ));
+            return Err(protocol_errors::unreadable_params(&request.method));
         }
         Err(McpError::new(
             ErrorCode::METHOD_NOT_FOUND,
@@ -369,12 +359,7 @@ impl ServerHandler for KobanaMcp {
         let uri = request.uri.clone();
         let visibility = visibility(&context)?;
         let principal = principal(&context)?;
-        let not_found = || {
-            McpError::resource_not_found(
-                "Resource not found",
-                Some(serde_json::json!({"uri": uri})),
-            )
-        };
+        let not_found = || protocol_errors::resource_not_found(&uri);
         let target = resources::parse(&uri).ok_or_else(not_found)?;
         let entry = resources::entry(target.kind);
         if !resources::readable(&visibility, entry) {
@@ -467,7 +452,7 @@ impl ServerHandler for KobanaMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let record = request_record(&context);
-        let response = self.call(request, context, record.as_deref()).await;
+        let response = self.call(request, context).await;
         if let Ok(response) = &response {
             note_call(record.as_deref(), response);
         }
@@ -476,27 +461,16 @@ impl ServerHandler for KobanaMcp {
 }
 
 impl KobanaMcp {
+    /// `tools/call`: find the tool the caller may see, build its context, pass the
+    /// confirmation gate, run it.
     async fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-        record: Option<&RequestRecord>,
     ) -> Result<CallToolResponse, McpError> {
         let principal = principal(&context)?;
         let visibility = visibility(&context)?;
-        let Some(tool) = registry().get(&request.name) else {
-            return Err(McpError::invalid_params(
-                format!("Unknown tool: {}", request.name),
-                None,
-            ));
-        };
-        if visibility.may_run(tool) && !visibility.shows(tool) {
-            // The client narrowed it away (X-MCP-Toolsets / X-MCP-Readonly): not there.
-            return Err(McpError::invalid_params(
-                format!("Unknown tool: {}", request.name),
-                None,
-            ));
-        }
+        let tool = shown_tool(&visibility, &request.name)?;
         if !visibility.may_run(tool) {
             let permission = tool
                 .meta
@@ -505,64 +479,58 @@ impl KobanaMcp {
                 .unwrap_or_default();
             return Ok(render_error(&ToolError::PermissionDenied(permission)).into());
         }
-        let mut ctx = self.tool_ctx(principal, &context);
+        let ctx = self.call_ctx(principal, &context, tool)?;
+        let asks = is_modern(&context)
+            && form_elicitation_declared(context.client_capabilities().as_ref());
+        let store = self.state.store.as_ref();
+        Ok(
+            match confirm::gate(store, &self.state.clock, tool, ctx, &request, asks).await? {
+                Gate::Run(ctx) => self.run_tool(tool, ctx, request.arguments).await.into(),
+                Gate::Ask(input_required) => input_required.into(),
+                Gate::Answer(Ok(structured)) => render_success(structured).into(),
+                Gate::Answer(Err(error)) => render_error(&error).into(),
+            },
+        )
+    }
+
+    /// The context of a call to `tool`: every write carries an idempotency key, so a retry
+    /// can never apply it twice.
+    fn call_ctx(
+        &self,
+        principal: Arc<Principal>,
+        context: &RequestContext<RoleServer>,
+        tool: &ToolDef,
+    ) -> Result<ToolCtx, McpError> {
+        let mut ctx = self.tool_ctx(principal, context);
         if tool.meta.effect != Effect::Read {
-            // Every write carries an idempotency key, so a retry can never apply it twice.
-            ctx.idempotency_key = Some(crate::canonical::idempotency_key(
-                &crate::confirm::new_nonce().map_err(|e| McpError::internal_error(e.0, None))?,
-            ));
+            let nonce = crate::confirm::new_nonce().map_err(|error| {
+                tracing::error!(%error, "no idempotency key for a write");
+                protocol_errors::internal("sem aleatoriedade para a chave de idempotência")
+            })?;
+            ctx.idempotency_key = Some(crate::canonical::idempotency_key(&nonce));
         }
-        let destructive = matches!(tool.meta.effect, Effect::Destructive { .. });
-        if destructive
-            && is_modern(&context)
-            && form_elicitation_declared(context.client_capabilities().as_ref())
-        {
-            // Every call (the first and each retry): run the handler up to its write as a dry
-            // run. Its own argument checks answer first, and what it would send — method, path
-            // and body after parsing, validation and normalization — is what the person is
-            // asked about, what the confirmation is bound to, and what may then be sent.
-            let slot = Arc::new(std::sync::Mutex::new(None));
-            let mut probe = ctx.clone();
-            probe.gate = WriteGate::Plan(slot.clone());
-            match tool.run(probe, request.arguments.clone()).await {
-                Err(ToolError::ConfirmationRequired) => {}
-                Err(error) => return Ok(render_error(&error).into()),
-                Ok(structured) => return Ok(render_success(structured).into()),
-            }
-            let planned = slot
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take()
-                .ok_or_else(|| McpError::internal_error("the dry run planned no write", None))?;
-            let decision = decide(
-                self.state.store.as_ref(),
-                &self.state.clock,
-                &ctx,
-                tool,
-                &planned,
-                request.request_state.as_deref(),
-                request.input_responses.as_ref(),
-            )
-            .await?;
-            let step = match &decision {
-                Decision::Execute { .. } => Some(ConfirmationStep::Confirmed),
-                Decision::Ask(_) => Some(ConfirmationStep::Asked),
-                Decision::Refuse(ToolError::UserDeclined) => Some(ConfirmationStep::Declined),
-                Decision::Refuse(_) => None,
-            };
-            if let (Some(record), Some(step)) = (record, step) {
-                record.confirmation(step);
-            }
-            match decision {
-                Decision::Execute { idempotency_key } => {
-                    tracing::info!(tool = tool.meta.name, "confirmed by the person");
-                    ctx.idempotency_key = Some(idempotency_key);
-                    ctx.gate = WriteGate::Confirmed(Arc::new(planned));
-                }
-                Decision::Ask(input_required) => return Ok(input_required.into()),
-                Decision::Refuse(error) => return Ok(render_error(&error).into()),
-            }
-        }
-        Ok(self.run_tool(tool, ctx, request.arguments).await.into())
+        Ok(ctx)
+    }
+}
+
+/// The tool `name`, unless it does not exist or the client narrowed it away
+/// (`X-MCP-Toolsets` / `X-MCP-Readonly`): then it is not there (-32602). A tool the token may
+/// not run is found here and refused by the caller with the permission it needs.
+fn shown_tool(visibility: &Visibility, name: &str) -> Result<&'static ToolDef, McpError> {
+    match registry().get(name) {
+        Some(tool) if !visibility.may_run(tool) || visibility.shows(tool) => Ok(tool),
+        _ => Err(protocol_errors::unknown_tool(name)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NM-4: the guidance quotes the page size the lists accept, from its constant.
+    #[test]
+    fn nm4_the_instructions_quote_the_page_size() {
+        let hint = format!("per_page até {MAX_PER_PAGE},");
+        assert!(INSTRUCTIONS.contains(&hint), "{INSTRUCTIONS}");
     }
 }

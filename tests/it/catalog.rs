@@ -185,7 +185,11 @@ async fn t1_full_tools_list_is_within_36_kb() {
     let bytes = serde_json::to_vec(&json!({ "tools": tools }))
         .unwrap()
         .len();
-    assert!(bytes <= 36 * 1024, "tools/list is {bytes} bytes");
+    let limit = kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES;
+    assert!(
+        bytes <= limit,
+        "tools/list is {bytes} bytes (limit {limit})"
+    );
 }
 
 #[tokio::test]

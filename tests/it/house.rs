@@ -4,7 +4,8 @@
 //!   handler — the features (`catalog`, `confirm`, `resources`, `prompts`, `completions`, and
 //!   the operator's `check`), then
 //!   `deferred`, `kobana`, `telemetry` (the request record the client fills in), and the base
-//!   (`access`, `canonical`, `format`, `config`, `net`) — never import the ones above;
+//!   (`access`, `canonical`, `format`, `config`, `net`, `protocol_errors`) — never import the
+//!   ones above;
 //! - modules of one rank never import each other in a cycle, and the tools (`catalog`) know
 //!   nothing of confirmation (`confirm`);
 //! - no Rust source file over 800 lines, except data-like corpora that say so in their first
@@ -12,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("the workspace root")
@@ -20,7 +21,7 @@ fn root() -> PathBuf {
 }
 
 /// Every `.rs` file under `dir`, skipping build output and installed packages.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -53,8 +54,25 @@ fn module_of(relative: &Path) -> String {
 }
 
 /// The source with comments (line, block, doc) and string, char and raw-string literals
-/// blanked out, so only code is searched for paths.
-fn code_only(text: &str) -> String {
+/// blanked out, so only code is searched for paths. Line breaks are kept, so a position in it
+/// is on the same line as in `text`.
+pub(crate) fn code_only(text: &str) -> String {
+    strip(text, false)
+}
+
+/// The source with comments blanked out (string literals in comments with them), the code's
+/// own string literals kept; line breaks kept.
+pub(crate) fn code_and_strings(text: &str) -> String {
+    strip(text, true)
+}
+
+/// The line breaks of `skipped`, so what is blanked keeps its lines.
+pub(crate) fn breaks(skipped: &str) -> String {
+    "\n".repeat(skipped.matches('\n').count())
+}
+
+/// [`code_only`] or, with `keep_strings`, [`code_and_strings`].
+fn strip(text: &str, keep_strings: bool) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
@@ -67,6 +85,7 @@ fn code_only(text: &str) -> String {
             let end = comment.find("*/").map_or(rest.len(), |e| e + 4);
             i += end;
             out.push(' ');
+            out.push_str(&breaks(&rest[..end]));
         } else if let Some(hashes) = raw_string_start(rest) {
             let close = format!("\"{}", "#".repeat(hashes));
             let open = hashes + 2;
@@ -74,7 +93,7 @@ fn code_only(text: &str) -> String {
                 .find(&close)
                 .map_or(rest.len(), |e| open + e + close.len());
             i += end;
-            out.push_str("\"\"");
+            literal(&mut out, &rest[..end], keep_strings);
         } else if rest.starts_with('"') {
             let mut j = 1;
             while j < rest.len() {
@@ -84,8 +103,9 @@ fn code_only(text: &str) -> String {
                     _ => j += 1,
                 }
             }
-            i += (j + 1).min(rest.len());
-            out.push_str("\"\"");
+            let end = (j + 1).min(rest.len());
+            i += end;
+            literal(&mut out, &rest[..end], keep_strings);
         } else if let Some(len) = char_literal_len(rest) {
             i += len;
             out.push_str("' '");
@@ -96,6 +116,16 @@ fn code_only(text: &str) -> String {
         }
     }
     out
+}
+
+/// A string literal: kept, or blanked to `""` keeping its line breaks.
+fn literal(out: &mut String, text: &str, keep: bool) {
+    if keep {
+        out.push_str(text);
+    } else {
+        out.push_str("\"\"");
+        out.push_str(&breaks(text));
+    }
 }
 
 /// `r"`, `r#"`, `br##"`…: the number of `#` of a raw string starting here.
@@ -119,7 +149,7 @@ fn char_literal_len(rest: &str) -> Option<usize> {
 }
 
 /// The identifier at the start of `text` (after blanks).
-fn ident(text: &str) -> &str {
+pub(crate) fn ident(text: &str) -> &str {
     let text = text.trim_start();
     let end = text
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -201,7 +231,7 @@ fn crate_modules_used_at(text: &str, depth: usize) -> Vec<String> {
 }
 
 /// The index of the `}` closing a group whose `{` was just before `text`.
-fn matching_brace(text: &str) -> usize {
+pub(crate) fn matching_brace(text: &str) -> usize {
     let mut depth = 1usize;
     for (at, c) in text.char_indices() {
         match c {
@@ -261,7 +291,7 @@ fn rank(module: &str) -> Option<u8> {
         "deferred" => 4,
         "kobana" => 3,
         "telemetry" => 2,
-        "access" | "canonical" | "format" | "config" | "net" => 1,
+        "access" | "canonical" | "format" | "config" | "net" | "protocol_errors" => 1,
         _ => return None,
     })
 }

@@ -64,6 +64,7 @@ mod request_log;
 mod requirement_ids;
 mod resources;
 mod secrets;
+mod source_rules;
 mod token_front;
 mod token_front_browser;
 mod token_front_instances;

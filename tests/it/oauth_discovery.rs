@@ -29,17 +29,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const RUN_TIMEOUT: Duration = Duration::from_secs(90);
-const RESOURCES: [&str; 9] = [
-    "organization",
-    "customers",
-    "billing_accounts",
-    "plans",
-    "products",
-    "subscriptions",
-    "invoices",
-    "payments",
-    "nfes",
-];
+use crate::common::RESOURCES;
 
 /// The stand-in authorization server, the fake Kobana and the MCP server with
 /// `MCP_PUBLIC_URL` and `MCP_AUTHORIZATION_SERVERS` pointing at them.

@@ -584,3 +584,66 @@ async fn t1_toolset_and_read_only_headers_narrow_but_never_widen() {
     );
     assert!(stack.fake.calls().is_empty());
 }
+
+/// NM-6: the JSON-RPC errors the server raises itself speak pt-BR, with the protocol's codes
+/// and `data` unchanged: an unknown tool, resource, prompt or method, bad params and a body
+/// that is not JSON.
+#[tokio::test]
+async fn nm6_the_errors_the_server_raises_speak_pt_br() {
+    let stack = Stack::start().await;
+    let token = full_token();
+    let cases = [
+        (
+            "tools/call",
+            json!({"name": "billing_nope", "arguments": {}}),
+            -32602,
+            "Tool desconhecida: billing_nope",
+        ),
+        (
+            "resources/read",
+            json!({"uri": "kobana://billing/nope"}),
+            -32002,
+            "Recurso não encontrado",
+        ),
+        (
+            "prompts/get",
+            json!({"name": "no_such_prompt"}),
+            -32602,
+            "Prompt desconhecido: no_such_prompt",
+        ),
+        (
+            "tools/call",
+            json!({"name": 5}),
+            -32602,
+            "Parâmetros inválidos para tools/call: `name` deve ser o nome da tool, um texto",
+        ),
+        (
+            "nope/nope",
+            json!({}),
+            -32601,
+            "Método não encontrado: nope/nope",
+        ),
+    ];
+    for (method, params, code, message) in cases {
+        let (_, body) = stack.legacy(&token, method, params.clone()).await;
+        assert_eq!(body["error"]["code"], code, "{method} {params}: {body}");
+        assert_eq!(
+            body["error"]["message"], message,
+            "{method} {params}: {body}"
+        );
+    }
+    let (_, body) = stack
+        .legacy(
+            &token,
+            "resources/read",
+            json!({"uri": "kobana://billing/nope"}),
+        )
+        .await;
+    assert_eq!(body["error"]["data"]["uri"], "kobana://billing/nope");
+    let (status, body) = stack.post_full("{not json", &[]).await;
+    assert_eq!((status, &body["error"]["code"]), (400, &json!(-32700)));
+    assert_eq!(
+        body["error"]["message"],
+        "Erro de leitura: o corpo não é um JSON válido"
+    );
+}

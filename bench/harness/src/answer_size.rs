@@ -30,7 +30,7 @@ fn list_tools() -> Vec<(&'static str, &'static str)> {
         .all()
         .iter()
         .filter_map(|tool| match tool.meta.output {
-            kobana_mcp::catalog::Output::List { key, .. } => Some((tool.meta.name, key)),
+            kobana_mcp::catalog::Output::List(resource) => Some((tool.meta.name, resource.slug())),
             _ => None,
         })
         .collect()

@@ -10,11 +10,13 @@ use std::process::ExitCode;
 use kobana_mcp::{App, Config};
 
 const USAGE: &str = "usage: kobana-mcp [--demo] | kobana-mcp check --help\n\
-  --demo   serve a built-in fake Kobana with sample data (no account or network needed)\n\
-environment: MCP_BIND, KOBANA_API_URL, CONFIRMATIONS_TABLE, MCP_ALLOWED_HOSTS,\n\
-  MCP_ALLOWED_ORIGINS, MCP_PUBLIC_URL, MCP_AUTHORIZATION_SERVERS, KOBANA_TIMEOUT_MS, MCP_METRICS,\n\
-  MCP_HEADER_READ_TIMEOUT_MS, MCP_IDLE_TIMEOUT_MS, MCP_TOKEN_FRONT, MCP_TOKEN_FRONT_KEY_SECRET,\n\
-  RUST_LOG";
+  --demo   serve a built-in fake Kobana with sample data (no account or network needed)\n";
+
+/// The usage text: the switches, then every environment variable from the configuration's
+/// one table (`kobana_mcp::config::VARIABLES`).
+fn usage() -> String {
+    format!("{USAGE}{}", kobana_mcp::config::variables::usage())
+}
 
 fn main() -> ExitCode {
     let under_lambda = std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some();
@@ -42,11 +44,11 @@ async fn run(under_lambda: bool, args: Vec<String>) -> ExitCode {
         [] => false,
         [flag] if flag == "--demo" => true,
         [flag] if flag == "--help" || flag == "-h" => {
-            println!("{USAGE}");
+            print!("{}", usage());
             return ExitCode::SUCCESS;
         }
         _ => {
-            eprintln!("{USAGE}");
+            eprint!("{}", usage());
             return ExitCode::from(2);
         }
     };

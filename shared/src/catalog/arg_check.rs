@@ -271,9 +271,12 @@ mod tests {
         explain(&schema_of(tool), args.as_object().expect("an object"))
     }
 
-    #[test]
-    fn t4_every_kind_of_wrong_value_names_the_argument_and_what_to_send() {
-        let cases = [
+    /// A wrong value and the text that must name it.
+    type Case = (&'static str, Value, &'static str);
+
+    /// Wrong values at the top of the arguments: types, ranges, enums, missing ones.
+    fn top_level_cases() -> Vec<Case> {
+        vec![
             // Wrong type, in a flattened paging field (serde loses the path there).
             (
                 "billing_customers_list",
@@ -309,6 +312,17 @@ mod tests {
                 json!({}),
                 "`id` é obrigatório: envie um texto",
             ),
+            (
+                "billing_subscriptions_cancel",
+                json!({"id": "x", "cancel_at_period_end": "sim"}),
+                "`cancel_at_period_end`: esperado true ou false, recebido \"sim\"",
+            ),
+        ]
+    }
+
+    /// Wrong values inside lists and objects, and lengths.
+    fn nested_cases() -> Vec<Case> {
+        vec![
             // Nested: a list's item, its member, an unknown member.
             (
                 "billing_invoices_create",
@@ -341,13 +355,12 @@ mod tests {
                 json!({"name": "x", "addresses": [{"city": 3}]}),
                 "`addresses[0].city`: esperado um texto, recebido 3",
             ),
-            (
-                "billing_subscriptions_cancel",
-                json!({"id": "x", "cancel_at_period_end": "sim"}),
-                "`cancel_at_period_end`: esperado true ou false, recebido \"sim\"",
-            ),
-        ];
-        for (tool, args, want) in cases {
+        ]
+    }
+
+    #[test]
+    fn t4_every_kind_of_wrong_value_names_the_argument_and_what_to_send() {
+        for (tool, args, want) in top_level_cases().into_iter().chain(nested_cases()) {
             assert_eq!(
                 check(tool, args.clone()).as_deref(),
                 Some(want),

@@ -33,8 +33,8 @@ pub struct Paging {
     #[schemars(range(min = 1))]
     #[allow(missing_docs)]
     pub page: Option<u32>,
-    // Items per page, 1 to 100 (default 20).
-    #[schemars(range(min = 1, max = 100))]
+    // Items per page, 1 to MAX_PER_PAGE (default DEFAULT_PER_PAGE).
+    #[schemars(range(min = 1, max = super::context::MAX_PER_PAGE))]
     #[allow(missing_docs)]
     pub per_page: Option<u32>,
     /// Sortable field (billing_schemas_get).

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use super::args::{id_args, wire_enum};
 use super::context::{push_opt, ref_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
+use crate::access::slugs::BILLING_ACCOUNTS;
 use crate::access::{Permission, Resource};
 
 wire_enum! {
@@ -67,14 +68,11 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 toolset: Toolset::BillingAccounts,
                 permission: read,
                 effect: Effect::Read,
-                output: Output::List {
-                    key: "billing_accounts",
-                    schema: "billing_accounts",
-                },
+                output: Output::List(Resource::BillingAccounts),
             },
             |ctx, args: ListArgs| async move {
                 let query = list_query(&args)?;
-                ctx.list(&["billing_accounts"], &args.paging, query).await
+                ctx.list(&[BILLING_ACCOUNTS], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -87,12 +85,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 effect: Effect::Read,
                 output: Output::Record {
                     key: "billing_account",
-                    schema: "billing_accounts",
+                    schema: Resource::BillingAccounts,
                 },
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                let result = ctx.record(&["billing_accounts", id], &[]).await?;
+                let result = ctx.record(&[BILLING_ACCOUNTS, id], &[]).await?;
                 // The account read itself: its customer's name for later list rows.
                 if let Some(account) = result.get("billing_account") {
                     ctx.names.learn_read(

@@ -1,4 +1,4 @@
-//! A byte budget per answer (#19): a list page whose text would exceed it is cut to the rows
+//! A byte budget per answer (CX-3): a list page whose text would exceed it is cut to the rows
 //! that fit, and the result says so — how many rows came back, where the next call starts
 //! (exactly after the last row shown: no row lost or repeated) and, in pt-BR, how to get
 //! the rest. Never a silent truncation.

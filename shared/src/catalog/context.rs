@@ -7,12 +7,14 @@ use reqwest::Method;
 use serde_json::{Map, Value, json};
 
 use super::{Output, Paging, ToolError, schemas};
-use crate::access::Principal;
+use crate::access::{Principal, Resource};
 use crate::format::enrich;
 use crate::kobana::{KobanaClient, segment_is_safe};
 
 /// Largest page Kobana serves.
 pub const MAX_PER_PAGE: u32 = 100;
+/// The page size of a list that names none.
+pub const DEFAULT_PER_PAGE: u32 = 20;
 
 /// A write exactly as a handler would send it: method, path segments under `/v1` and JSON
 /// body, after the handler parsed, validated and normalized its arguments. What a person
@@ -143,14 +145,16 @@ pub fn push_opt(query: &mut Vec<(String, String)>, key: &str, value: Option<impl
 }
 
 impl ToolCtx {
-    /// The member and catalog schema of the running tool's declared result. Only a tool
-    /// declared with a custom output has neither; it builds its own result and never calls
-    /// the helpers that need them (tested over the whole catalog).
-    fn declared(&self) -> (&'static str, &'static str) {
+    /// The member and catalog resource of the running tool's declared result (a list's
+    /// member is its resource's slug). Only a tool declared with a custom output has neither;
+    /// it builds its own result and never calls the helpers that need them (tested over the
+    /// whole catalog).
+    fn declared(&self) -> (&'static str, Option<Resource>) {
         match self.output {
-            Some(Output::Record { key, schema } | Output::List { key, schema }) => (key, schema),
-            Some(Output::Keyed { key, .. }) => (key, ""),
-            Some(Output::Custom(_)) | None => ("result", ""),
+            Some(Output::Record { key, schema }) => (key, Some(schema)),
+            Some(Output::List(resource)) => (resource.slug(), Some(resource)),
+            Some(Output::Keyed { key, .. }) => (key, None),
+            Some(Output::Custom(_)) | None => ("result", None),
         }
     }
 
@@ -183,7 +187,7 @@ impl ToolCtx {
         Ok(data)
     }
 
-    /// `GET` a list page and return `{ <key>: [rows], page, per_page, total, total_pages,
+    /// `GET` a list page and return `{ <slug>: [rows], page, per_page, total, total_pages,
     /// next_page, returned }`: compact rows, or `paging.fields`, under the byte budget (see
     /// `catalog::shaping`).
     pub async fn list(
@@ -192,21 +196,22 @@ impl ToolCtx {
         paging: &Paging,
         query: Vec<(String, String)>,
     ) -> Result<Value, ToolError> {
-        let (key, schema) = self.declared();
-        let fields = super::shaping::check(schema, paging.fields.as_deref())?;
-        let result = self
-            .list_records(segments, schema, key, paging, query)
-            .await?;
-        Ok(super::shaping::shape(self, schema, key, fields.as_deref(), result).await)
+        let Some(resource) = self.declared().1 else {
+            return Err(ToolError::InvalidArguments(
+                "esta tool não declara uma lista".to_owned(),
+            ));
+        };
+        let fields = super::shaping::check(resource, paging.fields.as_deref())?;
+        let result = self.list_records(segments, resource, paging, query).await?;
+        Ok(super::shaping::shape(self, resource, fields.as_deref(), result).await)
     }
 
-    /// [`ToolCtx::list`] with Kobana's whole records (enriched), for tools that embed a list
-    /// in a `_get` answer.
+    /// [`ToolCtx::list`] with Kobana's whole records (enriched) of `resource`, under its slug,
+    /// for tools that embed a list in a `_get` answer.
     pub async fn list_records(
         &self,
         segments: &[&str],
-        schema: &str,
-        key: &str,
+        resource: Resource,
         paging: &Paging,
         mut query: Vec<(String, String)>,
     ) -> Result<Value, ToolError> {
@@ -214,14 +219,14 @@ impl ToolCtx {
         if page == 0 {
             return Err(ToolError::InvalidArguments("`page` começa em 1".to_owned()));
         }
-        let per_page = paging.per_page.unwrap_or(20);
+        let per_page = paging.per_page.unwrap_or(DEFAULT_PER_PAGE);
         if !(1..=MAX_PER_PAGE).contains(&per_page) {
             return Err(ToolError::InvalidArguments(format!(
                 "`per_page` deve estar entre 1 e {MAX_PER_PAGE}; recebido {per_page}"
             )));
         }
         if let Some(sort_by) = &paging.sort_by {
-            schemas::check_sort(schema, sort_by)?;
+            schemas::check_sort(resource.slug(), sort_by)?;
         }
         query.push(("page".to_owned(), page.to_string()));
         query.push(("per_page".to_owned(), per_page.to_string()));
@@ -236,7 +241,7 @@ impl ToolCtx {
             .get(&self.principal.token, segments, &query)
             .await?;
         Ok(list_result(
-            key,
+            resource.slug(),
             envelope.data,
             envelope.meta,
             page,
@@ -307,10 +312,14 @@ impl ToolCtx {
 
 /// The read tool that shows the record a write to `segments` changes.
 fn check_tool(segments: &[&str]) -> String {
-    match segments.first().copied() {
-        Some(resource @ ("customers" | "subscriptions" | "invoices" | "payments" | "nfes")) => {
-            format!("billing_{resource}_get")
-        }
+    match segments.first().copied().and_then(Resource::from_slug) {
+        Some(
+            resource @ (Resource::Customers
+            | Resource::Subscriptions
+            | Resource::Invoices
+            | Resource::Payments
+            | Resource::Nfes),
+        ) => format!("billing_{}_get", resource.slug()),
         _ => "a tool de leitura correspondente".to_owned(),
     }
 }
@@ -362,8 +371,8 @@ pub fn list_result(
 /// The sentence every destructive tool's description ends with (CF-2/CF-5), so the model
 /// knows who confirms.
 macro_rules! destructive_description {
-    ($text:literal) => {
-        concat!(
+    ($text:expr) => {
+        const_format::concatcp!(
             $text,
             " Protocol 2026-07-28 with form elicitation: the server asks the person first; else the client's own confirmation applies."
         )
@@ -398,7 +407,7 @@ pub const MAX_NFE_REASON_CHARS: usize = 1000;
 /// bidi and zero-width format characters, line/paragraph separators — removed, every run of
 /// whitespace one space, trimmed, the question's quote marks and their look-alikes made
 /// `"`), not blank, at most `max` characters. What is sent is exactly what the person is
-/// shown, whole (N4).
+/// shown, whole (BW-6).
 pub fn reason_arg(name: &str, value: &str, max: usize) -> Result<String, ToolError> {
     let line = crate::format::quotable_line(value);
     text_arg(name, &line, max)?;
@@ -640,8 +649,9 @@ mod tests {
             .len();
         println!("tools/list: {} tools, {bytes} bytes", tools.len());
         assert!(
-            bytes <= 36 * 1024,
-            "tools/list is {bytes} bytes (limit 36 KB)"
+            bytes <= crate::catalog::MAX_TOOLS_LIST_BYTES,
+            "tools/list is {bytes} bytes (limit {} bytes)",
+            crate::catalog::MAX_TOOLS_LIST_BYTES
         );
     }
 }

@@ -10,11 +10,12 @@ use super::args::{MAX_ARRAY_ITEMS, each_once, id_args};
 use super::billing_accounts;
 use super::context::{MAX_PER_PAGE, push_opt, ref_arg};
 use super::{Effect, Output, Paging, ToolCtx, ToolError, ToolMeta, ToolSpec, Toolset};
+use crate::access::slugs::{BILLING_ACCOUNTS, CUSTOMERS};
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
     key: "customer",
-    schema: "customers",
+    schema: Resource::Customers,
 };
 
 /// Person or company.
@@ -187,9 +188,8 @@ async fn accounts_of(ctx: &ToolCtx, result: &Value) -> Result<Map<String, Value>
     let query = billing_accounts::list_query(&args)?;
     let list = ctx
         .list_records(
-            &["billing_accounts"],
-            "billing_accounts",
-            "billing_accounts",
+            &[BILLING_ACCOUNTS],
+            Resource::BillingAccounts,
             &args.paging,
             query,
         )
@@ -200,8 +200,8 @@ async fn accounts_of(ctx: &ToolCtx, result: &Value) -> Result<Map<String, Value>
         list.get("total").cloned().unwrap_or(Value::Null),
     );
     out.insert(
-        "billing_accounts".to_owned(),
-        list.get("billing_accounts").cloned().unwrap_or(json!([])),
+        BILLING_ACCOUNTS.to_owned(),
+        list.get(BILLING_ACCOUNTS).cloned().unwrap_or(json!([])),
     );
     Ok(out)
 }
@@ -218,7 +218,7 @@ fn learn_names(ctx: &ToolCtx, customer: &Value, accounts: &Value) {
     };
     let now = std::time::Instant::now();
     for id in accounts
-        .get("billing_accounts")
+        .get(BILLING_ACCOUNTS)
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -243,16 +243,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 toolset: Toolset::Customers,
                 permission: Some(Permission::read(Resource::Customers)),
                 effect: Effect::Read,
-                output: Output::List {
-                    key: "customers",
-                    schema: "customers",
-                },
+                output: Output::List(Resource::Customers),
             },
             |ctx, args: ListArgs| async move {
                 let mut query = Vec::new();
                 push_opt(&mut query, "search", args.search);
                 push_opt(&mut query, "kind", args.kind.map(CustomerKind::as_str));
-                ctx.list(&["customers"], &args.paging, query).await
+                ctx.list(&[CUSTOMERS], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -267,7 +264,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = ref_arg("id", &args.id)?;
-                let mut result = ctx.record(&["customers", id], &[]).await?;
+                let mut result = ctx.record(&[CUSTOMERS, id], &[]).await?;
                 let accounts = accounts_of(&ctx, &result).await?;
                 if let Some(map) = result.as_object_mut() {
                     map.extend(accounts);
@@ -285,7 +282,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 effect: Effect::Write { idempotent: false },
                 output: Output::Record {
                     key: "created",
-                    schema: "customers",
+                    schema: Resource::Customers,
                 },
             },
             |ctx, args: CreateArgs| async move {
@@ -317,7 +314,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                         body[key] = value;
                     }
                 }
-                ctx.write(Method::POST, &["customers"], Some(body)).await
+                ctx.write(Method::POST, &[CUSTOMERS], Some(body)).await
             },
         ),
         ToolSpec::new(
@@ -339,7 +336,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                             .to_owned(),
                     ));
                 }
-                ctx.write(Method::PATCH, &["customers", &id], Some(body))
+                ctx.write(Method::PATCH, &[CUSTOMERS, &id], Some(body))
                     .await
             },
         ),
@@ -356,12 +353,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 },
                 output: Output::Record {
                     key: "result",
-                    schema: "customers",
+                    schema: Resource::Customers,
                 },
             },
             |ctx, args: IdArgs| async move {
                 let id = ref_arg("id", &args.id)?.to_owned();
-                ctx.write(Method::DELETE, &["customers", &id], None).await
+                ctx.write(Method::DELETE, &[CUSTOMERS, &id], None).await
             },
         ),
     ]

@@ -190,61 +190,18 @@ fn kobana_text(error: &KobanaError) -> String {
             request_id,
             retry_after,
         } => {
-            let message = message.trim().trim_end_matches('.');
             let rid = request_id
                 .as_deref()
                 .map(|id| format!(" (Request-Id {id})"))
                 .unwrap_or_default();
-            match (*status, code.as_str()) {
-                // Reading `token_issuer`: say which token works and where it goes.
-                (401, _) => format!(
-                    "O Kobana recusou o token ({code}: {message}). Este servidor precisa de um token de API do Faturamento Automático da Kobana, criado nas configurações de API do Faturamento Automático e enviado no cabeçalho `Authorization: Bearer <token>` do seu cliente MCP; um token do login OAuth de app.kobana.com.br ou do Gateway Bancário não vale aqui. Configure esse token e conecte de novo.{rid}"
-                ),
-                (403, _) => {
-                    // `required` and `granted` as Kobana words them (a list, or one text):
-                    // the first real 403 shows the vocabulary (reading `scope_words`).
-                    let list = |key: &str| {
-                        let words = match details.as_ref().and_then(|d| d.get(key))? {
-                            Value::Array(items) => items
-                                .iter()
-                                .filter_map(Value::as_str)
-                                .map(crate::format::plain_line)
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                            Value::String(text) => crate::format::plain_line(text),
-                            _ => return None,
-                        };
-                        (!words.is_empty()).then_some(words)
-                    };
-                    match list("required") {
-                        Some(required) => format!(
-                            "O Kobana negou a permissão: esta ação exige `{required}` e o token concede `{}`. Peça ao administrador um token com `{required}`.{rid}",
-                            list("granted").unwrap_or_else(|| "nenhuma".to_owned())
-                        ),
-                        None => format!(
-                            "O Kobana negou a permissão ({message}). O token não pode executar esta ação.{rid}"
-                        ),
-                    }
-                }
-                (404, _) => format!(
-                    "Não encontrado no Kobana ({message}). Confira o id: ele deve existir nesta organização; use a tool de listagem correspondente para encontrá-lo.{rid}"
-                ),
-                (429, _) => format!(
-                    "Limite de requisições do Kobana atingido ({message}). Tente de novo em {} s.{rid}",
-                    retry_after.unwrap_or(1)
-                ),
-                (s, "invalid_state") if s < 500 => format!(
-                    "O Kobana recusou por causa da situação atual do registro: {message}.{} Consulte o registro antes de tentar outra ação.{rid}",
-                    details_text(details)
-                ),
-                (s, _) if s < 500 => format!(
-                    "O Kobana rejeitou os dados ({code}): {message}.{} Corrija e tente de novo.{rid}",
-                    details_text(details)
-                ),
-                (s, _) => format!(
-                    "O Kobana está com falha (HTTP {s}: {message}). Nada indica que a ação foi aplicada; tente de novo em instantes.{rid}"
-                ),
-            }
+            let refusal = Refusal {
+                status: *status,
+                code,
+                message: message.trim().trim_end_matches('.'),
+                details,
+                retry_after: *retry_after,
+            };
+            format!("{}{rid}", refusal.text())
         }
         KobanaError::Timeout(ms) => format!(
             "O Kobana não respondeu em {ms} ms (tentativas incluídas). Tente de novo em instantes."
@@ -264,6 +221,75 @@ fn kobana_text(error: &KobanaError) -> String {
         KobanaError::BudgetSpent { calls } => format!(
             "Este pedido já fez {calls} chamadas ao Kobana (tentativas incluídas), o máximo por pedido; nada mais foi enviado. Tente de novo em instantes ou peça menos de uma vez."
         ),
+    }
+}
+
+/// An error answer of Kobana's API, as the text that says what to change is written from it.
+struct Refusal<'a> {
+    status: u16,
+    code: &'a str,
+    message: &'a str,
+    details: &'a Option<Value>,
+    retry_after: Option<u64>,
+}
+
+impl Refusal<'_> {
+    /// What happened and what to do, by status (and `invalid_state`), without the request id.
+    fn text(&self) -> String {
+        let Self { code, message, .. } = self;
+        match (self.status, *code) {
+            // Reading `token_issuer`: say which token works and where it goes.
+            (401, _) => format!(
+                "O Kobana recusou o token ({code}: {message}). Este servidor precisa de um token de API do Faturamento Automático da Kobana, emitido pelo próprio Faturamento Automático para a sua organização, enviado no cabeçalho `Authorization: Bearer <token>` do seu cliente MCP; um token do login OAuth de app.kobana.com.br ou do Gateway Bancário não vale aqui. Configure esse token e conecte de novo."
+            ),
+            (403, _) => self.forbidden(),
+            (404, _) => format!(
+                "Não encontrado no Kobana ({message}). Confira o id: ele deve existir nesta organização; use a tool de listagem correspondente para encontrá-lo."
+            ),
+            (429, _) => format!(
+                "Limite de requisições do Kobana atingido ({message}). Tente de novo em {} s.",
+                self.retry_after.unwrap_or(1)
+            ),
+            (s, "invalid_state") if s < 500 => format!(
+                "O Kobana recusou por causa da situação atual do registro: {message}.{} Consulte o registro antes de tentar outra ação.",
+                details_text(self.details)
+            ),
+            (s, _) if s < 500 => format!(
+                "O Kobana rejeitou os dados ({code}): {message}.{} Corrija e tente de novo.",
+                details_text(self.details)
+            ),
+            (s, _) => format!(
+                "O Kobana está com falha (HTTP {s}: {message}). Nada indica que a ação foi aplicada; tente de novo em instantes."
+            ),
+        }
+    }
+
+    /// A 403: `required` and `granted` as Kobana words them (a list, or one text), so the
+    /// first real 403 shows the vocabulary (reading `scope_words`).
+    fn forbidden(&self) -> String {
+        let list = |key: &str| {
+            let words = match self.details.as_ref().and_then(|d| d.get(key))? {
+                Value::Array(items) => items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(crate::format::plain_line)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                Value::String(text) => crate::format::plain_line(text),
+                _ => return None,
+            };
+            (!words.is_empty()).then_some(words)
+        };
+        match list("required") {
+            Some(required) => format!(
+                "O Kobana negou a permissão: esta ação exige `{required}` e o token concede `{}`. Peça ao administrador um token com `{required}`.",
+                list("granted").unwrap_or_else(|| "nenhuma".to_owned())
+            ),
+            None => format!(
+                "O Kobana negou a permissão ({}). O token não pode executar esta ação.",
+                self.message
+            ),
+        }
     }
 }
 

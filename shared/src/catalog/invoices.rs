@@ -4,6 +4,7 @@
 //! Kobana): `is_overdue` = `status == "open"` and the due date is before today in
 //! America/Sao_Paulo, `days_overdue`, and `as_of` (the São Paulo date used).
 
+use const_format::formatcp;
 use jiff::civil::Date;
 use reqwest::Method;
 use schemars::JsonSchema;
@@ -17,16 +18,24 @@ use super::context::{
     uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
+use crate::access::slugs::INVOICES;
 use crate::access::{Permission, Resource};
-use crate::format::{brl_from_cents, brl_from_unsigned_cents, calendar_day, sao_paulo};
+use crate::format::{brl_from_cents, brl_from_unsigned_cents, sao_paulo};
 
 const RECORD: Output = Output::Record {
     key: "invoice",
-    schema: "invoices",
+    schema: Resource::Invoices,
 };
 
 /// Most line items Kobana takes on one invoice.
-const MAX_LINE_ITEMS: usize = 200;
+pub const MAX_LINE_ITEMS: usize = 200;
+/// Longest description of one line item, in characters.
+const MAX_LINE_DESCRIPTION_CHARS: usize = 500;
+/// Longest description of an invoice, in characters.
+const MAX_DESCRIPTION_CHARS: usize = 1000;
+
+/// The description of `billing_invoices_create`'s `line_items`.
+const LINE_ITEMS_TEXT: &str = formatcp!("1 to {MAX_LINE_ITEMS} lines.");
 
 wire_enum! {
     // An invoice status.
@@ -95,8 +104,9 @@ pub struct LineItem {
 pub struct CreateArgs {
     /// Payer's billing account UUID.
     pub billing_account_id: String,
-    /// 1 to 200 lines.
-    #[schemars(length(min = 1, max = MAX_LINE_ITEMS))]
+    // 1 to MAX_LINE_ITEMS lines.
+    #[schemars(length(min = 1, max = MAX_LINE_ITEMS), description = LINE_ITEMS_TEXT)]
+    #[allow(missing_docs)]
     pub line_items: Vec<LineItem>,
     /// YYYY-MM-DD (default: account's payment terms).
     pub due_date: Option<String>,
@@ -119,20 +129,13 @@ fn today() -> Date {
     jiff::Timestamp::now().to_zoned_datetime(sao_paulo()).date()
 }
 
-/// Adds `_derived` to one invoice record.
+/// Adds `_derived` to one invoice record: the days overdue as a list row counts them
+/// ([`super::rows::days_overdue`]), 0 when it is not.
 fn derive(invoice: &mut Value, today: Date) {
     let Some(map) = invoice.as_object_mut() else {
         return;
     };
-    let open = map.get("status").and_then(Value::as_str) == Some("open");
-    let due = map
-        .get("due_date")
-        .and_then(Value::as_str)
-        .and_then(calendar_day);
-    let days = match due {
-        Some(due) if open && due < today => due.until(today).map_or(0, |s| s.get_days()),
-        _ => 0,
-    };
+    let days = super::rows::days_overdue(map, today).unwrap_or(0);
     map.insert(
         "_derived".to_owned(),
         json!({"is_overdue": days > 0, "days_overdue": days, "as_of": today.to_string()}),
@@ -145,7 +148,7 @@ fn with_derived(mut result: Value) -> Value {
     if let Some(invoice) = result.get_mut("invoice") {
         derive(invoice, today);
     }
-    if let Some(Value::Array(items)) = result.get_mut("invoices") {
+    if let Some(Value::Array(items)) = result.get_mut(INVOICES) {
         items.iter_mut().for_each(|i| derive(i, today));
     }
     result
@@ -220,9 +223,9 @@ async fn list(ctx: super::ToolCtx, args: ListArgs) -> Result<Value, ToolError> {
             )));
         }
         if overdue {
-            &["invoices", "pending-payment"]
+            &[INVOICES, "pending-payment"]
         } else {
-            &["invoices", "pending-nfe"]
+            &[INVOICES, "pending-nfe"]
         }
     } else {
         push_opt(&mut query, "status", args.status.map(InvoiceStatus::as_str));
@@ -239,7 +242,7 @@ async fn list(ctx: super::ToolCtx, args: ListArgs) -> Result<Value, ToolError> {
         push_opt(&mut query, "date_to", to);
         push_opt(&mut query, "search", args.search);
         push_opt(&mut query, "document_number", args.document_number);
-        &["invoices"]
+        &[INVOICES]
     };
     // Whole records keep `_derived`; a row says `days_overdue` itself (see `catalog::rows`).
     let whole = ctx.rows.full_records && args.paging.fields.is_none();
@@ -317,7 +320,7 @@ fn create_body(args: &CreateArgs) -> Result<Value, ToolError> {
         let description = text_arg(
             &format!("line_items[{n}].description"),
             &item.description,
-            500,
+            MAX_LINE_DESCRIPTION_CHARS,
         )?;
         let quantity = item.quantity.unwrap_or(1);
         if quantity == 0 {
@@ -342,7 +345,7 @@ fn create_body(args: &CreateArgs) -> Result<Value, ToolError> {
     if let Some(description) = args.description.as_deref().filter(|d| !d.trim().is_empty()) {
         body.insert(
             "description".into(),
-            json!(text_arg("description", description, 1000)?),
+            json!(text_arg("description", description, MAX_DESCRIPTION_CHARS)?),
         );
     }
     Ok(Value::Object(body))
@@ -370,7 +373,7 @@ fn action(
         move |ctx, args: IdArgs| async move {
             let id = uuid_arg("id", &args.id)?.to_owned();
             let result = ctx
-                .write(Method::POST, &["invoices", &id, path], None)
+                .write(Method::POST, &[INVOICES, &id, path], None)
                 .await?;
             Ok(with_derived(result))
         },
@@ -389,10 +392,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,
-                output: Output::List {
-                    key: "invoices",
-                    schema: "invoices",
-                },
+                output: Output::List(Resource::Invoices),
             },
             list,
         ),
@@ -408,7 +408,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                let result = ctx.record(&["invoices", id], &[]).await?;
+                let result = ctx.record(&[INVOICES, id], &[]).await?;
                 Ok(with_line_items_note(with_derived(result)))
             },
         ),
@@ -425,7 +425,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
                 ctx.describe_document(
-                    &["invoices", id, "pdf"],
+                    &[INVOICES, id, "pdf"],
                     "application/pdf",
                     "pdf",
                     "invoice_id",
@@ -439,7 +439,9 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_create",
                 title: "Criar fatura",
-                description: "Creates a draft invoice: billing_account_id (billing_accounts_list) and 1-200 line_items priced in cents. Returns it with amounts checked against the request (a mismatch is an error saying how to undo); then billing_invoices_finalize.",
+                description: formatcp!(
+                    "Creates a draft invoice: billing_account_id (billing_accounts_list) and 1-{MAX_LINE_ITEMS} line_items priced in cents. Returns it with amounts checked against the request (a mismatch is an error saying how to undo); then billing_invoices_finalize."
+                ),
                 toolset: Toolset::Invoices,
                 permission: write,
                 effect: Effect::Write { idempotent: false },
@@ -447,7 +449,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: CreateArgs| async move {
                 let body = create_body(&args)?;
-                let result = ctx.write(Method::POST, &["invoices"], Some(body)).await?;
+                let result = ctx.write(Method::POST, &[INVOICES], Some(body)).await?;
                 check_created(with_derived(result), requested_subtotal_cents(&args))
             },
         ),
@@ -499,7 +501,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 let result = ctx
                     .write(
                         Method::POST,
-                        &["invoices", &id, "void"],
+                        &[INVOICES, &id, "void"],
                         Some(json!({"reason": reason})),
                     )
                     .await?;
@@ -521,12 +523,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 },
                 output: Output::Record {
                     key: "result",
-                    schema: "invoices",
+                    schema: Resource::Invoices,
                 },
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                ctx.write(Method::DELETE, &["invoices", &id], None).await
+                ctx.write(Method::DELETE, &[INVOICES, &id], None).await
             },
         ),
     ]

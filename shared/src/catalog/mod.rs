@@ -32,11 +32,14 @@ mod toolset;
 pub use crate::config::{DEFAULT_ANSWER_BUDGET_BYTES, MIN_ANSWER_BUDGET_BYTES, RowPolicy};
 pub use args::{MAX_ARRAY_ITEMS, NoArgs, Paging};
 pub use context::{
-    MAX_NFE_REASON_CHARS, MAX_REASON_CHARS, PlannedWrite, ToolCtx, WriteGate, reason_arg, uuid_arg,
+    MAX_NFE_REASON_CHARS, MAX_PER_PAGE, MAX_REASON_CHARS, PlannedWrite, ToolCtx, WriteGate,
+    reason_arg, uuid_arg,
 };
 pub use errors::ToolError;
 pub use names::NameCache;
-pub use registry::{Asks, Effect, Output, Registry, ToolDef, ToolMeta, ToolSpec, registry};
+pub use registry::{
+    Asks, Effect, MAX_TOOLS_LIST_BYTES, Output, Registry, ToolDef, ToolMeta, ToolSpec, registry,
+};
 pub use toolset::Toolset;
 
 use crate::access::Permissions;

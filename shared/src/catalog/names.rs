@@ -1,4 +1,4 @@
-//! Customers' names in list rows without the fan-out (#25).
+//! Customers' names in list rows without the fan-out (BW-2).
 //!
 //! Invoices and subscriptions only know their billing account; the name is the account's
 //! embedded customer (`BillingAccountV1.customer`), which Kobana documents as present *only

@@ -1,5 +1,6 @@
 //! Toolset `nfes`: NF-e / NFS-e (notas fiscais), their DANFE PDF and XML, issue and cancel.
 
+use const_format::formatcp;
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -11,15 +12,19 @@ use super::context::{
     date_arg, date_range, destructive_description, document_schema, push_opt, reason_arg, uuid_arg,
 };
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
+use crate::access::slugs::NFES;
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
     key: "nfe",
-    schema: "nfes",
+    schema: Resource::Nfes,
 };
 
 /// Shortest cancellation reason Kobana accepts.
 pub const MIN_CANCEL_REASON: usize = 15;
+
+/// The description of `billing_nfes_cancel`'s `reason`.
+const REASON_TEXT: &str = formatcp!("Why; at least {MIN_CANCEL_REASON} characters.");
 
 wire_enum! {
     // An NF-e status.
@@ -68,8 +73,9 @@ id_args!("NF-e UUID.");
 pub struct CancelArgs {
     /// NF-e UUID.
     pub id: String,
-    /// Why; at least 15 characters.
-    #[schemars(length(min = 15))]
+    // Why; at least MIN_CANCEL_REASON characters.
+    #[schemars(length(min = MIN_CANCEL_REASON), description = REASON_TEXT)]
+    #[allow(missing_docs)]
     pub reason: String,
 }
 
@@ -103,7 +109,7 @@ fn file_tool(
         move |ctx, args: IdArgs| async move {
             let id = uuid_arg("id", &args.id)?;
             ctx.describe_document(
-                &["nfes", id, kind],
+                &[NFES, id, kind],
                 accept,
                 kind,
                 "nfe_id",
@@ -127,10 +133,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 toolset: Toolset::Nfes,
                 permission: read,
                 effect: Effect::Read,
-                output: Output::List {
-                    key: "nfes",
-                    schema: "nfes",
-                },
+                output: Output::List(Resource::Nfes),
             },
             |ctx, args: ListArgs| async move {
                 let from = date_arg("issue_date_from", args.issue_date_from.as_deref())?;
@@ -150,7 +153,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 }
                 push_opt(&mut query, "issue_date_from", from);
                 push_opt(&mut query, "issue_date_to", to);
-                ctx.list(&["nfes"], &args.paging, query).await
+                ctx.list(&[NFES], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -165,7 +168,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.record(&["nfes", id], &[]).await
+                ctx.record(&[NFES, id], &[]).await
             },
         ),
         file_tool(
@@ -196,16 +199,16 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                ctx.write(Method::POST, &["nfes", &id, "issue"], None).await
+                ctx.write(Method::POST, &[NFES, &id, "issue"], None).await
             },
         ),
         ToolSpec::new(
             ToolMeta {
                 name: "billing_nfes_cancel",
                 title: "Cancelar nota fiscal",
-                description: destructive_description!(
-                    "Cancels an issued NF-e; reason needs 15+ characters. Async: returns the NF-e (pending_cancel)."
-                ),
+                description: destructive_description!(formatcp!(
+                    "Cancels an issued NF-e; reason needs {MIN_CANCEL_REASON}+ characters. Async: returns the NF-e (pending_cancel)."
+                )),
                 toolset: Toolset::Nfes,
                 permission: write,
                 effect: Effect::Destructive {
@@ -226,7 +229,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 }
                 ctx.write(
                     Method::POST,
-                    &["nfes", &id, "cancel"],
+                    &[NFES, &id, "cancel"],
                     Some(json!({"reason": reason})),
                 )
                 .await

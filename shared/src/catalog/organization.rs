@@ -1,6 +1,7 @@
 //! Toolset `organization`: who the token belongs to.
 
 use super::{Effect, NoArgs, Output, ToolMeta, ToolSpec, Toolset};
+use crate::access::slugs::ORGANIZATION;
 use crate::access::{Permission, Resource};
 
 pub(super) fn tools() -> Vec<ToolSpec> {
@@ -13,10 +14,10 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             permission: Some(Permission::read(Resource::Organization)),
             effect: Effect::Read,
             output: Output::Record {
-                key: "organization",
-                schema: "organization",
+                key: ORGANIZATION,
+                schema: Resource::Organization,
             },
         },
-        |ctx, _args: NoArgs| async move { ctx.record(&["organization"], &[]).await },
+        |ctx, _args: NoArgs| async move { ctx.record(&[ORGANIZATION], &[]).await },
     )]
 }

@@ -9,11 +9,12 @@ use super::Asks;
 use super::args::{id_args, wire_enum};
 use super::context::{destructive_description, push_opt, reason_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
+use crate::access::slugs::PAYMENTS;
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
     key: "payment",
-    schema: "payments",
+    schema: Resource::Payments,
 };
 
 wire_enum! {
@@ -86,7 +87,7 @@ async fn refund_result(
         return Ok(result);
     }
     let refund = result["payment"].take();
-    let mut refunded = match ctx.record(&["payments", id], &[]).await {
+    let mut refunded = match ctx.record(&[PAYMENTS, id], &[]).await {
         Ok(refunded) => refunded,
         // The refund was made; only the re-read failed: say so rather than fail the call.
         Err(error) => json!({"payment": {"id": id, "read_error": error.to_string()}}),
@@ -109,10 +110,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 toolset: Toolset::Payments,
                 permission: read,
                 effect: Effect::Read,
-                output: Output::List {
-                    key: "payments",
-                    schema: "payments",
-                },
+                output: Output::List(Resource::Payments),
             },
             |ctx, args: ListArgs| async move {
                 let mut query = Vec::new();
@@ -120,7 +118,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     push_opt(&mut query, "invoice_id", Some(uuid_arg("invoice_id", id)?));
                 }
                 push_opt(&mut query, "status", args.status.map(PaymentStatus::as_str));
-                ctx.list(&["payments"], &args.paging, query).await
+                ctx.list(&[PAYMENTS], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -135,7 +133,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.record(&["payments", id], &[]).await
+                ctx.record(&[PAYMENTS, id], &[]).await
             },
         ),
         ToolSpec::new(
@@ -186,7 +184,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 let result = ctx
                     .write(
                         Method::POST,
-                        &["payments", &id, "refund"],
+                        &[PAYMENTS, &id, "refund"],
                         Some(Value::Object(body)),
                     )
                     .await?;

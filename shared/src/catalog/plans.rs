@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::args::{id_args, wire_enum};
 use super::context::{push_opt, uuid_arg};
 use super::{Effect, Output, Paging, ToolMeta, ToolSpec, Toolset};
+use crate::access::slugs::PLANS;
 use crate::access::{Permission, Resource};
 
 wire_enum! {
@@ -47,10 +48,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 toolset: Toolset::Plans,
                 permission: read,
                 effect: Effect::Read,
-                output: Output::List {
-                    key: "plans",
-                    schema: "plans",
-                },
+                output: Output::List(Resource::Plans),
             },
             |ctx, args: ListArgs| async move {
                 let mut query = Vec::new();
@@ -63,7 +61,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     );
                 }
                 push_opt(&mut query, "search", args.search);
-                ctx.list(&["plans"], &args.paging, query).await
+                ctx.list(&[PLANS], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -76,12 +74,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 effect: Effect::Read,
                 output: Output::Record {
                     key: "plan",
-                    schema: "plans",
+                    schema: Resource::Plans,
                 },
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                let (plan_path, items_path) = (["plans", id], ["plans", id, "items"]);
+                let (plan_path, items_path) = ([PLANS, id], [PLANS, id, "items"]);
                 let (mut plan, items) =
                     tokio::try_join!(ctx.record(&plan_path, &[]), ctx.data(&items_path, &[]),)?;
                 if let Some(record) = plan.get_mut("plan").and_then(Value::as_object_mut) {

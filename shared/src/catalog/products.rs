@@ -6,6 +6,7 @@ use serde::Deserialize;
 use super::args::{id_args, wire_enum};
 use super::context::{push_opt, uuid_arg};
 use super::{Effect, Output, Paging, ToolMeta, ToolSpec, Toolset};
+use crate::access::slugs::PRODUCTS;
 use crate::access::{Permission, Resource};
 
 wire_enum! {
@@ -66,10 +67,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 toolset: Toolset::Products,
                 permission: read,
                 effect: Effect::Read,
-                output: Output::List {
-                    key: "products",
-                    schema: "products",
-                },
+                output: Output::List(Resource::Products),
             },
             |ctx, args: ListArgs| async move {
                 let mut query = Vec::new();
@@ -80,7 +78,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     args.product_type.map(ProductType::as_str),
                 );
                 push_opt(&mut query, "search", args.search);
-                ctx.list(&["products"], &args.paging, query).await
+                ctx.list(&[PRODUCTS], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -93,12 +91,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 effect: Effect::Read,
                 output: Output::Record {
                     key: "product",
-                    schema: "products",
+                    schema: Resource::Products,
                 },
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.record(&["products", id], &[]).await
+                ctx.record(&[PRODUCTS, id], &[]).await
             },
         ),
     ]

@@ -17,7 +17,11 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::{ToolCtx, ToolError};
-use crate::access::Permission;
+use crate::access::{Permission, Resource};
+
+/// Largest `tools/list` answer the server promises (every tool listed), in bytes: what a
+/// client's context pays before the first call.
+pub const MAX_TOOLS_LIST_BYTES: usize = 36 * 1024;
 
 /// What a tool does to the world. Decides the annotations and the confirmation rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,17 +68,13 @@ pub enum Output {
     Record {
         /// Member holding the record (`customer`).
         key: &'static str,
-        /// Catalog resource describing it (`customers`).
-        schema: &'static str,
+        /// Catalog resource describing it (`Resource::Customers`).
+        schema: Resource,
     },
-    /// `{ <key>: [records], page, per_page, total, total_pages, next_page }` (the schema names
-    /// the members a model needs; `per_page` and `total_pages` are returned too).
-    List {
-        /// Member holding the records (`customers`).
-        key: &'static str,
-        /// Catalog resource describing them.
-        schema: &'static str,
-    },
+    /// `{ <slug>: [records], page, per_page, total, total_pages, next_page }`: the records of
+    /// one resource under its slug, described by `kobana://billing/schemas/<slug>` (the schema
+    /// names the members a model needs; `per_page` and `total_pages` are returned too).
+    List(Resource),
     /// `{ <key>: … }` that is not a catalog record, described by a schema of its own.
     Keyed {
         /// Member holding the data (`issuance`).
@@ -249,8 +249,8 @@ fn generate<A: JsonSchema + 'static>(meta: &ToolMeta) -> Tool {
     }
     let mut input = input_schema::<A>();
     // Every list takes `fields`, its enum from the list's row shape (one place for all).
-    if let Output::List { schema, .. } = meta.output
-        && let Some(shape) = super::rows::shape(schema)
+    if let Output::List(resource) = meta.output
+        && let Some(shape) = super::rows::shape(resource)
         && let Some(Value::Object(properties)) = input.get_mut("properties")
     {
         properties.insert("fields".to_owned(), super::rows::fields_schema(shape));
@@ -359,16 +359,16 @@ fn output_schema(output: Output) -> JsonObject {
             "type": "object",
             "properties": { key: {
                 "type": "object",
-                "description": format!("kobana://billing/schemas/{schema}")
+                "description": format!("kobana://billing/schemas/{}", schema.slug())
             }},
             "required": [key]
         }),
-        Output::List { key, schema } => json!({
+        Output::List(resource) => json!({
             "type": "object",
             "properties": {
-                key: {
+                (resource.slug()): {
                     "type": "array",
-                    "items": super::rows::shape(schema).map_or_else(|| json!({"type": "object"}), |s| s.item_schema())
+                    "items": super::rows::shape(resource).map_or_else(|| json!({"type": "object"}), |s| s.item_schema())
                 },
                 "page": {"type": "integer"},
                 "returned": {"type": "integer"},
@@ -376,7 +376,7 @@ fn output_schema(output: Output) -> JsonObject {
                 "next_page": {"type": ["integer", "null"]},
                 "hint": {"type": "string"}
             },
-            "required": [key, "page", "total"]
+            "required": [(resource.slug()), "page", "total"]
         }),
         Output::Keyed { schema, .. } | Output::Custom(schema) => schema(),
     };
@@ -548,5 +548,40 @@ mod tests {
             }
         }
         assert_eq!(seen.len(), 6, "the six destructive tools of CF-1");
+    }
+
+    /// NM-4: each limit is one constant, and what the wire says of it (`tools.json`: the
+    /// schemas' bounds, the descriptions' numbers) follows the constant.
+    #[test]
+    fn nm4_limits_in_the_tool_definitions_follow_their_constants() {
+        let tool = |name: &str| registry().get(name).expect(name).tool.clone();
+        let create = tool("billing_invoices_create");
+        let items = &create.input_schema["properties"]["line_items"];
+        let max = super::super::invoices::MAX_LINE_ITEMS;
+        assert_eq!(items["maxItems"], json!(max), "{items}");
+        let text = items["description"].as_str().unwrap_or_default();
+        assert!(text.contains(&format!("1 to {max} ")), "{text}");
+        let text = create.description.as_deref().unwrap_or_default();
+        assert!(text.contains(&format!("1-{max} line_items")), "{text}");
+
+        let cancel = tool("billing_nfes_cancel");
+        let reason = &cancel.input_schema["properties"]["reason"];
+        let min = super::super::nfes::MIN_CANCEL_REASON;
+        assert_eq!(reason["minLength"], json!(min), "{reason}");
+        let text = reason["description"].as_str().unwrap_or_default();
+        assert!(text.contains(&format!("at least {min} ")), "{text}");
+        let text = cancel.description.as_deref().unwrap_or_default();
+        assert!(text.contains(&format!("{min}+ characters")), "{text}");
+
+        let per_page = super::super::MAX_PER_PAGE;
+        let mut lists = 0;
+        for tool in registry().all() {
+            if let Output::List(_) = tool.meta.output {
+                lists += 1;
+                let size = &tool.tool.input_schema["properties"]["per_page"];
+                assert_eq!(size["maximum"], json!(per_page), "{}", tool.meta.name);
+            }
+        }
+        assert_eq!(lists, 8);
     }
 }

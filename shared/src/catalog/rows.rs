@@ -1,4 +1,4 @@
-//! List rows sized for a model's context (#19): per resource, the compact set of fields a
+//! List rows sized for a model's context (CX-1, CX-2): per resource, the compact set of fields a
 //! person scans and a model needs to pick the next call, and the `fields` a caller may ask
 //! for instead.
 //!
@@ -19,13 +19,14 @@
 use jiff::civil::Date;
 use serde_json::{Map, Value, json};
 
+use crate::access::Resource;
 use crate::format::{calendar_day, is_day_key, sao_paulo_time};
 
 /// The row shape of one list resource.
 #[derive(Debug, Clone, Copy)]
 pub struct RowShape {
-    /// The catalog resource (also the list's member name): `invoices`.
-    pub resource: &'static str,
+    /// The catalog resource (its slug is also the list's member name).
+    pub resource: Resource,
     /// The compact row's fields, in order (after `id`).
     pub compact: &'static [&'static str],
     /// The names `fields` accepts: record fields from the catalog (and their `*_brl`) that
@@ -36,7 +37,7 @@ pub struct RowShape {
 /// Every list resource's row shape. The compact sets are listed in the README.
 pub const SHAPES: [RowShape; 8] = [
     RowShape {
-        resource: "customers",
+        resource: Resource::Customers,
         compact: &["name", "document_number", "email", "external_id"],
         extra: &[
             "kind",
@@ -52,7 +53,7 @@ pub const SHAPES: [RowShape; 8] = [
         ],
     },
     RowShape {
-        resource: "billing_accounts",
+        resource: Resource::BillingAccounts,
         compact: &["customer", "customer_id", "status", "billing_email"],
         extra: &[
             "external_id",
@@ -66,7 +67,7 @@ pub const SHAPES: [RowShape; 8] = [
         ],
     },
     RowShape {
-        resource: "plans",
+        resource: Resource::Plans,
         compact: &["name", "status", "default_billing_cycle"],
         extra: &[
             "external_id",
@@ -81,7 +82,7 @@ pub const SHAPES: [RowShape; 8] = [
         ],
     },
     RowShape {
-        resource: "products",
+        resource: Resource::Products,
         compact: &["name", "status", "product_type", "unit_label"],
         extra: &[
             "external_id",
@@ -93,7 +94,7 @@ pub const SHAPES: [RowShape; 8] = [
         ],
     },
     RowShape {
-        resource: "subscriptions",
+        resource: Resource::Subscriptions,
         compact: &[
             "status",
             "customer",
@@ -120,7 +121,7 @@ pub const SHAPES: [RowShape; 8] = [
         ],
     },
     RowShape {
-        resource: "invoices",
+        resource: Resource::Invoices,
         compact: &[
             "number",
             "status",
@@ -151,7 +152,7 @@ pub const SHAPES: [RowShape; 8] = [
         ],
     },
     RowShape {
-        resource: "payments",
+        resource: Resource::Payments,
         compact: &[
             "invoice_id",
             "status",
@@ -171,7 +172,7 @@ pub const SHAPES: [RowShape; 8] = [
         ],
     },
     RowShape {
-        resource: "nfes",
+        resource: Resource::Nfes,
         compact: &[
             "invoice_id",
             "status",
@@ -198,7 +199,7 @@ pub const SHAPES: [RowShape; 8] = [
 ];
 
 /// The row shape of `resource`, if it is a list resource.
-pub fn shape(resource: &str) -> Option<&'static RowShape> {
+pub fn shape(resource: Resource) -> Option<&'static RowShape> {
     SHAPES.iter().find(|s| s.resource == resource)
 }
 
@@ -206,7 +207,8 @@ impl RowShape {
     /// Whether the row shows the customer's name, which invoices and subscriptions only
     /// know through their billing account.
     pub fn needs_customer_lookup(&self) -> bool {
-        self.compact.contains(&"customer") && matches!(self.resource, "invoices" | "subscriptions")
+        self.compact.contains(&"customer")
+            && matches!(self.resource, Resource::Invoices | Resource::Subscriptions)
     }
 
     /// The `items` schema of the list's output: the compact row, and how `fields` changes it.
@@ -276,46 +278,46 @@ fn row(
 
 /// The value of `name` in a row of `resource`, or `None` when there is nothing to show.
 fn field(
-    resource: &str,
+    resource: Resource,
     name: &str,
     record: &Map<String, Value>,
     context: &RowContext,
 ) -> Option<Value> {
     let text = |key: &str| record.get(key).and_then(Value::as_str);
     let value = match (resource, name) {
-        ("invoices" | "subscriptions", "customer") => text("billing_account_id")
+        (Resource::Invoices | Resource::Subscriptions, "customer") => text("billing_account_id")
             .and_then(|id| context.customer_names.get(id))
             .map(|n| json!(n)),
-        ("billing_accounts", "customer") => {
+        (Resource::BillingAccounts, "customer") => {
             record.get("customer").and_then(|c| c.get("name")).cloned()
         }
-        ("billing_accounts", "customer_id") => record
+        (Resource::BillingAccounts, "customer_id") => record
             .get("customer")
             .and_then(|c| c.get("id"))
             .or_else(|| record.get("customer_id"))
             .cloned(),
-        ("nfes", "customer") => record
+        (Resource::Nfes, "customer") => record
             .get("customer_snapshot")
             .and_then(|c| c.get("name"))
             .cloned(),
-        ("customers", "email") => record
+        (Resource::Customers, "email") => record
             .get("emails")
             .and_then(Value::as_array)
             .and_then(|e| e.first())
             .and_then(|e| e.get("value"))
             .cloned(),
-        ("invoices", "days_overdue") => context
+        (Resource::Invoices, "days_overdue") => context
             .today
             .and_then(|today| days_overdue(record, today))
             .map(|d| json!(d)),
         // The invoice's amounts note, in a few words (see `format::money`).
-        ("invoices", "amounts_note") => {
+        (Resource::Invoices, "amounts_note") => {
             crate::format::money::short_amounts_note(record).map(|n| json!(n))
         }
         // What is still owed matters only while the invoice is open.
-        ("invoices", "amount_remaining_brl") if text("status") != Some("open") => None,
+        (Resource::Invoices, "amount_remaining_brl") if text("status") != Some("open") => None,
         // Only the exception is worth a line.
-        ("subscriptions", "cancel_at_period_end") => {
+        (Resource::Subscriptions, "cancel_at_period_end") => {
             (record.get(name) == Some(&Value::Bool(true))).then_some(json!(true))
         }
         _ => record.get(name).map(|v| match v.as_str() {
@@ -348,7 +350,8 @@ pub fn sao_paulo_day_or_time(text: &str) -> String {
     }
 }
 
-/// Days an open invoice is past its due date (São Paulo calendar), when it is.
+/// Days an open invoice is past its due date (São Paulo calendar), when it is: the one
+/// overdue rule of list rows (`days_overdue`) and of whole invoices (`_derived`).
 pub fn days_overdue(record: &Map<String, Value>, today: Date) -> Option<i64> {
     if record.get("status").and_then(Value::as_str) != Some("open") {
         return None;
@@ -378,7 +381,7 @@ impl RowShape {
 /// that bypass it, such as prompts) and answers the extra names to add, each once, in the
 /// order asked. A name the compact row already shows (`id` included) is accepted and
 /// changes nothing; an unknown one is refused naming the valid values; a list longer than
-/// the shape's own size ([`RowShape::size`]) is refused before any name is read (N1).
+/// the shape's own size ([`RowShape::size`]) is refused before any name is read (BW-1).
 pub fn check_fields(shape: &RowShape, fields: &[String]) -> Result<Vec<&'static str>, String> {
     if fields.len() > shape.size() {
         return Err(format!(
@@ -448,7 +451,7 @@ mod tests {
 
     #[test]
     fn t3_the_compact_invoice_row_has_one_form_of_each_value_and_no_nulls() {
-        let shape = shape("invoices").unwrap();
+        let shape = shape(Resource::Invoices).unwrap();
         let row = row(shape, &invoice(), &[], &context());
         assert_eq!(
             Value::Object(row),
@@ -490,11 +493,11 @@ mod tests {
             customer_names: [("other".to_owned(), "Outro Cliente".to_owned())].into(),
             today: Some("2026-08-20".parse().unwrap()),
         };
-        let invoices = shape("invoices").unwrap();
+        let invoices = shape(Resource::Invoices).unwrap();
         let shown = row(invoices, &invoice(), &[], &unnamed);
         assert!(!shown.contains_key("customer"), "{shown:?}");
         assert_eq!(shown["billing_account_id"], "acc");
-        let subscriptions = shape("subscriptions").unwrap();
+        let subscriptions = shape(Resource::Subscriptions).unwrap();
         for record in [
             json!({"id": "s1", "status": "active", "billing_account_id": "acc"}),
             json!({"id": "s2", "status": "active", "billing_account_id": "acc", "customer": null}),
@@ -509,7 +512,7 @@ mod tests {
             assert_eq!(shown["billing_account_id"], "acc");
         }
         // A billing account row shows the embedded name only, and nothing when it is absent.
-        let accounts = shape("billing_accounts").unwrap();
+        let accounts = shape(Resource::BillingAccounts).unwrap();
         for (record, name) in [
             (
                 json!({"id": "acc", "customer": {"id": "c1", "name": "Ana"}}),
@@ -533,7 +536,7 @@ mod tests {
 
     #[test]
     fn fields_add_record_fields_to_the_compact_row() {
-        let shape = shape("invoices").unwrap();
+        let shape = shape(Resource::Invoices).unwrap();
         let fields = ["total_subcents", "created_at", "paid_at", "line_items"];
         let row = row(shape, &invoice(), &fields, &context());
         let mut keys: Vec<&str> = row.keys().map(String::as_str).collect();
@@ -566,7 +569,7 @@ mod tests {
 
     #[test]
     fn unknown_fields_are_refused_with_the_valid_names() {
-        let shape = shape("payments").unwrap();
+        let shape = shape(Resource::Payments).unwrap();
         let err = check_fields(shape, &names(&["amount"])).unwrap_err();
         assert!(
             err.contains("\"amount\"")
@@ -582,7 +585,7 @@ mod tests {
 
     #[test]
     fn n1_fields_are_deduplicated_compact_names_change_nothing_and_the_list_is_capped() {
-        let shape = shape("invoices").unwrap();
+        let shape = shape(Resource::Invoices).unwrap();
         // `id` and the compact row's names are accepted and add nothing.
         assert!(
             check_fields(shape, &names(&["id", "number", "customer"]))
@@ -616,7 +619,8 @@ mod tests {
     #[test]
     fn every_selectable_name_is_a_catalog_field_a_companion_or_a_compact_name() {
         for shape in SHAPES {
-            let resource = crate::catalog::schemas::resource(shape.resource).expect("catalog");
+            let resource =
+                crate::catalog::schemas::resource(shape.resource.slug()).expect("catalog");
             let known = |name: &str| {
                 resource.fields.iter().any(|f| {
                     f.name == name
@@ -628,7 +632,7 @@ mod tests {
             for name in shape.extra {
                 assert!(
                     known(name),
-                    "{}: {name} is not in the catalog",
+                    "{:?}: {name} is not in the catalog",
                     shape.resource
                 );
             }
@@ -636,7 +640,7 @@ mod tests {
             let count = names.len();
             names.sort_unstable();
             names.dedup();
-            assert_eq!(names.len(), count, "{}: a name twice", shape.resource);
+            assert_eq!(names.len(), count, "{:?}: a name twice", shape.resource);
         }
     }
 

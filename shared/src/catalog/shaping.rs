@@ -1,4 +1,4 @@
-//! Shapes a list page for the model (#19): compact rows or the `fields` asked for (see
+//! Shapes a list page for the model (CX-1…CX-3): compact rows or the `fields` asked for (see
 //! [`super::rows`]), the customer's name where the record only names its billing account
 //! (see [`super::names`]: from the instance's cache, at most one call per answer), and the
 //! byte budget (see [`super::budget`]).
@@ -16,7 +16,7 @@ use crate::access::{Permission, Resource};
 /// Checks `fields` for the list of `resource` before anything is sent, and answers the
 /// extra names to add (each once; see [`rows::check_fields`]).
 pub fn check(
-    resource: &str,
+    resource: Resource,
     fields: Option<&[String]>,
 ) -> Result<Option<Vec<&'static str>>, ToolError> {
     match (rows::shape(resource), fields) {
@@ -34,19 +34,19 @@ pub fn check(
     }
 }
 
-/// Turns the list `result` (Kobana's enriched records under `key`) into the answer; `fields`
-/// as [`check`] answered it.
+/// Turns the list `result` (Kobana's enriched records of `resource`, under its slug) into the
+/// answer; `fields` as [`check`] answered it.
 pub async fn shape(
     ctx: &ToolCtx,
-    resource: &str,
-    key: &str,
+    resource: Resource,
     fields: Option<&[&'static str]>,
     mut result: Value,
 ) -> Value {
     let Some(shape) = rows::shape(resource) else {
         return result;
     };
-    if resource == Resource::BillingAccounts.slug()
+    let key = resource.slug();
+    if resource == Resource::BillingAccounts
         && let Some(Value::Array(accounts)) = result.get(key)
     {
         ctx.names

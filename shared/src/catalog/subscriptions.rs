@@ -9,11 +9,12 @@ use super::Asks;
 use super::args::{MAX_ARRAY_ITEMS, id_args, wire_enum};
 use super::context::{destructive_description, push_opt, reason_arg, uuid_arg};
 use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
+use crate::access::slugs::SUBSCRIPTIONS;
 use crate::access::{Permission, Resource};
 
 const RECORD: Output = Output::Record {
     key: "subscription",
-    schema: "subscriptions",
+    schema: Resource::Subscriptions,
 };
 
 wire_enum! {
@@ -221,10 +222,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 toolset: Toolset::Subscriptions,
                 permission: read,
                 effect: Effect::Read,
-                output: Output::List {
-                    key: "subscriptions",
-                    schema: "subscriptions",
-                },
+                output: Output::List(Resource::Subscriptions),
             },
             |ctx, args: ListArgs| async move {
                 let mut query = Vec::new();
@@ -244,7 +242,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     push_opt(&mut query, "plan_id", Some(uuid_arg("plan_id", id)?));
                 }
                 push_opt(&mut query, "search", args.search);
-                ctx.list(&["subscriptions"], &args.paging, query).await
+                ctx.list(&[SUBSCRIPTIONS], &args.paging, query).await
             },
         ),
         ToolSpec::new(
@@ -259,7 +257,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.record(&["subscriptions", id], &[]).await
+                ctx.record(&[SUBSCRIPTIONS, id], &[]).await
             },
         ),
         ToolSpec::new(
@@ -274,8 +272,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: CreateArgs| async move {
                 let body = create_body(args)?;
-                ctx.write(Method::POST, &["subscriptions"], Some(body))
-                    .await
+                ctx.write(Method::POST, &[SUBSCRIPTIONS], Some(body)).await
             },
         ),
         ToolSpec::new(
@@ -299,7 +296,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 }
                 ctx.write(
                     Method::POST,
-                    &["subscriptions", &id, "pause"],
+                    &[SUBSCRIPTIONS, &id, "pause"],
                     Some(Value::Object(body)),
                 )
                 .await
@@ -317,7 +314,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                ctx.write(Method::POST, &["subscriptions", &id, "resume"], None)
+                ctx.write(Method::POST, &[SUBSCRIPTIONS, &id, "resume"], None)
                     .await
             },
         ),
@@ -354,7 +351,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 }
                 ctx.write(
                     Method::POST,
-                    &["subscriptions", &id, "cancel"],
+                    &[SUBSCRIPTIONS, &id, "cancel"],
                     Some(Value::Object(body)),
                 )
                 .await

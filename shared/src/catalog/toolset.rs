@@ -1,6 +1,6 @@
 //! Toolsets: the groups a client may select with `X-MCP-Toolsets`, one file each in this
-//! module's siblings. A toolset knows its slug, the permission resource its tools act on,
-//! and the Kobana path segment of its records.
+//! module's siblings. A toolset knows its slug and the permission resource its tools act on
+//! (whose slug is also the Kobana path segment of its records).
 
 use crate::access::Resource;
 
@@ -30,6 +30,10 @@ pub enum Toolset {
 }
 
 impl Toolset {
+    /// The server's own catalog's slug (`schemas`): its toolset, its resource URIs
+    /// (`kobana://billing/schemas/…`).
+    pub const SCHEMAS: &'static str = Toolset::Schemas.slug();
+
     /// Every toolset, in catalog order.
     pub const ALL: [Toolset; 10] = [
         Toolset::Organization,
@@ -61,16 +65,11 @@ impl Toolset {
     }
 
     /// The name a client writes in `X-MCP-Toolsets` (the permission slug, or `schemas`).
-    pub fn slug(self) -> &'static str {
+    pub const fn slug(self) -> &'static str {
         match self.resource() {
             Some(resource) => resource.slug(),
             None => "schemas",
         }
-    }
-
-    /// The first path segment of its records under Kobana's `/v1` (`None`: not Kobana's).
-    pub fn segment(self) -> Option<&'static str> {
-        self.resource().map(Resource::slug)
     }
 
     /// Parses a slug as a client writes it (case and surrounding blanks ignored).

@@ -10,6 +10,8 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use serde_json::Value;
 
 use super::{Report, Row};
+use crate::access::Resource;
+use crate::access::slugs::{INVOICES, NFES, ORGANIZATION, PLANS};
 use crate::format::money::{Scale, Settlement, settle_invoice, settle_line_item};
 use crate::kobana::contract::contract;
 
@@ -22,18 +24,15 @@ const UNREACHABLE: &str = "unreachable";
 /// Most deviations shown in one row.
 const SHOWN_DEVIATIONS: usize = 3;
 
-/// The lists read back through their `get`: (list, get, path segment).
-const LISTED: [(&str, &str, &str); 6] = [
-    ("customers.list", "customers.get", "customers"),
-    (
-        "billing_accounts.list",
-        "billing_accounts.get",
-        "billing_accounts",
-    ),
-    ("subscriptions.list", "subscriptions.get", "subscriptions"),
-    ("payments.list", "payments.get", "payments"),
-    ("plans.list", "plans.get", "plans"),
-    ("products.list", "products.get", "products"),
+/// The lists read back through their `get` (operations `<slug>.list` and `<slug>.get`, path
+/// `/v1/<slug>`).
+const LISTED: [Resource; 6] = [
+    Resource::Customers,
+    Resource::BillingAccounts,
+    Resource::Subscriptions,
+    Resource::Payments,
+    Resource::Plans,
+    Resource::Products,
 ];
 
 /// What the answers showed, for settling the open points.
@@ -96,18 +95,21 @@ fn find_id(data: &Option<Value>, keep: impl Fn(&Value) -> bool) -> Option<String
 
 impl Prober {
     async fn walk(&mut self) -> Result<(), String> {
-        self.fetch("organization.get", &["organization"], &[])
-            .await?;
+        self.fetch("organization.get", &[ORGANIZATION], &[]).await?;
         if self.rows.last().is_some_and(|r| r.reading == UNREACHABLE) {
             return Err(format!("cannot reach Kobana at {}", self.base));
         }
-        for (list, get, segment) in LISTED {
-            let data = self.fetch(list, &[segment], PAGE).await?;
-            self.get_first(get, segment, first_id(&data)).await?;
-            if segment == "plans"
+        for resource in LISTED {
+            let segment = resource.slug();
+            let data = self
+                .fetch(&format!("{segment}.list"), &[segment], PAGE)
+                .await?;
+            self.get_first(&format!("{segment}.get"), segment, first_id(&data))
+                .await?;
+            if resource == Resource::Plans
                 && let Some(plan) = first_id(&data)
             {
-                self.fetch("plans.items", &["plans", &plan, "items"], &[])
+                self.fetch("plans.items", &[PLANS, &plan, "items"], &[])
                     .await?;
             }
         }
@@ -139,30 +141,30 @@ impl Prober {
     }
 
     async fn invoices(&mut self) -> Result<(), String> {
-        let data = self.fetch("invoices.list", &["invoices"], PAGE).await?;
+        let data = self.fetch("invoices.list", &[INVOICES], PAGE).await?;
         let owed = |r: &Value| r["amount_remaining_cents"].as_i64().is_some_and(|c| c > 0);
         let id = find_id(&data, owed).or_else(|| first_id(&data));
         if let Some(id) = &id {
-            let one = self.fetch("invoices.get", &["invoices", id], &[]).await?;
+            let one = self.fetch("invoices.get", &[INVOICES, id], &[]).await?;
             if let Some(one) = one {
                 self.seen.line_items = Some(one.get("line_items").is_some());
                 self.seen.invoices.push(one);
             }
         } else {
-            self.get_first("invoices.get", "invoices", None).await?;
+            self.get_first("invoices.get", INVOICES, None).await?;
         }
         for (op, view) in [
             ("invoices.pending_payment", "pending-payment"),
             ("invoices.pending_nfe", "pending-nfe"),
         ] {
-            self.fetch(op, &["invoices", view], PAGE).await?;
+            self.fetch(op, &[INVOICES, view], PAGE).await?;
         }
         let finalized = find_id(&data, |r| {
             r["status"].as_str().is_some_and(|s| s != "draft")
         });
         match finalized {
             Some(id) => {
-                self.fetch("invoices.pdf", &["invoices", &id, "pdf"], &[])
+                self.fetch("invoices.pdf", &[INVOICES, &id, "pdf"], &[])
                     .await?;
             }
             None => self.rows.push(Row::fine(
@@ -175,13 +177,13 @@ impl Prober {
     }
 
     async fn nfes(&mut self) -> Result<(), String> {
-        let data = self.fetch("nfes.list", &["nfes"], PAGE).await?;
-        self.get_first("nfes.get", "nfes", first_id(&data)).await?;
+        let data = self.fetch("nfes.list", &[NFES], PAGE).await?;
+        self.get_first("nfes.get", NFES, first_id(&data)).await?;
         let issued = find_id(&data, |r| r["status"] == "issued");
         for (op, document) in [("nfes.pdf", "pdf"), ("nfes.xml", "xml")] {
             match &issued {
                 Some(id) => {
-                    self.fetch(op, &["nfes", id, document], &[]).await?;
+                    self.fetch(op, &[NFES, id, document], &[]).await?;
                 }
                 None => self.rows.push(Row::fine(
                     op,

@@ -7,12 +7,12 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use super::{Report, Row};
+use crate::access::slugs::INVOICES;
 
 /// The protocol version the smoke speaks.
 const PROTOCOL: &str = "2025-11-25";
 
-/// Largest `tools/list` answer the server promises, in bytes.
-pub const MAX_TOOLS_LIST_BYTES: usize = 36 * 1024;
+pub use crate::catalog::MAX_TOOLS_LIST_BYTES;
 
 /// A JSON-RPC client of one endpoint.
 struct Client {
@@ -156,7 +156,7 @@ async fn call_tool(
 /// One invoice PDF: described by `billing_invoices_pdf`, read through `resources/read`.
 async fn pdf(client: &mut Client, report: &mut Report, invoices: Option<&Value>) {
     let finalized = invoices
-        .and_then(|r| r["invoices"].as_array())
+        .and_then(|r| r[INVOICES].as_array())
         .into_iter()
         .flatten()
         .find(|r| r["status"].as_str().is_some_and(|s| s != "draft"))

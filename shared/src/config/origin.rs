@@ -1,4 +1,4 @@
-//! The one grammar for browser origins and `Host` values (issue #25, N7/N8).
+//! The one grammar for browser origins and `Host` values (BW-5).
 //!
 //! ```text
 //! origin    = scheme "://" authority          ; what an Origin header may hold

@@ -1,5 +1,6 @@
 //! The decision for one call of a destructive tool: execute, ask (again), or refuse.
 
+use const_format::formatcp;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{ClientCapabilities, InputRequest, InputRequiredResult, InputResponses};
 use serde_json::{Value, json};
@@ -10,6 +11,13 @@ use super::{
     is_our_state, new_nonce,
 };
 use crate::catalog::{Effect, PlannedWrite, ToolCtx, ToolDef, ToolError};
+
+/// The form's one checkbox, explained: it quotes how long a confirmation lasts
+/// ([`CONFIRMATION_TTL_SECS`]).
+pub const CONFIRM_DESCRIPTION: &str = formatcp!(
+    "Marque para executar exatamente esta ação, com estes dados. Vale por {} minutos, uma única vez.",
+    CONFIRMATION_TTL_SECS / 60
+);
 
 /// Key of our one input request (and of the answer the client sends back).
 pub const CONFIRM_KEY: &str = "confirm";
@@ -175,14 +183,16 @@ async fn ask(
                 "properties": {CONFIRM_KEY: {
                     "type": "boolean",
                     "title": "Confirmar esta ação?",
-                    "description": "Marque para executar exatamente esta ação, com estes dados. Vale por 5 minutos, uma única vez.",
+                    "description": CONFIRM_DESCRIPTION,
                     "default": false
                 }},
                 "required": [CONFIRM_KEY]
             }
         }
     }))
-    .map_err(|e| McpError::internal_error(format!("elicitation request: {e}"), None))?;
+    .map_err(|e| {
+        crate::protocol_errors::internal(format!("o pedido de confirmação não se formou ({e})"))
+    })?;
     let mut requests = rmcp::model::InputRequests::new();
     requests.insert(CONFIRM_KEY.to_owned(), request);
     Ok(Decision::Ask(InputRequiredResult::new(
@@ -243,5 +253,16 @@ mod tests {
             assert!(matches!(answer(Some(&r)), Answer::Unusable));
         }
         assert!(matches!(answer(None), Answer::Unusable));
+    }
+
+    /// NM-4: the form says how long a confirmation lasts from the constant that decides it.
+    #[test]
+    fn nm4_the_form_quotes_the_confirmation_ttl() {
+        assert_eq!(CONFIRMATION_TTL_SECS % 60, 0, "whole minutes");
+        let minutes = CONFIRMATION_TTL_SECS / 60;
+        assert!(
+            CONFIRM_DESCRIPTION.contains(&format!("Vale por {minutes} minutos")),
+            "{CONFIRM_DESCRIPTION}"
+        );
     }
 }

@@ -17,6 +17,7 @@
 
 mod dynamo;
 mod flow;
+mod gate;
 mod memory;
 pub mod question;
 
@@ -31,6 +32,7 @@ use crate::canonical::idempotency_key;
 
 pub use dynamo::{DynamoStore, sdk_config};
 pub use flow::{Decision, decide, form_elicitation_declared};
+pub use gate::{Gate, gate};
 pub use memory::MemoryStore;
 
 /// How long a confirmation stays valid.

@@ -14,7 +14,7 @@
 //!   records that anyone with write access may have set — as quoted data: labelled as given
 //!   text, between «…», one plain line (controls, bidi and zero-width format characters and
 //!   line/paragraph separators removed), delimiters inside replaced; a record's text cut to a
-//!   length cap, the reason whole (N4: it is sent, so every character of it is shown — the
+//!   length cap, the reason whole (BW-6: it is sent, so every character of it is shown — the
 //!   tools normalize it the same way before sending).
 //!
 //! Reading the record is part of asking: a 401, 403 or 404 refuses with the error the tool
@@ -26,6 +26,7 @@
 use reqwest::Method;
 use serde_json::{Map, Value};
 
+use crate::access::slugs::{BILLING_ACCOUNTS, CUSTOMERS, INVOICES, NFES, PAYMENTS, SUBSCRIPTIONS};
 use crate::catalog::{Asks, PlannedWrite, ToolCtx, ToolError};
 use crate::format::{brl_from_cents, brl_from_unsigned_cents, plain_line, quotable_line};
 
@@ -114,14 +115,14 @@ impl Destructive {
         let body = write.body.as_ref();
         let method = &write.method;
         match (asks, segments.as_slice()) {
-            (Asks::DeleteCustomer, ["customers", id])
+            (Asks::DeleteCustomer, [CUSTOMERS, id])
                 if *method == Method::DELETE && body.is_none() =>
             {
                 Some(Self::DeleteCustomer {
                     id: (*id).to_owned(),
                 })
             }
-            (Asks::CancelSubscription, ["subscriptions", id, "cancel"])
+            (Asks::CancelSubscription, [SUBSCRIPTIONS, id, "cancel"])
                 if *method == Method::POST =>
             {
                 let map = members(body, &["cancel_at_period_end", "reason"])?;
@@ -136,21 +137,21 @@ impl Destructive {
                     reason: opt_text(&map, "reason")?,
                 })
             }
-            (Asks::VoidInvoice, ["invoices", id, "void"]) if *method == Method::POST => {
+            (Asks::VoidInvoice, [INVOICES, id, "void"]) if *method == Method::POST => {
                 let map = members(body, &["reason"])?;
                 Some(Self::VoidInvoice {
                     id: (*id).to_owned(),
                     reason: opt_text(&map, "reason")?,
                 })
             }
-            (Asks::DeleteInvoice, ["invoices", id])
+            (Asks::DeleteInvoice, [INVOICES, id])
                 if *method == Method::DELETE && body.is_none() =>
             {
                 Some(Self::DeleteInvoice {
                     id: (*id).to_owned(),
                 })
             }
-            (Asks::RefundPayment, ["payments", id, "refund"]) if *method == Method::POST => {
+            (Asks::RefundPayment, [PAYMENTS, id, "refund"]) if *method == Method::POST => {
                 let map = members(body, &["amount_cents", "reason"])?;
                 let amount_cents = match map.get("amount_cents") {
                     None => None,
@@ -162,7 +163,7 @@ impl Destructive {
                     reason: opt_text(&map, "reason")?,
                 })
             }
-            (Asks::CancelNfe, ["nfes", id, "cancel"]) if *method == Method::POST => {
+            (Asks::CancelNfe, [NFES, id, "cancel"]) if *method == Method::POST => {
                 let map = members(body, &["reason"])?;
                 Some(Self::CancelNfe {
                     id: (*id).to_owned(),
@@ -176,11 +177,11 @@ impl Destructive {
     /// The path segments of the record this request changes.
     fn record_segments(&self) -> [&str; 2] {
         match self {
-            Self::DeleteCustomer { id } => ["customers", id],
-            Self::CancelSubscription { id, .. } => ["subscriptions", id],
-            Self::VoidInvoice { id, .. } | Self::DeleteInvoice { id } => ["invoices", id],
-            Self::RefundPayment { id, .. } => ["payments", id],
-            Self::CancelNfe { id, .. } => ["nfes", id],
+            Self::DeleteCustomer { id } => [CUSTOMERS, id],
+            Self::CancelSubscription { id, .. } => [SUBSCRIPTIONS, id],
+            Self::VoidInvoice { id, .. } | Self::DeleteInvoice { id } => [INVOICES, id],
+            Self::RefundPayment { id, .. } => [PAYMENTS, id],
+            Self::CancelNfe { id, .. } => [NFES, id],
         }
     }
 
@@ -195,55 +196,13 @@ impl Destructive {
             .data;
         let mut q = Question::default();
         match self {
-            Self::DeleteCustomer { .. } => {
-                let document = text(&record, "document_number");
-                match document.as_deref() {
-                    Some(doc) if is_document(doc) => {
-                        q.fact(format!("Remover o cliente de documento {doc}"));
-                    }
-                    Some(doc) => {
-                        q.fact("Remover o cliente");
-                        q.quote("Documento (no cadastro)", doc);
-                    }
-                    None => q.fact("Remover o cliente sem documento no cadastro"),
-                }
-                q.note("Ele sai das listas e o histórico é mantido (exclusão lógica).");
-                match text(&record, "name") {
-                    Some(name) => q.quote("Cliente (nome no cadastro)", &name),
-                    None => q.note("O cadastro não tem nome."),
-                }
-            }
+            Self::DeleteCustomer { .. } => delete_customer(&record, &mut q),
             Self::CancelSubscription {
                 at_period_end,
                 reason,
                 ..
             } => {
-                let when = if *at_period_end {
-                    match day(&record, "current_period_end") {
-                        Some(end) => format!("no fim do período atual, em {end},"),
-                        None => "no fim do período atual (data não informada pelo Kobana)".into(),
-                    }
-                } else {
-                    "imediatamente".to_owned()
-                };
-                let mut object = "a assinatura".to_owned();
-                if let Some(cycle) = record
-                    .get("billing_cycle")
-                    .and_then(Value::as_str)
-                    .and_then(cycle_label)
-                {
-                    object.push(' ');
-                    object.push_str(cycle);
-                }
-                if let Some(amount) = cents(&record, "recurring_amount_cents") {
-                    object.push_str(&format!(" de {amount}"));
-                }
-                q.fact(format!("Cancelar {when} {object}"));
-                q.note(if *at_period_end {
-                    "Até lá ela segue ativa."
-                } else {
-                    "A cobrança para agora."
-                });
+                cancel_subscription(&record, *at_period_end, &mut q);
                 payer(ctx, &record, &mut q).await?;
                 q.reason(reason.as_deref());
             }
@@ -263,68 +222,12 @@ impl Destructive {
                 reason,
                 ..
             } => {
-                let paid_cents = record
-                    .get("paid_amount_cents")
-                    .and_then(Value::as_i64)
-                    .or_else(|| record.get("amount_cents").and_then(Value::as_i64));
-                let paid = paid_cents.map(brl_from_cents);
-                let method = record
-                    .get("payment_method_type")
-                    .and_then(Value::as_str)
-                    .and_then(method_label)
-                    .map(|m| format!(" por {m}"))
-                    .unwrap_or_default();
-                let paid_on = day(&record, "paid_at")
-                    .map(|d| format!(", pago em {d}"))
-                    .unwrap_or_default();
-                let succeeded = record.get("status").and_then(Value::as_str) == Some("succeeded");
-                let paid_text = paid.clone().unwrap_or_else(|| "valor não informado".into());
-                match amount_cents {
-                    None if succeeded => q.fact(format!(
-                        "Estornar o valor total restante, {paid_text}, do pagamento{method}{paid_on}"
-                    )),
-                    None => q.fact(format!(
-                        "Estornar o valor total restante (o que ainda não foi estornado de {paid_text}) do pagamento{method}{paid_on}"
-                    )),
-                    Some(amount)
-                        if succeeded
-                            && paid_cents.and_then(|p| u64::try_from(p).ok()) == Some(*amount) =>
-                    {
-                        q.fact(format!(
-                            "Estornar {paid_text}, todo o valor pago, do pagamento{method}{paid_on}"
-                        ))
-                    }
-                    Some(amount) => q.fact(format!(
-                        "Estornar parcialmente {} do pagamento{method} de {paid_text}{paid_on}",
-                        brl_from_unsigned_cents(*amount)
-                    )),
-                }
-                if !succeeded {
-                    let status = record
-                        .get("status")
-                        .and_then(Value::as_str)
-                        .and_then(payment_status_label)
-                        .unwrap_or("desconhecida");
-                    q.note(format!(
-                        "Situação atual do pagamento: {status} (o Kobana só estorna pagamentos pagos)."
-                    ));
-                }
+                refund_payment(&record, *amount_cents, &mut q);
                 payer(ctx, &record, &mut q).await?;
                 q.reason(reason.as_deref());
             }
             Self::CancelNfe { reason, .. } => {
-                let mut object = match record.get("nfe_number").and_then(Value::as_u64) {
-                    Some(n) => format!("a NF-e nº {n}"),
-                    None => "a NF-e sem número".to_owned(),
-                };
-                if let Some(amount) = cents(&record, "amount_cents") {
-                    object.push_str(&format!(" de {amount}"));
-                }
-                if let Some(issued) = day(&record, "issue_date") {
-                    object.push_str(&format!(", emitida em {issued}"));
-                }
-                q.fact(format!("Cancelar {object}"));
-                q.note("O pedido de cancelamento vai à prefeitura.");
+                cancel_nfe(&record, &mut q);
                 match record
                     .get("customer_snapshot")
                     .and_then(|c| text(c, "name"))
@@ -337,6 +240,124 @@ impl Destructive {
         }
         Ok(q.render())
     }
+}
+
+/// Removing a customer: its document (shown as it is when it is one, else quoted), that it
+/// is a soft delete, and its name.
+fn delete_customer(record: &Value, q: &mut Question) {
+    let document = text(record, "document_number");
+    match document.as_deref() {
+        Some(doc) if is_document(doc) => {
+            q.fact(format!("Remover o cliente de documento {doc}"));
+        }
+        Some(doc) => {
+            q.fact("Remover o cliente");
+            q.quote("Documento (no cadastro)", doc);
+        }
+        None => q.fact("Remover o cliente sem documento no cadastro"),
+    }
+    q.note("Ele sai das listas e o histórico é mantido (exclusão lógica).");
+    match text(record, "name") {
+        Some(name) => q.quote("Cliente (nome no cadastro)", &name),
+        None => q.note("O cadastro não tem nome."),
+    }
+}
+
+/// Cancelling a subscription: when (now, or at the end of the period and on which day), its
+/// cycle and amount, and what happens until then.
+fn cancel_subscription(record: &Value, at_period_end: bool, q: &mut Question) {
+    let when = if at_period_end {
+        match day(record, "current_period_end") {
+            Some(end) => format!("no fim do período atual, em {end},"),
+            None => "no fim do período atual (data não informada pelo Kobana)".into(),
+        }
+    } else {
+        "imediatamente".to_owned()
+    };
+    let mut object = "a assinatura".to_owned();
+    if let Some(cycle) = record
+        .get("billing_cycle")
+        .and_then(Value::as_str)
+        .and_then(cycle_label)
+    {
+        object.push(' ');
+        object.push_str(cycle);
+    }
+    if let Some(amount) = cents(record, "recurring_amount_cents") {
+        object.push_str(&format!(" de {amount}"));
+    }
+    q.fact(format!("Cancelar {when} {object}"));
+    q.note(if at_period_end {
+        "Até lá ela segue ativa."
+    } else {
+        "A cobrança para agora."
+    });
+}
+
+/// Refunding a payment: all that is left or how much, of what was paid, how and when; and
+/// the payment's status when it is not one Kobana refunds.
+fn refund_payment(record: &Value, amount_cents: Option<u64>, q: &mut Question) {
+    let paid_cents = record
+        .get("paid_amount_cents")
+        .and_then(Value::as_i64)
+        .or_else(|| record.get("amount_cents").and_then(Value::as_i64));
+    let paid = paid_cents.map(brl_from_cents);
+    let method = record
+        .get("payment_method_type")
+        .and_then(Value::as_str)
+        .and_then(method_label)
+        .map(|m| format!(" por {m}"))
+        .unwrap_or_default();
+    let paid_on = day(record, "paid_at")
+        .map(|d| format!(", pago em {d}"))
+        .unwrap_or_default();
+    let succeeded = record.get("status").and_then(Value::as_str) == Some("succeeded");
+    let paid_text = paid.unwrap_or_else(|| "valor não informado".into());
+    match amount_cents {
+        None if succeeded => q.fact(format!(
+            "Estornar o valor total restante, {paid_text}, do pagamento{method}{paid_on}"
+        )),
+        None => q.fact(format!(
+            "Estornar o valor total restante (o que ainda não foi estornado de {paid_text}) do pagamento{method}{paid_on}"
+        )),
+        Some(amount)
+            if succeeded && paid_cents.and_then(|p| u64::try_from(p).ok()) == Some(amount) =>
+        {
+            q.fact(format!(
+                "Estornar {paid_text}, todo o valor pago, do pagamento{method}{paid_on}"
+            ))
+        }
+        Some(amount) => q.fact(format!(
+            "Estornar parcialmente {} do pagamento{method} de {paid_text}{paid_on}",
+            brl_from_unsigned_cents(amount)
+        )),
+    }
+    if !succeeded {
+        let status = record
+            .get("status")
+            .and_then(Value::as_str)
+            .and_then(payment_status_label)
+            .unwrap_or("desconhecida");
+        q.note(format!(
+            "Situação atual do pagamento: {status} (o Kobana só estorna pagamentos pagos)."
+        ));
+    }
+}
+
+/// Cancelling an NF-e: its number, amount and issue date, and where the request goes.
+fn cancel_nfe(record: &Value, q: &mut Question) {
+    let mut object = match record.get("nfe_number").and_then(Value::as_u64) {
+        Some(n) => format!("a NF-e nº {n}"),
+        None => "a NF-e sem número".to_owned(),
+    };
+    if let Some(amount) = cents(record, "amount_cents") {
+        object.push_str(&format!(" de {amount}"));
+    }
+    if let Some(issued) = day(record, "issue_date") {
+        object.push_str(&format!(", emitida em {issued}"));
+    }
+    q.fact(format!("Cancelar {object}"));
+    q.note("O pedido de cancelamento vai à prefeitura.");
 }
 
 /// A question being written: the facts (the server's voice), then the quoted texts.
@@ -400,7 +421,7 @@ pub fn quoted(text: &str) -> String {
     format!("«{shown}»")
 }
 
-/// A reason as quoted data, whole (N4): the tools send it already as a quotable line
+/// A reason as quoted data, whole (BW-6): the tools send it already as a quotable line
 /// (`reason_arg`), so every character sent is a character shown, whatever its length.
 pub fn quoted_whole(text: &str) -> String {
     format!("«{}»", quotable_line(text))
@@ -505,7 +526,7 @@ async fn payer(ctx: &ToolCtx, record: &Value, q: &mut Question) -> Result<(), To
     };
     let data = match ctx
         .kobana
-        .get(&ctx.principal.token, &["billing_accounts", account], &[])
+        .get(&ctx.principal.token, &[BILLING_ACCOUNTS, account], &[])
         .await
     {
         Ok(envelope) => envelope.data,
@@ -687,7 +708,7 @@ mod tests {
         );
     }
 
-    /// N4: the question shows every character of the reason that will be sent, up to the
+    /// BW-6: the question shows every character of the reason that will be sent, up to the
     /// longest reason each tool accepts.
     #[test]
     fn n4_the_question_shows_the_whole_reason_that_is_sent() {

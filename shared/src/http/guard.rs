@@ -32,9 +32,9 @@ pub fn check_host(config: &Config, headers: &HeaderMap) -> Result<(), Box<Respon
         return Ok(());
     }
     if let Some(host) = headers.get(header::HOST) {
-        let host = host.to_str().map_err(|_| forbidden("Forbidden host"))?;
+        let host = host.to_str().map_err(|_| forbidden("Host não permitido"))?;
         if !origin::host_allowed(&config.allowed_hosts, host) {
-            return Err(forbidden("Forbidden host"));
+            return Err(forbidden("Host não permitido"));
         }
     }
     Ok(())
@@ -46,9 +46,11 @@ pub fn check_origin(
     headers: &HeaderMap,
 ) -> Result<(), Box<Response<ResponseBody>>> {
     if let Some(origin) = headers.get(header::ORIGIN) {
-        let origin = origin.to_str().map_err(|_| forbidden("Forbidden origin"))?;
+        let origin = origin
+            .to_str()
+            .map_err(|_| forbidden("Origem não permitida"))?;
         if !origin_allowed(config, origin) {
-            return Err(forbidden("Forbidden origin"));
+            return Err(forbidden("Origem não permitida"));
         }
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! The endpoint's identity: the canonical URL of the MCP endpoint (the OAuth protected
 //! resource), which the 401 challenge and the protected-resource metadata both name.
 //!
-//! It is never taken from what the client controls (issue #25, N3). In order:
+//! It is never taken from what the client controls (BW-4). In order:
 //!
 //! 1. `MCP_PUBLIC_URL`, when set;
 //! 2. under Lambda, what API Gateway (or a Function URL) reports in the event's request

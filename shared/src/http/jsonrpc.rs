@@ -30,12 +30,12 @@ where
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(error(
             StatusCode::PAYLOAD_TOO_LARGE,
             -32600,
-            &format!("Request body exceeds {limit} bytes"),
+            &format!("O corpo da requisição passa de {limit} bytes"),
         )),
         Err(_) => Err(error(
             StatusCode::BAD_REQUEST,
             -32600,
-            "Could not read the request body",
+            "Não foi possível ler o corpo da requisição",
         )),
     }
 }
@@ -71,81 +71,72 @@ fn params_problem(method: &str, params: &serde_json::Map<String, Value>) -> Opti
     let string = |key: &str| params.get(key).is_some_and(Value::is_string);
     let object_or_absent = |key: &str| params.get(key).is_none_or(Value::is_object);
     let string_or_absent = |key: &str| params.get(key).is_none_or(Value::is_string);
-    match method {
-        "tools/call" => {
-            if !string("name") {
-                return Some("`name` must be the tool name, a string".into());
-            }
-            if !object_or_absent("arguments") {
-                return Some("`arguments` must be an object".into());
-            }
-            if !string_or_absent("requestState") {
-                return Some("`requestState` must be a string".into());
-            }
-            if !object_or_absent("inputResponses") {
-                return Some("`inputResponses` must be an object".into());
-            }
+    let problem = match method {
+        "tools/call" if !string("name") => "`name` deve ser o nome da tool, um texto",
+        "tools/call" if !object_or_absent("arguments") => "`arguments` deve ser um objeto",
+        "tools/call" if !string_or_absent("requestState") => "`requestState` deve ser um texto",
+        "tools/call" if !object_or_absent("inputResponses") => {
+            "`inputResponses` deve ser um objeto"
         }
-        "resources/read" if !string("uri") => {
-            return Some("`uri` must be a string".into());
-        }
-        "prompts/get" => {
-            if !string("name") {
-                return Some("`name` must be the prompt name, a string".into());
-            }
-            match params.get("arguments") {
-                None | Some(Value::Null) => {}
-                Some(Value::Object(args)) => {
-                    if let Some((key, _)) = args.iter().find(|(_, v)| !v.is_string()) {
-                        return Some(format!("prompt argument `{key}` must be a string"));
-                    }
-                }
-                Some(_) => return Some("`arguments` must be an object of strings".into()),
-            }
-        }
-        "completion/complete" => {
-            let reference = params.get("ref").and_then(Value::as_object);
-            let ref_ok = reference.is_some_and(|r| match r.get("type").and_then(Value::as_str) {
-                Some("ref/prompt") => r.get("name").is_some_and(Value::is_string),
-                Some("ref/resource") => r.get("uri").is_some_and(Value::is_string),
-                _ => false,
-            });
-            if !ref_ok {
-                return Some(
-                    "`ref` must be {type: ref/prompt, name} or {type: ref/resource, uri}".into(),
-                );
-            }
-            let argument = params.get("argument").and_then(Value::as_object);
-            if !argument.is_some_and(|a| {
-                a.get("name").is_some_and(Value::is_string)
-                    && a.get("value").is_some_and(Value::is_string)
-            }) {
-                return Some("`argument` must be {name, value}, both strings".into());
-            }
-        }
+        "resources/read" if !string("uri") => "`uri` deve ser um texto",
+        "prompts/get" if !string("name") => "`name` deve ser o nome do prompt, um texto",
+        "prompts/get" => return prompt_arguments_problem(params),
+        "completion/complete" => return completion_problem(params),
         "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"
             if params.get("cursor").is_some_and(|c| !c.is_null()) =>
         {
-            return Some("unknown `cursor`: this server returns every item in one page".into());
+            "`cursor` desconhecido: este servidor devolve todos os itens numa página só"
         }
-        "initialize" => {
-            if !string("protocolVersion") {
-                return Some("`protocolVersion` must be a string".into());
-            }
-            if !params.get("capabilities").is_some_and(Value::is_object) {
-                return Some("`capabilities` must be an object".into());
-            }
-            let info = params.get("clientInfo").and_then(Value::as_object);
-            if !info.is_some_and(|i| {
-                i.get("name").is_some_and(Value::is_string)
-                    && i.get("version").is_some_and(Value::is_string)
-            }) {
-                return Some("`clientInfo` must be {name, version}".into());
-            }
-        }
-        _ => {}
+        "initialize" => return initialize_problem(params),
+        _ => return None,
+    };
+    Some(problem.to_owned())
+}
+
+/// `prompts/get`'s `arguments`: absent, null, or an object of strings.
+fn prompt_arguments_problem(params: &serde_json::Map<String, Value>) -> Option<String> {
+    match params.get("arguments") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(args)) => args
+            .iter()
+            .find(|(_, v)| !v.is_string())
+            .map(|(key, _)| format!("o argumento `{key}` do prompt deve ser um texto")),
+        Some(_) => Some("`arguments` deve ser um objeto de textos".into()),
     }
-    None
+}
+
+/// `completion/complete`: a prompt or resource `ref`, and an `argument` {name, value}.
+fn completion_problem(params: &serde_json::Map<String, Value>) -> Option<String> {
+    let reference = params.get("ref").and_then(Value::as_object);
+    let ref_ok = reference.is_some_and(|r| match r.get("type").and_then(Value::as_str) {
+        Some("ref/prompt") => r.get("name").is_some_and(Value::is_string),
+        Some("ref/resource") => r.get("uri").is_some_and(Value::is_string),
+        _ => false,
+    });
+    if !ref_ok {
+        return Some("`ref` deve ser {type: ref/prompt, name} ou {type: ref/resource, uri}".into());
+    }
+    let argument = params.get("argument").and_then(Value::as_object);
+    let argument_ok = argument.is_some_and(|a| {
+        a.get("name").is_some_and(Value::is_string) && a.get("value").is_some_and(Value::is_string)
+    });
+    (!argument_ok).then(|| "`argument` deve ser {name, value}, ambos textos".into())
+}
+
+/// `initialize`: a `protocolVersion`, `capabilities`, and `clientInfo` {name, version}.
+fn initialize_problem(params: &serde_json::Map<String, Value>) -> Option<String> {
+    if !params.get("protocolVersion").is_some_and(Value::is_string) {
+        return Some("`protocolVersion` deve ser um texto".into());
+    }
+    if !params.get("capabilities").is_some_and(Value::is_object) {
+        return Some("`capabilities` deve ser um objeto".into());
+    }
+    let info = params.get("clientInfo").and_then(Value::as_object);
+    let info_ok = info.is_some_and(|i| {
+        i.get("name").is_some_and(Value::is_string)
+            && i.get("version").is_some_and(Value::is_string)
+    });
+    (!info_ok).then(|| "`clientInfo` deve ser {name, version}".into())
 }
 
 /// Checks that `bytes` is one JSON-RPC 2.0 request, notification or response, and that the
@@ -164,7 +155,7 @@ pub fn check(
         return Err(error(
             StatusCode::BAD_REQUEST,
             -32600,
-            "Invalid Request: the message cannot be read (duplicate or malformed members)",
+            "Requisição inválida: a mensagem não pode ser lida (membros repetidos ou malformados)",
         ));
     }
     Ok(())
@@ -174,77 +165,106 @@ fn check_shape(
     parsed: Option<&Value>,
     headers: &HeaderMap,
 ) -> Result<(), Box<Response<ResponseBody>>> {
-    let value = parsed.ok_or_else(|| {
-        error(
-            StatusCode::BAD_REQUEST,
-            -32700,
-            "Parse error: the body is not valid JSON",
-        )
-    })?;
-    let invalid = |why: &str| {
-        error(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            &format!("Invalid Request: {why}"),
-        )
-    };
-    let object = match &value {
-        Value::Object(object) => object,
-        Value::Array(_) => {
-            return Err(invalid(
-                "JSON-RPC batches are not supported; send one message per POST",
-            ));
-        }
-        _ => return Err(invalid("a JSON-RPC message must be a JSON object")),
-    };
-    if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
-        return Err(invalid("`jsonrpc` must be \"2.0\""));
-    }
+    let object = message_object(parsed)?;
     let id = object.get("id");
     let Some(method) = object.get("method") else {
-        // A response: exactly one of result / error, an error being {code, message}.
-        let (result, err) = (object.get("result"), object.get("error"));
-        return match (result, err) {
-            (Some(_), None) if id.is_some_and(valid_id) => Ok(()),
-            (None, Some(Value::Object(e)))
-                if e.get("code").is_some_and(Value::is_i64)
-                    && e.get("message").is_some_and(Value::is_string)
-                    && id.is_some_and(|i| i.is_null() || valid_id(i)) =>
-            {
-                Ok(())
-            }
-            (None, None) => Err(invalid("no `method`, `result` or `error`")),
-            _ => Err(invalid(
-                "a response carries an `id` and exactly one of `result` or `error` {code, message}",
-            )),
-        };
+        return check_response(object, id);
     };
     if let Some(id) = id
         && !valid_id(id)
     {
-        return Err(invalid("`id` must be a string or an integer"));
+        return Err(invalid("`id` deve ser um texto ou um número inteiro"));
     }
     let Some(method) = method.as_str().filter(|m| !m.is_empty()) else {
-        return Err(invalid("`method` must be a non-empty string"));
+        return Err(invalid("`method` deve ser um texto não vazio"));
     };
     let empty = serde_json::Map::new();
     let params = match object.get("params") {
         None => &empty,
         Some(Value::Object(params)) => params,
-        Some(_) => return Err(invalid("`params` must be an object")),
+        Some(_) => return Err(invalid("`params` deve ser um objeto")),
     };
     let Some(id) = id else {
         return Ok(()); // a notification: accepted and ignored
     };
+    check_request(method, id, params, headers)
+}
+
+/// A 400 -32600 saying why the message is not a valid JSON-RPC request.
+fn invalid(why: &str) -> Box<Response<ResponseBody>> {
+    error(
+        StatusCode::BAD_REQUEST,
+        -32600,
+        &format!("Requisição inválida: {why}"),
+    )
+}
+
+/// The message as a JSON-RPC 2.0 object: JSON, one object (no batch), `jsonrpc: "2.0"`.
+fn message_object(
+    parsed: Option<&Value>,
+) -> Result<&serde_json::Map<String, Value>, Box<Response<ResponseBody>>> {
+    let value = parsed.ok_or_else(|| {
+        error(
+            StatusCode::BAD_REQUEST,
+            -32700,
+            "Erro de leitura: o corpo não é um JSON válido",
+        )
+    })?;
+    let object = match value {
+        Value::Object(object) => object,
+        Value::Array(_) => {
+            return Err(invalid(
+                "lotes JSON-RPC não são aceitos; envie uma mensagem por POST",
+            ));
+        }
+        _ => return Err(invalid("uma mensagem JSON-RPC deve ser um objeto JSON")),
+    };
+    if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+        return Err(invalid("`jsonrpc` deve ser \"2.0\""));
+    }
+    Ok(object)
+}
+
+/// A response: exactly one of result / error, an error being {code, message}.
+fn check_response(
+    object: &serde_json::Map<String, Value>,
+    id: Option<&Value>,
+) -> Result<(), Box<Response<ResponseBody>>> {
+    let (result, err) = (object.get("result"), object.get("error"));
+    match (result, err) {
+        (Some(_), None) if id.is_some_and(valid_id) => Ok(()),
+        (None, Some(Value::Object(e)))
+            if e.get("code").is_some_and(Value::is_i64)
+                && e.get("message").is_some_and(Value::is_string)
+                && id.is_some_and(|i| i.is_null() || valid_id(i)) =>
+        {
+            Ok(())
+        }
+        (None, None) => Err(invalid("falta `method`, `result` ou `error`")),
+        _ => Err(invalid(
+            "uma resposta leva um `id` e exatamente um de `result` ou `error` {code, message}",
+        )),
+    }
+}
+
+/// A request with an `id`: its `_meta`, its era against the version header, and the shape of
+/// the params of a method we serve.
+fn check_request(
+    method: &str,
+    id: &Value,
+    params: &serde_json::Map<String, Value>,
+    headers: &HeaderMap,
+) -> Result<(), Box<Response<ResponseBody>>> {
     let header_version = headers
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok())
         .map(str::trim);
+    let era_2026_header = header_version.is_some_and(|v| v >= "2026-07-28");
     if let Some(meta) = params.get("_meta")
         && !meta.is_object()
     {
         // Era 2026 makes a malformed `_meta` a 400; in era 2025 it is just bad params.
-        let status = if header_version.is_some_and(|v| v >= "2026-07-28") {
+        let status = if era_2026_header {
             StatusCode::BAD_REQUEST
         } else {
             StatusCode::OK
@@ -253,20 +273,19 @@ fn check_shape(
             status,
             id,
             -32602,
-            "Invalid params: `_meta` must be an object",
+            "Parâmetros inválidos: `_meta` deve ser um objeto",
         ));
     }
     let claims_modern = params
         .get("_meta")
         .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
         .is_some();
-    if method == "initialize" && !claims_modern && header_version.is_some_and(|v| v >= "2026-07-28")
-    {
+    if method == "initialize" && !claims_modern && era_2026_header {
         return Err(error_with_id(
             StatusCode::BAD_REQUEST,
             id,
             -32020,
-            "Header mismatch: initialize is era 2025, but MCP-Protocol-Version names an era-2026 version",
+            "Cabeçalho incoerente: initialize é da era 2025, mas MCP-Protocol-Version nomeia uma versão da era 2026",
         ));
     }
     // `initialize` carrying a modern claim is an era-2026 call of a removed method: rmcp
@@ -277,7 +296,7 @@ fn check_shape(
             StatusCode::OK,
             id,
             -32602,
-            &format!("Invalid params for {method}: {problem}"),
+            &format!("Parâmetros inválidos para {method}: {problem}"),
         ));
     }
     Ok(())

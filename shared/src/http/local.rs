@@ -1,6 +1,6 @@
 //! Serving the app on a local TCP listener (outside Lambda).
 //!
-//! Every connection is bounded in time (issue #25, N10), by two limits of the configuration:
+//! Every connection is bounded in time (BW-7), by two limits of the configuration:
 //!
 //! - the header-read timeout (`MCP_HEADER_READ_TIMEOUT_MS`, hyper's own): a request head must
 //!   be complete within it, counted from the moment the connection is ready for one (accepted,

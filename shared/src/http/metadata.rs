@@ -2,7 +2,7 @@
 //! `/.well-known/oauth-protected-resource[/mcp]` under the endpoint's prefix.
 //!
 //! Which authorization servers it names is decided in one place,
-//! [`authorization_servers`]: by default none (issue #24, row 1), since no server we know of
+//! [`authorization_servers`]: by default none (RK-5), since no server we know of
 //! issues billing tokens, and an authorization server that cannot issue the token is never
 //! advertised.
 

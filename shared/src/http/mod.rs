@@ -114,7 +114,7 @@ async fn spliced(
             return fixed(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "text/plain",
-                "internal error",
+                "Erro interno do servidor",
             );
         }
     };

@@ -219,7 +219,7 @@ fn emit(telemetry: &Telemetry, record: &RequestRecord) {
     }
 }
 
-/// Client-chosen text, cut short and [escaped](crate::telemetry::escaped) (N9).
+/// Client-chosen text, cut short and [escaped](crate::telemetry::escaped) (BW-3).
 fn short(value: Option<&Value>) -> Option<String> {
     Some(crate::telemetry::escaped(value?.as_str()?, MAX_CLIENT_TEXT))
 }

@@ -1,4 +1,4 @@
-//! What a 401 tells the person about the token this server needs (issue #24, row 1), in
+//! What a 401 tells the person about the token this server needs (RK-5), in
 //! pt-BR and English: a billing API token from Kobana's Faturamento Automático, sent in the
 //! `Authorization` header, from the environment (sandbox or production) this server talks to.
 //!

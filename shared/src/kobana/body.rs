@@ -1,4 +1,4 @@
-//! Reading an answer's body with a counter (#25): never more than a limit, whatever Kobana
+//! Reading an answer's body with a counter (BW-1): never more than a limit, whatever Kobana
 //! announces or sends. A `Content-Length` over the limit is refused before a byte is read; a
 //! body that grows past it (chunked, or lying about its length) is dropped as soon as it
 //! does, which closes the connection.

@@ -1,4 +1,4 @@
-//! The work budget of one request (#25): every Kobana call the request makes — retries
+//! The work budget of one request (BW-1): every Kobana call the request makes — retries
 //! included — takes one call from it, and waits for one of its in-flight slots; the slot is
 //! held while the call is sent and its answer read. One budget per request, built from
 //! [`WorkLimits`] by [`super::KobanaClient::for_request`] and shared by every clone of that

@@ -56,7 +56,8 @@ fn document(
     Value::Object(doc).to_string()
 }
 
-/// The EMF lines for one finished request.
+/// The EMF lines for one finished request: the request's document, the vocabulary and drift
+/// documents, and one document per Kobana status.
 pub fn lines(
     fields: &Fields,
     function: &str,
@@ -64,6 +65,32 @@ pub fn lines(
     duration_ms: f64,
     timestamp_ms: u64,
 ) -> Vec<String> {
+    let mut out = vec![request_document(
+        fields,
+        function,
+        request_id,
+        duration_ms,
+        timestamp_ms,
+    )];
+    out.extend(vocabulary_and_drift(
+        fields,
+        function,
+        request_id,
+        timestamp_ms,
+    ));
+    out.extend(kobana_documents(fields, function, request_id, timestamp_ms));
+    out
+}
+
+/// The request's own document: requests, errors and duration by function and method (and
+/// tool), and the confirmation step it reached.
+fn request_document(
+    fields: &Fields,
+    function: &str,
+    request_id: &str,
+    duration_ms: f64,
+    timestamp_ms: u64,
+) -> String {
     let method = fields.mcp_method.as_deref().unwrap_or("http");
     let tool = fields.target.as_deref().filter(|_| method == "tools/call");
     let mut dimensions = vec![vec!["Function", "Method"]];
@@ -95,14 +122,16 @@ pub fn lines(
             json!(u8::from(step == ConfirmationStep::Declined)),
         ));
     }
-    let mut out = vec![document(timestamp_ms, dimensions, &metrics, &properties)];
-    out.extend(vocabulary_and_drift(
-        fields,
-        function,
-        request_id,
-        timestamp_ms,
-    ));
+    document(timestamp_ms, dimensions, &metrics, &properties)
+}
 
+/// One document per Kobana status the request saw: calls, errors, 5xx and latencies.
+fn kobana_documents(
+    fields: &Fields,
+    function: &str,
+    request_id: &str,
+    timestamp_ms: u64,
+) -> Vec<String> {
     let mut by_status: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for call in &fields.kobana {
         let status = call
@@ -110,6 +139,7 @@ pub fn lines(
             .map_or_else(|| NO_ANSWER.to_owned(), |s| s.to_string());
         by_status.entry(status).or_default().push(call.millis);
     }
+    let mut out = Vec::with_capacity(by_status.len());
     for (status, latencies) in by_status {
         let code: u16 = status.parse().unwrap_or(0);
         let count = latencies.len();

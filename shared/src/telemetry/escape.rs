@@ -1,5 +1,5 @@
 //! Values from outside (a client's name, anything Kobana sent) as a log line may carry them
-//! (N9): one line, nothing hidden. Every control character (newlines included), bidi control,
+//! (BW-3): one line, nothing hidden. Every control character (newlines included), bidi control,
 //! zero-width and other format character — what [`crate::format::is_hidden_char`] names — is
 //! written as `\u{…}`, and `\` as `\\`, so the text cannot split a line, reorder it on
 //! screen or hide a part of itself, and the escape cannot be forged.

@@ -10,7 +10,7 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 /// The filter used when `RUST_LOG` is unset or cannot be read.
 pub const DEFAULT_FILTER: &str = "info";
 
-/// Targets held at a level whatever `RUST_LOG` says, however specific its directive (#25):
+/// Targets held at a level whatever `RUST_LOG` says, however specific its directive (BW-3):
 ///
 /// - `rmcp` at error: from warn down it echoes what clients send — the error answered to a
 ///   request (which can quote an argument: `Argumento customer_id inválido: "…"`), every
@@ -98,7 +98,11 @@ where
 /// Installs the process-wide subscriber on stderr: JSON lines when `json` (under Lambda),
 /// compact text otherwise, filtered by `RUST_LOG`.
 pub fn init(json: bool) {
-    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
+    let filter = log_filter(
+        std::env::var(crate::config::variables::RUST_LOG)
+            .ok()
+            .as_deref(),
+    );
     if json {
         json_subscriber(filter, std::io::stderr).init();
     } else {
@@ -136,7 +140,7 @@ mod tests {
         }
     }
 
-    /// N2: with `RUST_LOG=info` (the template's default), `trace`, or a directive naming
+    /// BW-3: with `RUST_LOG=info` (the template's default), `trace`, or a directive naming
     /// rmcp's own modules, nothing below error gets out of rmcp (its warn/info/debug/trace
     /// lines echo arguments, URIs and `clientInfo`), nor below info out of the AWS SDK.
     #[test]

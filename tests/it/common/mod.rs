@@ -14,6 +14,20 @@ use kobana_mcp::confirm::{Clock, NonceStore};
 use kobana_mcp::{App, Config};
 use serde_json::{Value, json};
 
+/// The nine Kobana resources' slugs as they go on the wire (permissions, paths, list
+/// members), spelled here independently of the code under test.
+pub const RESOURCES: [&str; 9] = [
+    "organization",
+    "customers",
+    "billing_accounts",
+    "plans",
+    "products",
+    "subscriptions",
+    "invoices",
+    "payments",
+    "nfes",
+];
+
 /// The client capabilities of a client that can show elicitation forms.
 pub const FORM: &str = r#"{"elicitation":{"form":{}}}"#;
 

@@ -20,6 +20,7 @@ use super::params::{Params, body, content_type_is};
 use super::seal::{Purpose, Sealer};
 use super::token::{CODE_TTL_SECS, CodeGrant};
 use super::{FrontRequest, TokenFront, cimd};
+use crate::access::slugs::ORGANIZATION;
 use crate::access::{AuthError, BearerToken, Principal};
 use crate::kobana::KobanaError;
 
@@ -298,7 +299,7 @@ impl TokenFront {
         let answer = self
             .kobana
             .for_request(record)
-            .get(&bearer, &["organization"], &[])
+            .get(&bearer, &[ORGANIZATION], &[])
             .await;
         let organization = match answer {
             Ok(envelope) => Organization::from_kobana(&envelope.data),

@@ -1,4 +1,4 @@
-//! The token front (issue #26): a small OAuth 2.1 authorization server, served by this same
+//! The token front (HT-1): a small OAuth 2.1 authorization server, served by this same
 //! function, for hosts that connect to a remote server with OAuth or not at all (Claude's and
 //! ChatGPT's connectors). The person pastes a billing API token into our page; the host gets
 //! that token as its access token, so `/mcp` reads it as it reads any bearer token.

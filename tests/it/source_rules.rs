@@ -1,0 +1,268 @@
+//! House rules measured on `shared/src` (NM-4, NM-5): each resource slug written once, no
+//! function longer than a reader keeps in mind, and the README's configuration table the
+//! same as the code's. The source readers are `house.rs`'s.
+
+use crate::common::RESOURCES;
+use crate::house::{code_and_strings, code_only, ident, matching_brace, root, rust_files};
+
+/// Every `.rs` file of `shared/src` with its path relative to it (`catalog/rows.rs`) and text.
+fn shared_sources() -> Vec<(String, String)> {
+    let src = root().join("shared/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 20, "found only {} files", files.len());
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let relative = f.strip_prefix(&src).expect("under src");
+            let text = std::fs::read_to_string(f).expect("readable");
+            (relative.display().to_string(), text)
+        })
+        .collect()
+}
+
+/// The lines (first, last; 1-based) of every `#[cfg(test)] mod … { … }` of `code` (comments
+/// and literals already blanked, so every brace is code).
+fn test_module_lines(code: &str) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("#[cfg(test)]") {
+        let after = at + "#[cfg(test)]".len();
+        let item = code[after..].trim_start();
+        let start = code.len() - item.len();
+        let visible = item.strip_prefix("pub").map_or(item, |rest| {
+            rest.trim_start()
+                .strip_prefix('(')
+                .and_then(|r| r.split_once(')'))
+                .map_or(rest, |(_, after)| after)
+                .trim_start()
+        });
+        if !visible.starts_with("mod ") {
+            continue;
+        }
+        if let Some(open) = item
+            .find(['{', ';'])
+            .filter(|o| item.as_bytes()[*o] == b'{')
+        {
+            let close = start + open + 1 + matching_brace(&item[open + 1..]);
+            found.push((line_of(code, at), line_of(code, close.min(code.len()))));
+        }
+    }
+    found
+}
+
+/// `text` without comments and without its test modules (their lines left empty), its code's
+/// string literals kept.
+fn without_test_modules(text: &str) -> String {
+    let modules = test_module_lines(&code_only(text));
+    code_and_strings(text)
+        .split('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            if modules.iter().any(|(a, b)| (*a..=*b).contains(&(i + 1))) {
+                ""
+            } else {
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The line (1-based) of byte `at` of `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at].matches('\n').count() + 1
+}
+
+/// NM-4: a resource's slug is written once, where it is declared — `Resource::slug` in
+/// `access.rs` for the nine Kobana resources, `Toolset::slug` in `catalog/toolset.rs` for
+/// `schemas` — and everything else (Kobana paths, output keys, schema names, row shapes,
+/// completion sources, resource URIs, the confirmation question, the account check, the token
+/// front) derives it from the typed `Resource` or `Toolset`. Comments, and strings inside them,
+/// do not count. Test modules (`#[cfg(test)] mod …`) may spell the wire values: a test's
+/// oracle should state what goes on the wire independently of the code under test.
+#[test]
+fn nm4_every_resource_slug_is_written_only_where_it_is_declared() {
+    let declared_in = |slug: &str| {
+        if slug == "schemas" {
+            "catalog/toolset.rs"
+        } else {
+            "access.rs"
+        }
+    };
+    let mut misplaced = Vec::new();
+    let mut declarations: std::collections::BTreeMap<&str, usize> = Default::default();
+    for (file, text) in shared_sources() {
+        let code = without_test_modules(&text);
+        for slug in RESOURCES.iter().copied().chain(["schemas"]) {
+            let literal = format!("\"{slug}\"");
+            for (at, _) in code.match_indices(&literal) {
+                if file == declared_in(slug) {
+                    *declarations.entry(slug).or_default() += 1;
+                } else {
+                    misplaced.push(format!(
+                        "shared/src/{file}:{}: {literal}",
+                        line_of(&code, at)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        misplaced.is_empty(),
+        "slug literals outside their declaration (derive them from `Resource`/`Toolset`):\n{}",
+        misplaced.join("\n")
+    );
+    for slug in RESOURCES.iter().copied().chain(["schemas"]) {
+        assert_eq!(
+            declarations.get(slug),
+            Some(&1),
+            "{slug:?} is declared once in shared/src/{}",
+            declared_in(slug)
+        );
+    }
+}
+
+/// Longest function in `shared/src`, from its `fn` line to its closing brace.
+const MAX_FUNCTION_LINES: usize = 80;
+
+/// Every function with a body in `code` (comments and literals already blanked): its name,
+/// the line of its `fn` and how many lines it spans, its closing brace included. The body opens
+/// at the first `{` outside brackets after the name; a `;` first is a declaration without one.
+fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("fn ") {
+        if code[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let name = ident(&code[at + 3..]);
+        if name.is_empty() {
+            continue;
+        }
+        let signature = &code[at..];
+        let mut brackets = 0usize;
+        let open = signature.char_indices().find_map(|(i, c)| match c {
+            '[' | '(' => {
+                brackets += 1;
+                None
+            }
+            ']' | ')' => {
+                brackets = brackets.saturating_sub(1);
+                None
+            }
+            '{' | ';' if brackets == 0 => Some((i, c)),
+            _ => None,
+        });
+        let Some((open, '{')) = open else {
+            continue;
+        };
+        let close = open + 1 + matching_brace(&signature[open + 1..]);
+        let first = line_of(code, at);
+        let last = line_of(code, at + close);
+        found.push((name.to_owned(), first, last - first + 1));
+    }
+    found
+}
+
+/// NM-5: no function in `shared/src` is longer than [`MAX_FUNCTION_LINES`], measured from
+/// its `fn` line to its closing brace, comments included. A toolset's declaration list (a
+/// function named `tools` in `shared/src/catalog/*.rs`) is data, and exempt.
+#[test]
+fn nm5_no_function_in_shared_src_is_over_80_lines() {
+    let mut long = Vec::new();
+    let mut measured = 0;
+    for (file, text) in shared_sources() {
+        let declarations = file.starts_with("catalog/") && !file["catalog/".len()..].contains('/');
+        for (name, line, lines) in functions(&code_only(&text)) {
+            measured += 1;
+            if lines > MAX_FUNCTION_LINES && !(declarations && name == "tools") {
+                long.push(format!(
+                    "shared/src/{file}:{line}: fn {name}: {lines} lines"
+                ));
+            }
+        }
+    }
+    assert!(measured > 500, "measured only {measured} functions");
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines (split them into named steps):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn nm5_the_function_reader_measures_bodies_and_skips_declarations_and_fn_types() {
+    let text = r#"
+trait T {
+    fn declared(&self) -> [u8; 2];
+}
+fn short(x: [u8; 2], f: fn(u8) -> u8) -> u8 {
+    let s = "} not a brace";
+    // } nor this
+    f(x[0])
+}
+fn array() -> [u8; 2] { [0; 2] }
+impl S {
+    pub async fn nested<A>(&self) -> Result<(), E>
+    where
+        A: Fn() -> u8,
+    {
+        fn inner() {}
+        if true {
+            inner();
+        }
+    }
+}
+"#;
+    let found = functions(&code_only(text));
+    assert_eq!(
+        found,
+        [
+            ("short".to_owned(), 5, 5),
+            ("array".to_owned(), 10, 1),
+            ("nested".to_owned(), 12, 9),
+            ("inner".to_owned(), 16, 1)
+        ],
+        "{found:?}"
+    );
+    let module = "fn a() {}\n#[cfg(test)]\nmod tests {\n    \"{invoices\"\n}\nfn b() { \"}\" }\n";
+    let kept = without_test_modules(module);
+    assert!(
+        !kept.contains("invoices") && kept.contains("fn b"),
+        "{kept}"
+    );
+    assert_eq!(line_of(&kept, kept.find("fn b").unwrap()), 6);
+}
+
+/// NM-4: the README's configuration table lists exactly the variables of the code's one table
+/// (`kobana_mcp::config::VARIABLES`, the source of the usage text), in the same order, each
+/// with the same default; the README keeps the longer prose.
+#[test]
+fn nm4_the_readme_configuration_table_is_the_code_table() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let section = readme
+        .split_once("\n## Configuration\n")
+        .map(|(_, rest)| rest.split("\n## ").next().unwrap_or(rest))
+        .expect("a `## Configuration` section in README.md");
+    let rows: Vec<(String, String)> = section
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((name.to_owned(), cells.get(2)?.replace('`', "")))
+        })
+        .collect();
+    let code: Vec<(String, String)> = kobana_mcp::config::VARIABLES
+        .iter()
+        .map(|v| (v.name.to_owned(), v.default.to_owned()))
+        .collect();
+    assert!(code.len() > 20, "{code:?}");
+    assert_eq!(
+        rows, code,
+        "README.md `## Configuration` against config::VARIABLES"
+    );
+}
