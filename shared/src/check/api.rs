@@ -411,22 +411,7 @@ fn readings(seen: &Seen, token: &str, api_url: &str) -> Vec<Row> {
         "line_item_input_unit",
         "billing_invoices_create checks each invoice it creates; settle it in the sandbox with a throwaway draft invoice",
     ));
-    rows.push(match seen.date_times.is_empty() {
-        true => Row::fine("datetime_form", "not settled", "no date-time seen"),
-        false => Row::fine(
-            "datetime_form",
-            words(&seen.date_times),
-            "the *_at members of the answers",
-        ),
-    });
-    rows.push(match seen.due_dates.is_empty() {
-        true => Row::fine("due_date_form", "not settled", "no due date seen"),
-        false => Row::fine(
-            "due_date_form",
-            words(&seen.due_dates),
-            "due_date members of the answers",
-        ),
-    });
+    rows.extend(date_rows(seen));
     rows.push(not_read(
         "delete_answer",
         "200 {deleted} and 204 are both success; settle it in the sandbox by deleting a throwaway draft invoice",
@@ -461,23 +446,54 @@ fn readings(seen: &Seen, token: &str, api_url: &str) -> Vec<Row> {
         "idempotent_methods",
         "keys are sent on every write; nothing relies on a DELETE replay",
     ));
-    let request_id = seen.headers.contains("request-id");
-    rows.push(Row::fine(
-        "request_id_header",
-        if request_id {
-            "Request-Id sent"
-        } else {
-            "no Request-Id seen"
-        },
-        "headers: ".to_owned() + &seen.headers.iter().cloned().collect::<Vec<_>>().join(" "),
-    ));
-    rows.push(Row::fine("sandbox_host", "reached", api_url));
-    rows.push(Row::fine(
-        "pagination",
-        "page_meta",
-        "every list answer's meta is checked against the contract above",
-    ));
+    rows.extend(transport_rows(seen, api_url));
     rows
+}
+
+/// The date-time and due-date forms the answers used.
+fn date_rows(seen: &Seen) -> [Row; 2] {
+    let form = |point: &str, forms: &BTreeSet<&'static str>, none: &str, evidence: &str| match forms
+        .is_empty()
+    {
+        true => Row::fine(point, "not settled", none),
+        false => Row::fine(point, words(forms), evidence),
+    };
+    [
+        form(
+            "datetime_form",
+            &seen.date_times,
+            "no date-time seen",
+            "the *_at members of the answers",
+        ),
+        form(
+            "due_date_form",
+            &seen.due_dates,
+            "no due date seen",
+            "due_date members of the answers",
+        ),
+    ]
+}
+
+/// The request id header, the host reached and the pagination form.
+fn transport_rows(seen: &Seen, api_url: &str) -> [Row; 3] {
+    let request_id = seen.headers.contains("request-id");
+    [
+        Row::fine(
+            "request_id_header",
+            if request_id {
+                "Request-Id sent"
+            } else {
+                "no Request-Id seen"
+            },
+            "headers: ".to_owned() + &seen.headers.iter().cloned().collect::<Vec<_>>().join(" "),
+        ),
+        Row::fine("sandbox_host", "reached", api_url),
+        Row::fine(
+            "pagination",
+            "page_meta",
+            "every list answer's meta is checked against the contract above",
+        ),
+    ]
 }
 
 /// The `alg` of a JWT's header, or `None` for a token that is not a JWT.
