@@ -9,9 +9,9 @@ use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
     CompleteResult, ContentBlock, CustomRequest, CustomResult, DiscoverResult, ErrorCode,
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResourceContents, ServerCapabilities, ServerConfig,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -21,7 +21,8 @@ use const_format::formatcp;
 
 use crate::access::Principal;
 use crate::catalog::{
-    Effect, MAX_PER_PAGE, Narrowing, ToolCtx, ToolDef, ToolError, Visibility, WriteGate, registry,
+    ERROR_META_KEY, Effect, MAX_PER_PAGE, Narrowing, ToolCtx, ToolDef, ToolError, Visibility,
+    WriteGate, registry,
 };
 use crate::confirm::{self, Clock, Gate, NonceStore, form_elicitation_declared};
 use crate::deferred::{self, DeferredSlot};
@@ -135,13 +136,7 @@ fn note_call(record: Option<&RequestRecord>, response: &CallToolResponse) {
     let Some(record) = record else { return };
     match response {
         CallToolResponse::Complete(result) if result.is_error == Some(true) => {
-            let code = result
-                .structured_content
-                .as_ref()
-                .and_then(|s| s.get("error"))
-                .and_then(Value::as_str)
-                .unwrap_or("UNKNOWN");
-            record.tool_error(code);
+            record.tool_error(error_code(result).unwrap_or("UNKNOWN"));
         }
         CallToolResponse::InputRequired(_) => record.input_required(),
         _ => {}
@@ -191,11 +186,27 @@ pub fn render_success(structured: Value) -> CallToolResult {
     result
 }
 
-/// Renders a tool failure as an `isError` result the model can act on (T-4).
+/// Renders a tool failure as an `isError` result the model can act on (T-4): the pt-BR text
+/// as its content, and the machine-readable error in `_meta` under [`ERROR_META_KEY`]. No
+/// `structuredContent`: it would have to match the tool's `outputSchema`, and clients that
+/// check it would throw away the text.
 pub fn render_error(error: &ToolError) -> CallToolResult {
     let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
-    result.structured_content = Some(error.structured());
+    let mut meta = MetaObject::new();
+    meta.0.insert(ERROR_META_KEY.to_owned(), error.details());
+    result.meta = Some(meta);
     result
+}
+
+/// The code of a tool error result (`_meta`'s [`ERROR_META_KEY`] `error`).
+fn error_code(result: &CallToolResult) -> Option<&str> {
+    result
+        .meta
+        .as_ref()?
+        .0
+        .get(ERROR_META_KEY)?
+        .get("error")?
+        .as_str()
 }
 
 impl KobanaMcp {

@@ -202,10 +202,7 @@ async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes
             )
             .await;
         assert_eq!(body["result"]["isError"], true, "{no}: {body}");
-        assert_eq!(
-            body["result"]["structuredContent"]["error"],
-            "USER_DECLINED"
-        );
+        assert_eq!(common::error_code(&body["result"]), "USER_DECLINED");
         assert!(
             body["result"]["content"][0]["text"]
                 .as_str()
@@ -426,7 +423,7 @@ async fn cf6_dynamodb_down_fails_closed() {
         .await;
     assert_eq!(body["result"]["isError"], true, "{body}");
     assert_eq!(
-        body["result"]["structuredContent"]["error"],
+        common::error_code(&body["result"]),
         "CONFIRMATION_UNAVAILABLE"
     );
     assert!(

@@ -38,10 +38,7 @@ async fn cf3_a_token_kobana_rejects_gets_kobanas_error_and_stores_nothing() {
         let result = &body["result"];
         assert_ne!(result["resultType"], "input_required", "{tool}: {body}");
         assert_eq!(result["isError"], true, "{tool}: {body}");
-        assert_eq!(
-            result["structuredContent"]["error"], "KOBANA_INVALID_TOKEN",
-            "{body}"
-        );
+        assert_eq!(common::error_code(result), "KOBANA_INVALID_TOKEN", "{body}");
         assert!(
             common::text_of(result).contains("O Kobana recusou o token"),
             "{body}"
@@ -76,7 +73,7 @@ async fn cf3_a_record_that_cannot_be_read_refuses_before_anything_is_stored() {
             .call(&full_token(), "billing_payments_refund", &refund, json!({}))
             .await;
         assert_eq!(body["result"]["isError"], true, "{status}: {body}");
-        assert_eq!(body["result"]["structuredContent"]["error"], code, "{body}");
+        assert_eq!(common::error_code(&body["result"]), code, "{body}");
     }
     fake.clear_faults();
     let body = rig
@@ -88,7 +85,8 @@ async fn cf3_a_record_that_cannot_be_read_refuses_before_anything_is_stored() {
         )
         .await;
     assert_eq!(
-        body["result"]["structuredContent"]["error"], "KOBANA_NOT_FOUND",
+        common::error_code(&body["result"]),
+        "KOBANA_NOT_FOUND",
         "{body}"
     );
     // The payer's account failing (other than 403/404) refuses too.
@@ -105,7 +103,8 @@ async fn cf3_a_record_that_cannot_be_read_refuses_before_anything_is_stored() {
         .call(&full_token(), "billing_payments_refund", &refund, json!({}))
         .await;
     assert_eq!(
-        body["result"]["structuredContent"]["error"], "KOBANA_INTERNAL_ERROR",
+        common::error_code(&body["result"]),
+        "KOBANA_INTERNAL_ERROR",
         "{body}"
     );
     // A token that cannot read the account: asked, saying the customer is not identified.
@@ -185,10 +184,7 @@ async fn cf4_store_failures_answer_a_fixed_text_and_keep_the_detail_in_the_log()
     let check = |body: &Value| {
         let result = &body["result"];
         assert_eq!(result["isError"], true, "{body}");
-        assert_eq!(
-            result["structuredContent"]["error"],
-            "CONFIRMATION_UNAVAILABLE"
-        );
+        assert_eq!(common::error_code(result), "CONFIRMATION_UNAVAILABLE");
         assert_eq!(common::text_of(result), fixed);
         let all = body.to_string();
         for secret in [
@@ -305,7 +301,7 @@ async fn cf6_a_confirmed_refund_whose_answer_was_lost_applies_once_when_confirme
     });
     let (_, first) = confirm(&rig, "billing_payments_refund", &args).await;
     assert_eq!(first["isError"], true, "{first}");
-    assert_eq!(first["structuredContent"]["error"], "KOBANA_TIMEOUT");
+    assert_eq!(common::error_code(&first), "KOBANA_TIMEOUT");
     assert_eq!(fake.refunded_cents(PAYMENT), 1000, "Kobana applied it");
     // The person confirms the same refund again.
     let (_, second) = confirm(&rig, "billing_payments_refund", &args).await;

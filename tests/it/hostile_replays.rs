@@ -61,7 +61,7 @@ async fn n1_seventy_five_thousand_copies_of_a_field_cost_what_one_does() {
         "duplicates and names the row shows already change nothing"
     );
     assert_eq!(
-        structured(&attacked)["error"],
+        crate::common::error_code(&attacked),
         "INVALID_ARGUMENTS",
         "a list longer than the shape is refused before any work: {attacked}"
     );

@@ -214,12 +214,9 @@ async fn rk3_a_created_invoice_is_never_silently_100x_off() {
             continue;
         }
         assert_eq!(result["isError"], true, "{profile}: {result}");
-        assert_eq!(
-            result["structuredContent"]["error"], "AMOUNT_MISMATCH",
-            "{profile}"
-        );
+        assert_eq!(common::error_code(&result), "AMOUNT_MISMATCH", "{profile}");
         let text = text_of(&result);
-        let id = result["structuredContent"]["invoice_id"]
+        let id = common::error_of(&result)["invoice_id"]
             .as_str()
             .unwrap()
             .to_owned();

@@ -510,7 +510,11 @@ async fn cf3_elicitation_handlers_answering_yes_and_no() {
                 assert_eq!(voids.len(), 1);
             } else {
                 assert_eq!(result["isError"], true, "{runner:?} {answer}: {result}");
-                assert_eq!(result["structuredContent"]["error"], "USER_DECLINED");
+                assert_eq!(
+                    common::error_code(result),
+                    "USER_DECLINED",
+                    "{runner:?}: {result}"
+                );
                 assert!(voids.is_empty(), "{runner:?} {answer}: nothing changed");
             }
         }

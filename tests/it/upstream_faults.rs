@@ -11,7 +11,7 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::{Stack, text_of};
+use common::{Stack, error_code, text_of};
 use fake_kobana::{Fault, FaultKind, full_token};
 use kobana_mcp::Config;
 use kobana_mcp::access::BearerToken;
@@ -58,12 +58,6 @@ async fn timed_call(stack: &Stack, tool: &str, args: Value) -> (Value, Duration)
     (result, started.elapsed())
 }
 
-fn error_code(result: &Value) -> &str {
-    result["structuredContent"]["error"]
-        .as_str()
-        .unwrap_or_default()
-}
-
 /// A failed read: `isError`, the given code, a text that says what happened, no token.
 fn assert_tool_error(result: &Value, code: &str, says: &str) {
     assert_eq!(result["isError"], true, "{result}");
@@ -105,7 +99,7 @@ async fn a_persistent_502_fails_after_three_attempts_with_a_clear_tool_error() {
     )
     .await;
     assert_tool_error(&result, "KOBANA_UNAVAILABLE", "HTTP 502");
-    assert_eq!(result["structuredContent"]["kobana_status"], 502);
+    assert_eq!(common::error_of(&result)["kobana_status"], 502);
     assert_eq!(calls(&stack, "GET", "/v1/organization").len(), 3);
     // Two back-offs (200 ms, 400 ms), far inside the 3 s deadline.
     assert!(elapsed >= Duration::from_millis(600), "{elapsed:?}");

@@ -13,6 +13,7 @@
 //! high-water mark reset through `/proc/PID/clear_refs` first.
 
 use fake_kobana::hostile::{Answer, HUGE, Upstream, invoice_page, json_answer, n1_arguments};
+use kobana_mcp::catalog::ERROR_META_KEY;
 
 use super::*;
 
@@ -93,7 +94,9 @@ fn n5_cases() -> Vec<Case> {
     let pdf = json!({"uri": format!("kobana://billing/invoices/{INVOICE}/pdf")});
     let organization = json!({"name": "billing_organization_get", "arguments": {}});
     let too_large = |answer: Result<&Value, &str>| {
-        answer.is_ok_and(|b| b["result"]["structuredContent"]["error"] == "KOBANA_ANSWER_TOO_LARGE")
+        answer.is_ok_and(|b| {
+            b["result"]["_meta"][ERROR_META_KEY]["error"] == "KOBANA_ANSWER_TOO_LARGE"
+        })
     };
     vec![
         Case {
@@ -173,7 +176,7 @@ fn n1_cpu(
         let ((), cost) = measure(pid, || {
             for _ in 0..per {
                 let answer = request(bench, addr, "tools/call", params.clone())?;
-                let error = &answer["result"]["structuredContent"]["error"];
+                let error = &answer["result"]["_meta"][ERROR_META_KEY]["error"];
                 if refused != (error == "INVALID_ARGUMENTS") {
                     return Err(format!("BW-1 answered {answer:.300}"));
                 }

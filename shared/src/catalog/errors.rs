@@ -4,6 +4,14 @@ use serde_json::{Value, json};
 
 use crate::kobana::KobanaError;
 
+/// The `_meta` key of a tool error result that carries the machine-readable error
+/// ([`ToolError::details`]). Reverse-DNS of kobana.com.br, as MCP's `_meta` key rule asks.
+///
+/// The error is not `structuredContent`: every tool declares an `outputSchema`, and an error
+/// does not match it (clients that validate, like the TypeScript SDK v1, would throw instead of
+/// showing the text).
+pub const ERROR_META_KEY: &str = "br.com.kobana/error";
+
 /// A tool call that did not succeed. Becomes an `isError: true` result, never a protocol error.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ToolError {
@@ -76,7 +84,7 @@ impl From<KobanaError> for ToolError {
 }
 
 impl ToolError {
-    /// A stable code for `structuredContent.error`.
+    /// A stable code: the `error` member of [`ToolError::details`].
     pub fn code(&self) -> String {
         match self {
             ToolError::InvalidArguments(_) => "INVALID_ARGUMENTS".to_owned(),
@@ -101,8 +109,10 @@ impl ToolError {
         }
     }
 
-    /// The structured error: `{error, message, status?}`.
-    pub fn structured(&self) -> Value {
+    /// The machine-readable error, carried in the result's `_meta` under [`ERROR_META_KEY`]:
+    /// `{error, message}`, plus `kobana_status`, `invoice_id` or `outcome` and `check_with`
+    /// where they apply.
+    pub fn details(&self) -> Value {
         let mut value = json!({"error": self.code(), "message": self.to_string()});
         if let ToolError::Kobana(e) = self
             && let Some(status) = e.status()
@@ -377,6 +387,6 @@ mod tests {
         );
         assert!(t.contains("não a aplica duas vezes"), "{t}");
         assert_eq!(e.code(), "KOBANA_TIMEOUT");
-        assert_eq!(e.structured()["outcome"], "unknown");
+        assert_eq!(e.details()["outcome"], "unknown");
     }
 }

@@ -575,7 +575,7 @@ mod tests {
             )
             .unwrap_err();
             assert_eq!(off.code(), "AMOUNT_MISMATCH");
-            assert_eq!(off.structured()["invoice_id"], "inv-1");
+            assert_eq!(off.details()["invoice_id"], "inv-1");
             let text = off.to_string();
             assert!(
                 text.contains("R$ 510,50") && text.contains("billing_invoices_delete id=inv-1"),

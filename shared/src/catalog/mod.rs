@@ -35,7 +35,7 @@ pub use context::{
     MAX_NFE_REASON_CHARS, MAX_PER_PAGE, MAX_REASON_CHARS, PlannedWrite, ToolCtx, WriteGate,
     reason_arg, uuid_arg,
 };
-pub use errors::ToolError;
+pub use errors::{ERROR_META_KEY, ToolError};
 pub use names::NameCache;
 pub use registry::{
     Asks, Effect, MAX_TOOLS_LIST_BYTES, Output, Registry, ToolDef, ToolMeta, ToolSpec, registry,

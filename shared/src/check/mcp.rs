@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::{Report, Row};
 use crate::access::slugs::INVOICES;
+use crate::catalog::ERROR_META_KEY;
 
 /// The protocol version the smoke speaks.
 const PROTOCOL: &str = "2025-11-25";
@@ -133,7 +134,7 @@ async fn call_tool(
         .await
     {
         Ok((result, _)) if result["isError"] == json!(true) => {
-            let code = result["structuredContent"]["error"]
+            let code = result["_meta"][ERROR_META_KEY]["error"]
                 .as_str()
                 .unwrap_or("?")
                 .to_owned();

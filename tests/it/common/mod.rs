@@ -327,6 +327,22 @@ pub fn result_names(body: &Value, list: &str) -> Vec<String> {
         .collect()
 }
 
+/// The `_meta` key under which a tool error result carries its machine-readable error,
+/// spelled out here as the wire contract clients read.
+pub const ERROR_META: &str = "br.com.kobana/error";
+
+/// The machine-readable error of a tool error result: `error` (the code), `message`, and
+/// `kobana_status`, `invoice_id`, `outcome` and `check_with` where they apply (`null` when the
+/// result carries none).
+pub fn error_of(result: &Value) -> &Value {
+    &result["_meta"][ERROR_META]
+}
+
+/// The code of a tool error result (`""` when it carries none).
+pub fn error_code(result: &Value) -> &str {
+    error_of(result)["error"].as_str().unwrap_or_default()
+}
+
 /// The text of a tool result's first content block.
 pub fn text_of(result: &Value) -> String {
     result["content"][0]["text"]
@@ -601,10 +617,7 @@ impl Stack {
             assert_eq!(result["isError"], false, "{result}");
             return (result["structuredContent"].clone(), true);
         }
-        assert_eq!(
-            result["structuredContent"]["error"], "AMOUNT_MISMATCH",
-            "{result}"
-        );
+        assert_eq!(error_code(&result), "AMOUNT_MISMATCH", "{result}");
         let asked: u64 = args["line_items"]
             .as_array()
             .unwrap()
@@ -616,7 +629,7 @@ impl Stack {
             let brl = kobana_mcp::format::brl_from_unsigned_cents(figure);
             assert!(text.contains(&brl), "{brl} in {text}");
         }
-        let id = result["structuredContent"]["invoice_id"].clone();
+        let id = error_of(&result)["invoice_id"].clone();
         let read = self
             .call(
                 &fake_kobana::full_token(),

@@ -346,8 +346,7 @@ pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome,
     let result = &body["result"];
     if result["resultType"] != "input_required" {
         ensure!(
-            result["isError"] == true
-                && result["structuredContent"]["error"] == "INVALID_ARGUMENTS",
+            result["isError"] == true && crate::common::error_code(result) == "INVALID_ARGUMENTS",
             "neither a question nor an argument error: {body}"
         );
         ensure!(

@@ -13,12 +13,7 @@ use serde_json::{Value, json};
 use server::Server;
 use upstream::Upstream;
 
-/// The tool error code of a tool result (`structuredContent.error`).
-pub fn error_code(result: &Value) -> &str {
-    result["structuredContent"]["error"]
-        .as_str()
-        .unwrap_or_default()
-}
+pub use crate::common::error_code;
 
 /// The text of a tool result.
 pub fn text(result: &Value) -> &str {
