@@ -2,8 +2,11 @@
 //
 // Usage: node ts_v1.mjs URL TOKEN
 //
-// Runs the `initialize` handshake, lists every tool, calls `billing_customers_list` with `{}` and
-// prints exactly one JSON line on stdout. Any failure goes to stderr with a non-zero exit code.
+// Runs the `initialize` handshake, lists every tool, calls `billing_customers_list` with `{}`,
+// then (CL-7) `billing_customers_get` with an id that does not exist — a tool error, which this
+// SDK checks against the tool's output schema once it has listed the tools — and prints exactly
+// one JSON line on stdout. Any failure (the SDK throwing included) goes to stderr with a
+// non-zero exit code.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
@@ -46,6 +49,10 @@ async function main() {
     } while (cursor);
 
     const result = await client.callTool({ name: "billing_customers_list", arguments: {} });
+    const failed = await client.callTool({
+      name: "billing_customers_get",
+      arguments: { id: "00000000-0000-4000-8000-000000000000" },
+    });
 
     const out = {
       client: "ts-v1",
@@ -56,6 +63,12 @@ async function main() {
         isError: result.isError === true,
         structuredContent: result.structuredContent ?? null,
         text: firstText(result),
+      },
+      failedCall: {
+        isError: failed.isError === true,
+        structuredContent: failed.structuredContent ?? null,
+        error: failed._meta?.["br.com.kobana/error"] ?? null,
+        text: firstText(failed),
       },
     };
     process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -189,7 +189,7 @@ pub fn render_success(structured: Value) -> CallToolResult {
 /// Renders a tool failure as an `isError` result the model can act on (T-4): the pt-BR text
 /// as its content, and the machine-readable error in `_meta` under [`ERROR_META_KEY`]. No
 /// `structuredContent`: it would have to match the tool's `outputSchema`, and clients that
-/// check it would throw away the text.
+/// check it would throw away the text (CL-7).
 pub fn render_error(error: &ToolError) -> CallToolResult {
     let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
     let mut meta = MetaObject::new();

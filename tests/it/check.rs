@@ -256,3 +256,39 @@ async fn rk6_every_reading_has_a_row_and_the_ones_that_take_a_write_say_so() {
         );
     }
 }
+
+/// CL-7: `check --mcp` names a tool error by its code, read from the result's `_meta`: Kobana
+/// refusing the token's scope is fine (the token's choice), any other error breaks the smoke.
+#[tokio::test]
+async fn cl7_check_mcp_names_a_tool_error_by_its_code() {
+    let stack = common::Stack::start().await;
+    for (path, status) in [("/v1/customers", 404), ("/v1/nfes", 403)] {
+        stack.fake.inject(Fault {
+            method: Some("GET".into()),
+            path_prefix: path.into(),
+            kind: FaultKind::Status {
+                status,
+                retry_after: None,
+            },
+            times: None,
+        });
+    }
+    let report = mcp::run(&stack.url, Some(&fake_kobana::full_token()))
+        .await
+        .unwrap();
+    let row = |tool: &str| {
+        let row = report
+            .row(&format!("tools/call {tool}"))
+            .unwrap_or_else(|| panic!("no row for {tool}: {}", report.table()));
+        (row.reading.as_str(), row.evidence.as_str(), row.broken)
+    };
+    assert_eq!(
+        row("billing_customers_list"),
+        ("tool error", "KOBANA_NOT_FOUND", true)
+    );
+    assert_eq!(
+        row("billing_nfes_list"),
+        ("tool error", "KOBANA_INSUFFICIENT_SCOPE", false)
+    );
+    assert!(!report.ok(), "{}", report.table());
+}

@@ -70,5 +70,6 @@ mod token_front_browser;
 mod token_front_instances;
 mod token_front_lambda;
 mod token_front_refusals;
+mod tool_errors;
 mod unknown_method;
 mod upstream_faults;

@@ -368,39 +368,51 @@ async fn a3_a_client_using_another_url_than_the_public_one_gets_the_rfc9728_mism
 /// `tools/call` that works where Kobana takes the authorization server's tokens as billing
 /// tokens (`kobana_app_oauth`), and where it does not (`billing_jwt`) the call's answer tells
 /// the person, in pt-BR, how to pass a billing API token. The server passes the token either
-/// way; Kobana decides.
+/// way; Kobana decides. Both SDKs: v1 checks a tool error against the tool's output schema
+/// after `listTools`, so the explanation reaches its person only because an error result
+/// carries no `structuredContent` (CL-7).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rk1_rk5_an_oauth_token_works_where_kobana_takes_it_and_is_explained_where_not() {
     for readings in [Readings::ours(), Readings::others()] {
         let issuer = readings.token_issuer;
         let setup = Setup::start_with(readings).await;
-        let report = setup
-            .discover_and_call("v2", "challenge", &setup.public_url)
-            .await;
-        assert_eq!(report["ok"], true, "{issuer:?}: {report}");
-        let call = &report["call"];
-        let sent: Vec<bool> = setup
-            .fake
-            .calls()
-            .iter()
-            .filter(|c| c.path == "/v1/organization")
-            .map(|c| c.authorized)
-            .collect();
-        if issuer == TokenIssuer::KobanaAppOauth {
-            assert_eq!(call["isError"], false, "{issuer:?}: {call}");
-            assert_eq!(call["organizationId"], FIXTURE_ORG_ID, "{call}");
-            assert_eq!(sent, [true], "Kobana took the token");
-        } else {
-            assert_eq!(call["isError"], true, "{issuer:?}: {call}");
-            let text = call["text"].as_str().unwrap_or_default();
-            for needle in [
-                "O Kobana recusou o token",
-                "token de API do Faturamento Automático",
-                "`Authorization: Bearer <token>`",
-            ] {
-                assert!(text.contains(needle), "{needle}: {text}");
+        for sdk in ["v1", "v2"] {
+            let organization_reads = || {
+                setup
+                    .fake
+                    .calls()
+                    .into_iter()
+                    .filter(|c| c.path == "/v1/organization")
+                    .map(|c| c.authorized)
+                    .collect::<Vec<bool>>()
+            };
+            let before = organization_reads().len();
+            let report = setup
+                .discover_and_call(sdk, "challenge", &setup.public_url)
+                .await;
+            assert_eq!(report["ok"], true, "{sdk} {issuer:?}: {report}");
+            let call = &report["call"];
+            let sent = organization_reads().split_off(before);
+            if issuer == TokenIssuer::KobanaAppOauth {
+                assert_eq!(call["isError"], false, "{sdk} {issuer:?}: {call}");
+                assert_eq!(call["organizationId"], FIXTURE_ORG_ID, "{sdk}: {call}");
+                assert_eq!(sent, [true], "{sdk}: Kobana took the token");
+            } else {
+                assert_eq!(call["isError"], true, "{sdk} {issuer:?}: {call}");
+                let text = call["text"].as_str().unwrap_or_default();
+                for needle in [
+                    "O Kobana recusou o token",
+                    "token de API do Faturamento Automático",
+                    "`Authorization: Bearer <token>`",
+                ] {
+                    assert!(text.contains(needle), "{sdk}: {needle}: {text}");
+                }
+                assert_eq!(
+                    sent,
+                    [false],
+                    "{sdk}: the server passed it on; Kobana refused it"
+                );
             }
-            assert_eq!(sent, [false], "the server passed it on; Kobana refused it");
         }
     }
 }

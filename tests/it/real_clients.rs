@@ -7,6 +7,9 @@
 //!
 //! Every program takes `URL TOKEN`, lists the tools, calls `billing_customers_list` with `{}`
 //! and prints one JSON line: `{"client", "protocolVersion", "sessionId", "tools", "call"}`.
+//! `ts_v1.mjs` then calls `billing_customers_get` with an id Kobana does not have and adds
+//! `failedCall`: that SDK checks a result's `structuredContent` against the tool's output
+//! schema, on errors too, and throws instead of returning one that does not match (CL-7).
 //! The interpreters come from `scripts/setup.sh`; when they are missing the tests fail.
 
 use crate::common;
@@ -289,4 +292,31 @@ async fn p4_python_client_legacy_mode_initializes_2025_11_25_and_calls_customers
     let run = run_client("py-legacy", common::python(), "py_client.py", args).await;
     assert_client_report(&run, "py-legacy", LEGACY_LATEST);
     assert_fake_saw_customer_listing(&stack, &run);
+}
+
+/// CL-7: after `listTools`, the TypeScript SDK v1 validates any `structuredContent` against the
+/// tool's output schema, `isError` results included, and throws -32602 on a mismatch. A tool
+/// error carries none, so `callTool` resolves and the person gets the pt-BR text; the code is
+/// in `_meta`.
+#[tokio::test]
+async fn cl7_a_tool_error_reaches_the_person_through_the_ts_v1_client_after_list_tools() {
+    let stack = common::Stack::start().await;
+    let run = run_client("ts-v1", common::node(), "ts_v1.mjs", url_and_token(&stack)).await;
+    let report = assert_client_report(&run, "ts-v1", LEGACY_LATEST);
+    let ctx = run.context();
+    let failed = &report["failedCall"];
+    assert_eq!(
+        failed["isError"], true,
+        "billing_customers_get of a missing id\n{ctx}"
+    );
+    assert!(
+        failed["structuredContent"].is_null(),
+        "an error result carries no structuredContent\n{ctx}"
+    );
+    assert_eq!(failed["error"]["error"], "KOBANA_NOT_FOUND", "{ctx}");
+    let text = failed["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("Não encontrado no Kobana") && text.contains("Confira o id"),
+        "the person reads what to change, in pt-BR\n{ctx}"
+    );
 }

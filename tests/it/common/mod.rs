@@ -327,7 +327,7 @@ pub fn result_names(body: &Value, list: &str) -> Vec<String> {
         .collect()
 }
 
-/// The `_meta` key under which a tool error result carries its machine-readable error,
+/// The `_meta` key under which a tool error result carries its machine-readable error (CL-7),
 /// spelled out here as the wire contract clients read.
 pub const ERROR_META: &str = "br.com.kobana/error";
 
