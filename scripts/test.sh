@@ -12,7 +12,8 @@
 # The gate, in order (stages in [brackets] run in the background beside the ones after them):
 #   [setup]  scripts/setup.sh: .venv, clients/ npm dirs, Chromium, the matrix environments
 #   [sam]    the SAM template: cfn-lint and sam validate --lint
-#   [fuzz build]  cargo fuzz build of the request target (its own workspace and flags)
+#   [fuzz build]  the request target with libFuzzer's instrumentation (its own workspace, flags
+#            and target directory; scripts/fuzz.sh --build)
 #   fmt, clippy (with and without the demo feature), the builds, cargo test --no-run
 #   moto     a local DynamoDB (moto_server on a free loopback port), stopped on exit
 #   cargo test   every unit and integration test, one binary per crate (tests/it)
@@ -143,7 +144,7 @@ else
   bg_stage setup "setup (scripts/setup.sh)" bash "$ROOT/scripts/setup.sh"
   bg_stage sam "SAM template: cfn-lint and sam validate --lint (scripts/check-template.sh)" \
     bash "$ROOT/scripts/check-template.sh"
-  bg_stage fuzz-build "fuzz build: cargo fuzz build of the request target (scripts/fuzz.sh --build)" \
+  bg_stage fuzz-build "fuzz build: the request target, instrumented for libFuzzer (scripts/fuzz.sh --build)" \
     bash "$ROOT/scripts/fuzz.sh" --build
 fi
 
@@ -266,7 +267,7 @@ KOBANA_FAKE_READINGS=others cargo test --workspace --features kobana-mcp/demo --
 
 if [[ $QUICK == 0 ]]; then
   bg_wait fuzz-build
-  bg_stage fuzz "fuzz smoke: the request path under cargo fuzz on stable, 45 s (scripts/fuzz.sh --run)" \
+  bg_stage fuzz "fuzz smoke: the request path under libFuzzer on stable, 45 s (scripts/fuzz.sh --run)" \
     bash "$ROOT/scripts/fuzz.sh" --run
 
   stage "MCP conformance suite at 2025-06-18, 2025-11-25 and 2026-07-28 (scripts/conformance.sh)"
