@@ -643,3 +643,55 @@ fn ql2_targets_without_a_test_harness_hold_no_tests() {
         holding.join("\n")
     );
 }
+
+/// QL-5: the test command builds no release binary (fat LTO over one codegen unit takes
+/// minutes): the release build compiles the code the debug builds test, for no code branches on
+/// the profile (`debug_assertions`, which release builds turn off).
+#[test]
+fn ql5_no_code_branches_on_the_build_profile() {
+    let mut files = Vec::new();
+    for dir in ["shared/src", "functions", "tests/src", "bench"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    assert!(files.len() > 50, "found only {} files", files.len());
+    let branching: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).expect("readable");
+            code_only(&text).contains("debug_assertions")
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        branching.is_empty(),
+        "code that a release build compiles differently, untested by the gate: {branching:?}"
+    );
+}
+
+/// QL-5: a per-package override of the release profile that names no package of the build is
+/// only a warning of the release build, which the test command does not run: each one names a
+/// package of `Cargo.lock`.
+#[test]
+fn ql5_every_release_override_names_a_package_of_the_lock_file() {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).expect("Cargo.toml");
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).expect("Cargo.lock");
+    let overrides: Vec<&str> = manifest
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("[profile.release.package.")?
+                .strip_suffix(']')
+        })
+        .map(|name| name.trim_matches('"'))
+        .filter(|name| *name != "*")
+        .collect();
+    assert!(overrides.len() >= 10, "{overrides:?}");
+    let unknown: Vec<&str> = overrides
+        .into_iter()
+        .filter(|name| !lock.contains(&format!("name = \"{name}\"\n")))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "release overrides of no package: {unknown:?}"
+    );
+}
