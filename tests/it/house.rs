@@ -669,8 +669,8 @@ fn ql5_no_code_branches_on_the_build_profile() {
 }
 
 /// QL-5: a per-package override of the release profile that names no package of the build is
-/// only a warning of the release build, which the test command does not run: each one names a
-/// package of `Cargo.lock`.
+/// only a cargo warning, and what it serves (the artifact's size) only the release build shows,
+/// which the test command does not run: each one names a package of `Cargo.lock`.
 #[test]
 fn ql5_every_release_override_names_a_package_of_the_lock_file() {
     let manifest = std::fs::read_to_string(root().join("Cargo.toml")).expect("Cargo.toml");
