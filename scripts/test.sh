@@ -85,12 +85,20 @@ bg_stage() {
   eval "BG_PID_${slug//-/_}=$!"
 }
 
-# Waits for a background stage, shows its output, and fails the run if it failed.
+# Waits for a background stage, shows its output, and fails the run if it failed. The stage
+# before it ends first, and the time spent waiting is a row of its own in the table.
 bg_wait() {
-  local slug="$1" pid status=0
+  local slug="$1" pid status=0 waited
   pid="$(eval "echo \${BG_PID_${slug//-/_}:-}")"
   [[ -n "$pid" ]] || return 0
+  finish_stage
+  waited=$(now)
   wait "$pid" || status=$?
+  waited=$(($(now) - waited))
+  if ((waited > 0)); then
+    STAGE_NAMES+=("(waiting for the background stage '$slug')")
+    STAGE_TIMES+=("$waited")
+  fi
   printf '\n==> [background, done] %s\n' "$(cut -f2 "$WORK/$slug.time" 2>/dev/null || echo "$slug")"
   cat "$WORK/$slug.log"
   if [[ -f "$WORK/$slug.time" ]]; then
