@@ -88,13 +88,13 @@ done
 
 if [[ "$ARM64" == 1 ]]; then
   stage "build: cargo lambda build --release --arm64 --bin kobana-mcp (what sam build runs)"
-  if [[ ! -x "$ROOT/.venv/sam/bin/cargo-lambda" ]]; then
-    [[ -x "$ROOT/.venv/sam/bin/python" ]] || python3 -m venv "$ROOT/.venv/sam"
-    "$ROOT/.venv/sam/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+  if [[ ! -x "$ROOT/.venv-sam/bin/cargo-lambda" ]]; then
+    [[ -x "$ROOT/.venv-sam/bin/python" ]] || python3 -m venv "$ROOT/.venv-sam"
+    "$ROOT/.venv-sam/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
       "cargo-lambda==1.9.2" || die "pip install of cargo-lambda failed"
   fi
   rustup target add aarch64-unknown-linux-gnu >/dev/null
-  PATH="$ROOT/.venv/sam/bin:$PATH" cargo lambda build --release --arm64 --bin kobana-mcp
+  PATH="$ROOT/.venv-sam/bin:$PATH" cargo lambda build --release --arm64 --bin kobana-mcp
   ARM64_BIN="$WORKSPACE_TARGET/lambda/kobana-mcp/bootstrap"
   [[ -x "$ARM64_BIN" ]] || die "no $ARM64_BIN after cargo lambda build"
 fi

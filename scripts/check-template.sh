@@ -4,9 +4,12 @@
 #
 #   scripts/check-template.sh [TEMPLATE]      (default: template.yaml)
 #
-# The SAM CLI lives in its own venv, .venv/sam, because aws-sam-cli pins boto3 < 1.44,
+# The SAM CLI lives in its own venv, .venv-sam, because aws-sam-cli pins boto3 < 1.44,
 # click 8.1 and pydantic 2.13, which conflict with the frozen packages of .venv
 # (clients/requirements.txt). It is installed on first use (~1-2 min) and reused after.
+# .venv-sam sits beside .venv, not inside it: scripts/test.sh runs this script and
+# scripts/setup.sh side by side, and setup.sh may remove and re-create .venv (a broken or
+# missing interpreter) while this script installs; neither touches the other's directory.
 #
 # Never contacts AWS: a region is set for the CLI, credentials are dummies, and the EC2
 # metadata endpoint is disabled.
@@ -16,7 +19,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 TEMPLATE="${1:-template.yaml}"
-SAM_VENV="${SAM_VENV:-$ROOT/.venv/sam}"
+SAM_VENV="${SAM_VENV:-$ROOT/.venv-sam}"
 SAM_CLI_VERSION="1.170.0"
 CFN_LINT_VERSION="1.58.0"
 PYTHON="${PYTHON:-python3}"

@@ -9,16 +9,22 @@
 //! - modules of one rank never import each other in a cycle, and the tools (`catalog`) know
 //!   nothing of confirmation (`confirm`);
 //! - no Rust source file over 800 lines, except data-like corpora that say so in their first
-//!   line; the function binary's `main.rs` at most 150 lines.
+//!   line; the function binary's `main.rs` at most 150 lines;
+//! - the test command stays fast and whole (QL): every area of the one test binary is declared
+//!   and no test of the 36 binaries it replaced is lost; every debug build of the scripts
+//!   resolves one of two feature sets; a target without a test harness holds no test; the
+//!   quick loop skips the areas that drive Node; its second pass runs under the fake's other
+//!   readings (RK-1). The readers are in `house_support`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-pub(crate) fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the workspace root")
-        .to_path_buf()
-}
+pub(crate) use crate::house_support::root;
+use crate::house_support::{
+    COMPILING, cargo_calls, cargo_runs_of_test_sh, list_lines, lost_tests, runs_whole_area,
+    scripts_that_run_cargo, second_compile, target_sources, targets_without_a_harness,
+    tests_of_this_binary,
+};
 
 /// Every `.rs` file under `dir`, skipping build output and installed packages.
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -328,7 +334,6 @@ fn modules_depend_one_way_front_server_features_base() {
 
 #[test]
 fn no_cycle_between_modules_of_one_rank() {
-    use std::collections::{BTreeMap, BTreeSet};
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (module, used, _) in module_arrows() {
         if rank(&module) == rank(&used) {
@@ -528,106 +533,200 @@ fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
     );
 }
 
-/// What `scripts/test.sh` asked of cargo, run in a sandbox where every command it starts is a
-/// stub: each line `KOBANA_FAKE_READINGS` (empty when unset), a tab, then the arguments
-/// joined by the unit separator.
-fn cargo_runs_of_test_sh(quick: bool) -> Vec<(String, Vec<String>)> {
-    use std::os::unix::fs::PermissionsExt;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let sandbox = std::env::temp_dir().join(format!(
-        "test-sh-{}-{nanos}-{}",
-        std::process::id(),
-        u8::from(quick)
-    ));
-    let write = |relative: &str, text: &str| {
-        let path = sandbox.join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    };
-    let script = std::fs::read_to_string(root().join("scripts/test.sh")).expect("test.sh");
-    write("scripts/test.sh", &script);
-    // Every other script it may start does nothing.
-    for dir in ["scripts", "bench"] {
-        for entry in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".sh") && name != "test.sh" {
-                write(&format!("{dir}/{name}"), "#!/usr/bin/env bash\nexit 0\n");
-            }
-        }
-    }
-    let log = sandbox.join("cargo.log");
-    let record = "#!/usr/bin/env bash\nIFS=$'\\x1f'\nprintf '%s\\t%s\\n' \"${KOBANA_FAKE_READINGS:-}\" \"$*\" >>\"$CARGO_STUB_LOG\"\n";
-    write("bin/cargo", record);
-    write("bin/curl", "#!/usr/bin/env bash\nexit 0\n");
-    write(".venv/bin/python", "#!/usr/bin/env bash\necho 9\n");
-    write(
-        ".venv/bin/moto_server",
-        "#!/usr/bin/env bash\nexec sleep 60\n",
-    );
-    write("target/debug/kobana-mcp", "");
-    write(
-        "target/debug/contract-report",
-        "#!/usr/bin/env bash\nexit 0\n",
-    );
-    std::fs::create_dir_all(sandbox.join("tmp")).unwrap();
-    let path = format!(
-        "{}:{}",
-        sandbox.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut command = std::process::Command::new("bash");
-    command
-        .arg(sandbox.join("scripts/test.sh"))
-        .args(quick.then_some("--quick"))
-        .env("PATH", path)
-        .env("CARGO_STUB_LOG", &log)
-        .env("CARGO_TARGET_DIR", sandbox.join("target"))
-        .env("TMPDIR", sandbox.join("tmp"))
-        .env_remove("KOBANA_FAKE_READINGS")
-        .env_remove("CARGO_TEST_ARGS");
-    let output = command.output().expect("bash runs scripts/test.sh");
-    let text = std::fs::read_to_string(&log).unwrap_or_default();
-    let _ = std::fs::remove_dir_all(&sandbox);
-    assert!(
-        output.status.success(),
-        "scripts/test.sh{} failed with stubs: {}",
-        if quick { " --quick" } else { "" },
-        String::from_utf8_lossy(&output.stderr)
-    );
-    text.lines()
-        .map(|line| {
-            let (readings, args) = line.split_once('\t').unwrap_or(("", line));
-            let args = args.split('\x1f').map(str::to_owned).collect();
-            (readings.to_owned(), args)
-        })
-        .collect()
+/// QL-1: every test of the 36 binaries the one binary replaced is still a test of it, under
+/// its own name or under the name recorded beside the list, with the commit and the reason.
+#[test]
+fn ql1_no_test_of_the_split_binaries_is_lost() {
+    let before = list_lines("names-before-one-binary.txt");
+    let renamed = list_lines("names-renamed-since-one-binary.txt");
+    let tests = tests_of_this_binary();
+    assert_eq!(before.len(), 270, "the list of before was cut");
+    assert!(tests.len() >= before.len(), "{} tests listed", tests.len());
+    let problems = lost_tests(&before, &renamed, &tests);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// Whether a `cargo test` run with `args` runs every test of `area`: its target is `it`, and
-/// no name filter or `--skip` (libtest matches substrings) leaves the area out.
-fn runs_whole_area(args: &[String], area: &str) -> bool {
-    let prefix = format!("{area}::");
-    let target_is_it = args.windows(2).all(|w| w[0] != "--test" || w[1] == "it");
-    let mut filters = Vec::new();
-    let mut skips = Vec::new();
-    let mut iter = args.iter().skip(1).peekable();
-    while let Some(arg) = iter.next() {
-        match arg.as_str() {
-            "--skip" => skips.extend(iter.next()),
-            "--test" | "--features" | "-p" | "--package" | "--target-dir" => {
-                iter.next();
+#[test]
+fn ql1_the_lost_test_check_names_a_lost_test_and_every_bad_rename() {
+    let names = |list: &[&str]| -> Vec<String> { list.iter().map(|s| (*s).to_owned()).collect() };
+    let before = names(&["a::kept", "a::gone", "a::renamed", "b::renamed_to_nothing"]);
+    let tests: BTreeSet<String> = names(&["a::kept", "a::new_name", "b::other"])
+        .into_iter()
+        .collect();
+    let renamed = names(&[
+        "a::renamed -> a::new_name | 1234abc | clearer",
+        "b::renamed_to_nothing -> b::missing | 1234abc | clearer",
+        "c::never_listed -> b::other | 1234abc | clearer",
+        "a::kept -> b::other | not-a-commit | clearer",
+        "a::kept => b::other",
+    ]);
+    assert_eq!(
+        lost_tests(&before, &renamed, &tests),
+        [
+            "`b::renamed_to_nothing` was renamed `b::missing`, which is no test",
+            "renamed `c::never_listed` is not in the list of before",
+            "not `old -> new | commit | why` (commit in hex): a::kept -> b::other | not-a-commit | clearer",
+            "not `old -> new | commit | why` (commit in hex): a::kept => b::other",
+            "`a::gone` is lost: no such test, and no rename recorded",
+        ]
+    );
+}
+
+/// QL-2: every debug build, check and test of the workspace in the scripts resolves one of two
+/// feature sets (with the demo feature or without) over the whole workspace, with the same
+/// flags: no command brings back a second compile of the same crates.
+#[test]
+fn ql2_every_cargo_build_of_the_scripts_resolves_one_of_the_two_feature_sets() {
+    let mut held = 0;
+    let mut wrong = Vec::new();
+    for (path, text) in scripts_that_run_cargo() {
+        for call in cargo_calls(&path, &text) {
+            let compiles = call
+                .args
+                .first()
+                .is_some_and(|s| COMPILING.contains(&s.as_str()));
+            match second_compile(&call) {
+                Some(why) => wrong.push(why),
+                None if compiles && path == "scripts/test.sh" => held += 1,
+                None => {}
             }
-            "--exact" => return false,
-            a if a.starts_with('-') => {}
-            a => filters.push(a),
         }
     }
-    target_is_it
-        && (filters.is_empty() || filters.iter().any(|f| prefix.contains(*f)))
-        && !skips.iter().any(|s| prefix.contains(s.as_str()))
+    // fmt aside, test.sh builds, checks and tests: a reader that found fewer would prove nothing.
+    assert!(
+        held >= 7,
+        "only {held} cargo builds found in scripts/test.sh"
+    );
+    assert!(wrong.is_empty(), "second compiles:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn ql2_the_script_reader_finds_commands_not_words_and_names_each_second_compile() {
+    let script = r#"# cargo build -p x in a comment
+stage "cargo build -p x in a string"
+cargo build --workspace --features kobana-mcp/demo
+if ! cargo test --workspace --no-run; then echo "no (cargo test -p y)"; fi
+KOBANA_X=1 cargo test --workspace --test it \
+  --no-fail-fast "${ARGS[@]}" -- --skip 'a b' >"$LOG" 2>&1
+out="$(cargo clippy -p kobana-mcp-shared)"
+RUSTFLAGS=-Cfoo cargo build --workspace && cargo run -q -p kobana-mcp-tests --bin contract-report
+cargo build --workspace --features kobana-mcp/demo,other
+cargo build --release -p kobana-mcp; cargo fmt --all
+RUSTFLAGS="--cfg fuzzing" cargo build --manifest-path "$ROOT/fuzz/Cargo.toml" --target x
+"#;
+    let calls = cargo_calls("s.sh", script);
+    let lines: Vec<&str> = calls.iter().map(|c| c.at.as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            "s.sh:3", "s.sh:4", "s.sh:5", "s.sh:7", "s.sh:8", "s.sh:8", "s.sh:9", "s.sh:10",
+            "s.sh:10", "s.sh:11"
+        ]
+    );
+    assert_eq!(calls[2].env, ["KOBANA_X=1"]);
+    assert_eq!(
+        calls[2].args,
+        [
+            "test",
+            "--workspace",
+            "--test",
+            "it",
+            "--no-fail-fast",
+            "${ARGS[@]}",
+            "--",
+            "--skip",
+            "a b"
+        ]
+    );
+    let wrong: Vec<String> = calls.iter().filter_map(second_compile).collect();
+    assert_eq!(
+        wrong,
+        [
+            "s.sh:7: cargo clippy -p kobana-mcp-shared: `-p`, no `--workspace`",
+            "s.sh:8: cargo build --workspace: `RUSTFLAGS` set",
+            "s.sh:8: cargo run -q -p kobana-mcp-tests --bin contract-report: `-p`, no `--workspace`",
+            "s.sh:9: cargo build --workspace --features kobana-mcp/demo,other: features [\"kobana-mcp/demo\", \"other\"]",
+        ]
+    );
+}
+
+/// QL-2: a target that says `test = false` (no test harness compiled or linked for it by
+/// `cargo test --workspace`) holds no test, which would otherwise never run.
+#[test]
+fn ql2_targets_without_a_test_harness_hold_no_tests() {
+    let targets = targets_without_a_harness();
+    let names: Vec<&str> = targets.iter().map(|(_, name, _)| name.as_str()).collect();
+    assert!(targets.len() >= 4, "{names:?}");
+    let mut holding = Vec::new();
+    for (manifest, name, file) in &targets {
+        for source in target_sources(file) {
+            let text = std::fs::read_to_string(&source)
+                .unwrap_or_else(|e| panic!("{}: {e}", source.display()));
+            if ["#[test]", "#[tokio::test", "cfg(test)"]
+                .iter()
+                .any(|m| text.contains(m))
+            {
+                holding.push(format!("{manifest} `{name}`: {}", source.display()));
+            }
+        }
+    }
+    assert!(
+        holding.is_empty(),
+        "tests in targets with `test = false` never run:\n{}",
+        holding.join("\n")
+    );
+}
+
+/// QL-5: the test command builds no release binary (fat LTO over one codegen unit takes
+/// minutes): the release build compiles the code the debug builds test, for no code branches on
+/// the profile (`debug_assertions`, which release builds turn off).
+#[test]
+fn ql5_no_code_branches_on_the_build_profile() {
+    let mut files = Vec::new();
+    for dir in ["shared/src", "functions", "tests/src", "bench"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    assert!(files.len() > 50, "found only {} files", files.len());
+    let branching: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).expect("readable");
+            code_only(&text).contains("debug_assertions")
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        branching.is_empty(),
+        "code that a release build compiles differently, untested by the gate: {branching:?}"
+    );
+}
+
+/// QL-5: a per-package override of the release profile that names no package of the build is
+/// only a cargo warning, and what it serves (the artifact's size) only the release build shows,
+/// which the test command does not run: each one names a package of `Cargo.lock`.
+#[test]
+fn ql5_every_release_override_names_a_package_of_the_lock_file() {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).expect("Cargo.toml");
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).expect("Cargo.lock");
+    let overrides: Vec<&str> = manifest
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("[profile.release.package.")?
+                .strip_suffix(']')
+        })
+        .map(|name| name.trim_matches('"'))
+        .filter(|name| *name != "*")
+        .collect();
+    assert!(overrides.len() >= 10, "{overrides:?}");
+    let unknown: Vec<&str> = overrides
+        .into_iter()
+        .filter(|name| !lock.contains(&format!("name = \"{name}\"\n")))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "release overrides of no package: {unknown:?}"
+    );
 }
 
 /// RK-1: `scripts/test.sh` runs the integration tests a second time with the fake under

@@ -11,6 +11,7 @@ mod fake_common;
 mod host_clis_support;
 mod hostile_support;
 mod hostile_upstream_support;
+mod house_support;
 mod lambda_support;
 mod token_front_support;
 
