@@ -6,8 +6,9 @@
 #                              against the fake Kobana (no client matrices, host CLIs, browser,
 #                              fuzzing, conformance, Inspector or bench)
 #
-# Extra arguments go to `cargo test` (then the contract report accepts a partial run), e.g.
-# `scripts/test.sh --quick -- confirm::` or `scripts/test.sh protocol::`.
+# Extra arguments go to the test harness, after cargo's `--` (then the contract report accepts
+# a partial run): name filters, several at once, and libtest's flags, e.g.
+# `scripts/test.sh --quick -- confirm:: house::` or `scripts/test.sh protocol::`.
 #
 # The gate, in order (stages in [brackets] run in the background beside the ones after them):
 #   [setup]  scripts/setup.sh: .venv, clients/ npm dirs, Chromium, the matrix environments
@@ -256,7 +257,7 @@ if [[ $QUICK == 1 ]]; then
 fi
 
 stage "cargo test --workspace$([[ $QUICK == 1 ]] && echo " (without the external-client areas)")"
-cargo test --workspace --features kobana-mcp/demo --no-fail-fast "${CARGO_TEST_ARGS[@]}" -- "${test_filter[@]}"
+cargo test --workspace --features kobana-mcp/demo --no-fail-fast -- "${test_filter[@]}" "${CARGO_TEST_ARGS[@]}"
 
 # Where Kobana's own material leaves a point open, the fake plays our reading by default and
 # every other alternative under KOBANA_FAKE_READINGS=others (docs/contract.md, "Readings"):
@@ -264,14 +265,14 @@ cargo test --workspace --features kobana-mcp/demo --no-fail-fast "${CARGO_TEST_A
 # server must be right under both. Left out of this pass: the areas that read no Kobana answer
 # of consequence to a reading (source scans, the load smoke) and the library/host/browser
 # compatibility runs, whose Kobana traffic the real-client areas already cover.
-SAME_UNDER_EVERY_READING=(house:: source_rules:: requirement_ids:: load:: client_matrix:: host_clis:: browser_cors::)
+SAME_UNDER_EVERY_READING=(house:: source_rules:: requirement_ids:: architecture_doc:: load:: client_matrix:: host_clis:: browser_cors::)
 others_filter=("${test_filter[@]}")
 for name in "${SAME_UNDER_EVERY_READING[@]}"; do
   others_filter+=(--skip "$name")
 done
 stage "cargo test --test it, the fake under the other readings (KOBANA_FAKE_READINGS=others)"
 KOBANA_FAKE_READINGS=others cargo test --workspace --features kobana-mcp/demo --test it \
-  --no-fail-fast "${CARGO_TEST_ARGS[@]}" -- "${others_filter[@]}"
+  --no-fail-fast -- "${others_filter[@]}" "${CARGO_TEST_ARGS[@]}"
 
 if [[ $QUICK == 0 ]]; then
   bg_wait fuzz-build
