@@ -252,8 +252,8 @@ fn render(m: &Measured) -> (String, bool) {
          20 median rows, and 20 of the largest row (the target: at most 8 KB). The issue's own \"before\" table \
          (e.g. 16,940 B and 2,420 B per row for invoices) was taken before the contract work made lists leave out \
          invoice line items, so the before column here, measured on today's data, is lower.\n\n\
-         Kobana calls / rounds: what the call after the change cost, from its request record (a round is a set of \
-         calls in flight together), on a server with cold caches; the targets are at most 2 calls and 2 rounds for a \
+         Kobana calls / rounds: what the call after the change cost, from its request record (rounds: the longest chain \
+         of calls each started after the one before it ended), on a server with cold caches; the targets are at most 2 calls and 2 rounds for a \
          list, at most 2 rounds for a prompt.\n\n\
          | list tool | rows | before: page B (≈tok) | before: median row B | after: page B (≈tok) | after: median row B | after: largest row B | after: page of 20, median / largest rows B (≈tok) | Kobana calls / rounds | holds |\n\
          |---|---|---|---|---|---|---|---|---|---|\n"
