@@ -160,8 +160,6 @@ pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpErr
     }
 }
 
-pub use crate::protocol_errors::{UNKNOWN_METHOD_PREFIX, unknown_method_sentence};
-
 /// The methods this server serves. rmcp turns one of these whose params it cannot read into a
 /// `CustomRequest`; that is invalid params (-32602), not an unknown method.
 pub const SERVED_METHODS: [&str; 11] = [
@@ -298,7 +296,7 @@ impl ServerHandler for KobanaMcp {
         }
         Err(McpError::new(
             ErrorCode::METHOD_NOT_FOUND,
-            unknown_method_sentence(&request.method),
+            protocol_errors::unknown_method_sentence(&request.method),
             None,
         ))
     }

@@ -231,12 +231,11 @@ fn enrich_in(value: &mut Value, inherited: Unit) {
 fn enrich_object(map: &mut Map<String, Value>, inherited: Unit) {
     let mut added = Vec::new();
     let unit = if money::is_invoice(map) {
-        if let Some(note) = money::amounts_note(map) {
+        let (scale, note) = money::invoice_unit(map);
+        if let Some(note) = note {
             added.push((AMOUNTS_NOTE.to_owned(), Value::String(note)));
         }
-        money::settle_invoice(map)
-            .scale()
-            .map_or(Unit::InDoubt, Unit::Settled)
+        scale.map_or(Unit::InDoubt, Unit::Settled)
     } else {
         money::settle_line_item(map).map_or(inherited, Unit::Settled)
     };

@@ -190,9 +190,11 @@ pub fn settle_invoice(map: &Map<String, Value>) -> Settlement {
     }
 }
 
-/// The pt-BR note of an invoice ([`Settlement::note`]), settled from its own members.
-pub fn amounts_note(map: &Map<String, Value>) -> Option<String> {
-    settle_invoice(map).note(int(map, "total_subcents"))
+/// An invoice's unit ([`Settlement::scale`]) and its pt-BR note ([`Settlement::note`]),
+/// settled once from its own members.
+pub fn invoice_unit(map: &Map<String, Value>) -> (Option<Scale>, Option<String>) {
+    let settled = settle_invoice(map);
+    (settled.scale(), settled.note(int(map, "total_subcents")))
 }
 
 /// The short note of an invoice's list row ([`Settlement::short_note`]).
@@ -275,7 +277,7 @@ mod tests {
         let settled = settle(conflict.clone());
         assert!(matches!(settled, Settlement::Conflict(_)), "{settled:?}");
         assert_eq!(settled.scale(), None, "no BRL text under a unit in doubt");
-        let note = amounts_note(conflict.as_object().unwrap()).unwrap();
+        let note = invoice_unit(conflict.as_object().unwrap()).1.unwrap();
         assert!(note.contains("não batem"), "{note}");
         assert!(
             note.contains("R$ 499,00") && note.contains("R$ 49.900,00"),
@@ -290,7 +292,7 @@ mod tests {
         assert_eq!(settle(silent.clone()), Settlement::Unsettled);
         assert_eq!(settle(silent.clone()).scale(), None);
         let map = silent.as_object().unwrap();
-        let note = amounts_note(map).unwrap();
+        let note = invoice_unit(map).1.unwrap();
         assert!(note.contains("Não foi possível conferir"), "{note}");
         assert!(
             note.contains("R$ 499,00") && note.contains("R$ 49.900,00"),

@@ -11,7 +11,9 @@ use http_body::Body;
 use serde_json::Value;
 
 use super::{ResponseBody, full, spliced};
-use crate::server::{UNKNOWN_METHOD_PREFIX as PREFIX, unknown_method_sentence as sentence};
+use crate::protocol_errors::{
+    UNKNOWN_METHOD_PREFIX as PREFIX, unknown_method_sentence as sentence,
+};
 
 /// Largest answer inspected, in bytes.
 const LIMIT: u64 = 16 * 1024;
