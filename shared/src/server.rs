@@ -55,7 +55,7 @@ pub struct AppState {
     /// How list answers are shaped (compact rows, byte budget).
     pub rows: crate::catalog::RowPolicy,
     /// Customers' names by billing account, learned by this instance (see
-    /// [`crate::catalog::names`]).
+    /// [`crate::catalog::lists::names`]).
     pub names: Arc<crate::catalog::NameCache>,
 }
 

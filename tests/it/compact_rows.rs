@@ -463,7 +463,7 @@ async fn t2_fields_work_through_each_real_client() {
                 .await;
             let (expected, _) = ok(&raw);
             let got: Value = serde_json::from_str(text).unwrap();
-            // The instance learns a customer's name per call (catalog::names): compare the
+            // The instance learns a customer's name per call (catalog::lists::names): compare the
             // rows without it.
             assert_eq!(
                 without_customer(&got[*key]),

@@ -194,7 +194,7 @@ fn group_heads(group: &str) -> Vec<String> {
 /// groups at any depth of nesting, and `super::` paths that climb out of the file's own
 /// top-level module. Comments (doc links included) and string literals do not count.
 /// `depth` is how many modules below its top-level module the file sits (`catalog/mod.rs`: 0,
-/// `catalog/rows.rs`: 1, `server.rs`: 0).
+/// `catalog/lists/compact.rs`: 2, `server.rs`: 0).
 fn crate_modules_used_at(text: &str, depth: usize) -> Vec<String> {
     let code = code_only(text);
     let text = code.as_str();

@@ -3,7 +3,7 @@
 //! the instance does not know yet, one names read) against `billing_organization_get`
 //! (1 call), with the instance's name cache warm — the target, ≤ 1.3× — and cold (a fresh
 //! server per sample: the names read is a second round, ≈ 2×). The name cache is the design
-//! choice that makes a list answer cost at most 2 calls (`catalog/names.rs`); the cold row
+//! choice that makes a list answer cost at most 2 calls (`catalog/lists/names.rs`); the cold row
 //! shows what it costs until it has learned the names. Each row names the prompt's upstream
 //! calls (counted by the fake) and rounds (read from the server's request line).
 

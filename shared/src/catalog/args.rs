@@ -43,7 +43,7 @@ pub struct Paging {
     #[allow(missing_docs)]
     pub sort_order: Option<SortOrder>,
     // The row's fields besides the compact row (`id` always comes); not in this schema: the
-    // registry adds each list's own enum of names (see `catalog::rows`).
+    // registry adds each list's own enum of names (see `catalog::lists::compact`).
     #[schemars(skip)]
     #[allow(missing_docs)]
     pub fields: Option<Vec<String>>,

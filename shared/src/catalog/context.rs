@@ -97,7 +97,7 @@ pub struct ToolCtx {
     pub gate: WriteGate,
     /// How list answers are shaped (compact rows, byte budget).
     pub rows: super::RowPolicy,
-    /// The instance's customers' names by billing account (see [`super::names`]).
+    /// The instance's customers' names by billing account (see [`super::lists::names`]).
     pub names: Arc<super::NameCache>,
     /// The running tool's declared result, set by the registry before the handler runs:
     /// [`ToolCtx::record`], [`ToolCtx::list`] and [`ToolCtx::write`] put their data under its
@@ -189,7 +189,7 @@ impl ToolCtx {
 
     /// `GET` a list page and return `{ <slug>: [rows], page, per_page, total, total_pages,
     /// next_page, returned }`: compact rows, or `paging.fields`, under the byte budget (see
-    /// `catalog::shaping`).
+    /// `catalog::lists::shaping`).
     pub async fn list(
         &self,
         segments: &[&str],
@@ -201,9 +201,9 @@ impl ToolCtx {
                 "esta tool não declara uma lista".to_owned(),
             ));
         };
-        let fields = super::shaping::check(resource, paging.fields.as_deref())?;
+        let fields = super::lists::shaping::check(resource, paging.fields.as_deref())?;
         let result = self.list_records(segments, resource, paging, query).await?;
-        Ok(super::shaping::shape(self, resource, fields.as_deref(), result).await)
+        Ok(super::lists::shaping::shape(self, resource, fields.as_deref(), result).await)
     }
 
     /// [`ToolCtx::list`] with Kobana's whole records (enriched) of `resource`, under its slug,

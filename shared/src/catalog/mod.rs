@@ -8,25 +8,13 @@
 
 mod arg_check;
 mod args;
-mod budget;
 mod context;
+pub mod curated;
 mod errors;
-pub mod names;
+pub mod lists;
+pub mod operations;
 mod registry;
-mod rows;
 pub mod schemas;
-mod shaping;
-
-mod billing_accounts;
-mod customers;
-mod invoices;
-mod nfes;
-mod organization;
-mod payments;
-mod plans;
-mod products;
-mod schema_tools;
-mod subscriptions;
 mod toolset;
 
 pub use crate::config::{DEFAULT_ANSWER_BUDGET_BYTES, MIN_ANSWER_BUDGET_BYTES, RowPolicy};
@@ -36,7 +24,7 @@ pub use context::{
     reason_arg, uuid_arg,
 };
 pub use errors::{ERROR_META_KEY, ToolError};
-pub use names::NameCache;
+pub use lists::names::NameCache;
 pub use registry::{
     Asks, Effect, MAX_TOOLS_LIST_BYTES, Output, Registry, ToolDef, ToolMeta, ToolSpec, registry,
 };

@@ -250,10 +250,13 @@ fn generate<A: JsonSchema + 'static>(meta: &ToolMeta) -> Tool {
     let mut input = input_schema::<A>();
     // Every list takes `fields`, its enum from the list's row shape (one place for all).
     if let Output::List(resource) = meta.output
-        && let Some(shape) = super::rows::shape(resource)
+        && let Some(shape) = super::lists::compact::shape(resource)
         && let Some(Value::Object(properties)) = input.get_mut("properties")
     {
-        properties.insert("fields".to_owned(), super::rows::fields_schema(shape));
+        properties.insert(
+            "fields".to_owned(),
+            super::lists::compact::fields_schema(shape),
+        );
     }
     Tool::new(meta.name, meta.description, Arc::new(input))
         .with_title(meta.title)
@@ -368,7 +371,7 @@ fn output_schema(output: Output) -> JsonObject {
             "properties": {
                 (resource.slug()): {
                     "type": "array",
-                    "items": super::rows::shape(resource).map_or_else(|| json!({"type": "object"}), |s| s.item_schema())
+                    "items": super::lists::compact::shape(resource).map_or_else(|| json!({"type": "object"}), |s| s.item_schema())
                 },
                 "page": {"type": "integer"},
                 "returned": {"type": "integer"},
@@ -396,21 +399,7 @@ pub struct Registry {
 impl Registry {
     /// The tools as the code defines them, without their wire definitions yet.
     fn defined() -> Vec<ToolSpec> {
-        [
-            super::organization::tools(),
-            super::schema_tools::tools(),
-            super::customers::tools(),
-            super::billing_accounts::tools(),
-            super::plans::tools(),
-            super::products::tools(),
-            super::subscriptions::tools(),
-            super::invoices::tools(),
-            super::payments::tools(),
-            super::nfes::tools(),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
+        super::curated::tools()
     }
 
     fn build() -> Self {
@@ -557,7 +546,7 @@ mod tests {
         let tool = |name: &str| registry().get(name).expect(name).tool.clone();
         let create = tool("billing_invoices_create");
         let items = &create.input_schema["properties"]["line_items"];
-        let max = super::super::invoices::MAX_LINE_ITEMS;
+        let max = super::super::curated::invoices::MAX_LINE_ITEMS;
         assert_eq!(items["maxItems"], json!(max), "{items}");
         let text = items["description"].as_str().unwrap_or_default();
         assert!(text.contains(&format!("1 to {max} ")), "{text}");
@@ -566,7 +555,7 @@ mod tests {
 
         let cancel = tool("billing_nfes_cancel");
         let reason = &cancel.input_schema["properties"]["reason"];
-        let min = super::super::nfes::MIN_CANCEL_REASON;
+        let min = super::super::curated::nfes::MIN_CANCEL_REASON;
         assert_eq!(reason["minLength"], json!(min), "{reason}");
         let text = reason["description"].as_str().unwrap_or_default();
         assert!(text.contains(&format!("at least {min} ")), "{text}");

@@ -4,11 +4,11 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::args::{id_args, wire_enum};
-use super::context::{push_opt, ref_arg, uuid_arg};
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::slugs::BILLING_ACCOUNTS;
 use crate::access::{Permission, Resource};
+use crate::catalog::args::{id_args, wire_enum};
+use crate::catalog::context::{push_opt, ref_arg, uuid_arg};
+use crate::catalog::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 
 wire_enum! {
     // A billing account status.

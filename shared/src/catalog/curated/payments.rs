@@ -5,12 +5,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::Asks;
-use super::args::{id_args, wire_enum};
-use super::context::{destructive_description, push_opt, reason_arg, uuid_arg};
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::slugs::PAYMENTS;
 use crate::access::{Permission, Resource};
+use crate::catalog::Asks;
+use crate::catalog::args::{id_args, wire_enum};
+use crate::catalog::context::{destructive_description, push_opt, reason_arg, uuid_arg};
+use crate::catalog::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 
 const RECORD: Output = Output::Record {
     key: "payment",
@@ -75,7 +75,7 @@ pub const MAX_AMOUNT_CENTS: u64 = (1 << 53) - 1;
 /// payment is read again and shown under `payment`, the new record under `refund`, and a
 /// pt-BR `note` says which is which.
 async fn refund_result(
-    ctx: &super::ToolCtx,
+    ctx: &crate::catalog::ToolCtx,
     id: &str,
     mut result: Value,
 ) -> Result<Value, ToolError> {
@@ -177,7 +177,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                         json!(reason_arg(
                             "reason",
                             reason,
-                            super::context::MAX_REASON_CHARS
+                            crate::catalog::context::MAX_REASON_CHARS
                         )?),
                     );
                 }

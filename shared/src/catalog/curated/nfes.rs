@@ -6,14 +6,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::Asks;
-use super::args::{id_args, wire_enum};
-use super::context::{
-    date_arg, date_range, destructive_description, document_schema, push_opt, reason_arg, uuid_arg,
-};
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::slugs::NFES;
 use crate::access::{Permission, Resource};
+use crate::catalog::Asks;
+use crate::catalog::args::{id_args, wire_enum};
+use crate::catalog::context::{
+    date_arg, date_range, destructive_description, document_schema, push_opt, reason_arg, uuid_arg,
+};
+use crate::catalog::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 
 const RECORD: Output = Output::Record {
     key: "nfe",
@@ -219,8 +219,11 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: CancelArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                let reason =
-                    reason_arg("reason", &args.reason, super::context::MAX_NFE_REASON_CHARS)?;
+                let reason = reason_arg(
+                    "reason",
+                    &args.reason,
+                    crate::catalog::context::MAX_NFE_REASON_CHARS,
+                )?;
                 let len = reason.chars().count();
                 if len < MIN_CANCEL_REASON {
                     return Err(ToolError::InvalidArguments(format!(

@@ -1,5 +1,5 @@
 //! Shapes a list page for the model (CX-1…CX-3): compact rows or the `fields` asked for (see
-//! [`super::rows`]), the customer's name where the record only names its billing account
+//! [`super::compact`]), the customer's name where the record only names its billing account
 //! (see [`super::names`]: from the instance's cache, at most one call per answer), and the
 //! byte budget (see [`super::budget`]).
 
@@ -8,25 +8,26 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use super::compact::{RowContext, shape_rows};
 use super::names;
-use super::rows::{RowContext, shape_rows};
-use super::{ToolCtx, ToolError, budget, rows};
+use super::{budget, compact};
 use crate::access::{Permission, Resource};
+use crate::catalog::{ToolCtx, ToolError};
 
 /// Checks `fields` for the list of `resource` before anything is sent, and answers the
-/// extra names to add (each once; see [`rows::check_fields`]).
+/// extra names to add (each once; see [`compact::check_fields`]).
 pub fn check(
     resource: Resource,
     fields: Option<&[String]>,
 ) -> Result<Option<Vec<&'static str>>, ToolError> {
-    match (rows::shape(resource), fields) {
+    match (compact::shape(resource), fields) {
         (Some(shape), Some(fields)) => {
             if fields.is_empty() {
                 return Err(ToolError::InvalidArguments(
                     "`fields` não pode ser vazio: omita-o para a linha compacta ou nomeie os campos".to_owned(),
                 ));
             }
-            rows::check_fields(shape, fields)
+            compact::check_fields(shape, fields)
                 .map(Some)
                 .map_err(ToolError::InvalidArguments)
         }
@@ -42,7 +43,7 @@ pub async fn shape(
     fields: Option<&[&'static str]>,
     mut result: Value,
 ) -> Value {
-    let Some(shape) = rows::shape(resource) else {
+    let Some(shape) = compact::shape(resource) else {
         return result;
     };
     let key = resource.slug();
@@ -94,7 +95,7 @@ async fn customer_names(ctx: &ToolCtx, records: &[Value]) -> HashMap<String, Str
     let org = ctx.principal.organization.as_str();
     let accounts: Vec<(&str, usize)> = names::accounts_of(records)
         .into_iter()
-        .filter(|(id, _)| super::uuid_arg("billing_account_id", id).is_ok())
+        .filter(|(id, _)| crate::catalog::uuid_arg("billing_account_id", id).is_ok())
         .collect();
     let (mut known, unknown) = names::known_names(&ctx.names, org, &accounts, Instant::now());
     let Some(id) = names::next_to_read(&unknown) else {

@@ -5,13 +5,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::Asks;
-use super::args::{MAX_ARRAY_ITEMS, each_once, id_args};
 use super::billing_accounts;
-use super::context::{MAX_PER_PAGE, push_opt, ref_arg};
-use super::{Effect, Output, Paging, ToolCtx, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::slugs::{BILLING_ACCOUNTS, CUSTOMERS};
 use crate::access::{Permission, Resource};
+use crate::catalog::Asks;
+use crate::catalog::args::{MAX_ARRAY_ITEMS, each_once, id_args};
+use crate::catalog::context::{MAX_PER_PAGE, push_opt, ref_arg};
+use crate::catalog::{Effect, Output, Paging, ToolCtx, ToolError, ToolMeta, ToolSpec, Toolset};
 
 const RECORD: Output = Output::Record {
     key: "customer",
@@ -207,7 +207,7 @@ async fn accounts_of(ctx: &ToolCtx, result: &Value) -> Result<Map<String, Value>
 }
 
 /// The customer's name, for each of its accounts just listed: list rows of invoices and
-/// subscriptions can then name it without a read (see [`super::names`]).
+/// subscriptions can then name it without a read (see [`crate::catalog::lists::names`]).
 fn learn_names(ctx: &ToolCtx, customer: &Value, accounts: &Value) {
     let Some(name) = customer
         .pointer("/customer/name")

@@ -4,11 +4,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::args::{id_args, wire_enum};
-use super::context::{push_opt, uuid_arg};
-use super::{Effect, Output, Paging, ToolMeta, ToolSpec, Toolset};
 use crate::access::slugs::PLANS;
 use crate::access::{Permission, Resource};
+use crate::catalog::args::{id_args, wire_enum};
+use crate::catalog::context::{push_opt, uuid_arg};
+use crate::catalog::{Effect, Output, Paging, ToolMeta, ToolSpec, Toolset};
 
 wire_enum! {
     // A plan status.

@@ -11,15 +11,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::Asks;
-use super::args::{id_args, wire_enum};
-use super::context::{
+use crate::access::slugs::INVOICES;
+use crate::access::{Permission, Resource};
+use crate::catalog::Asks;
+use crate::catalog::args::{id_args, wire_enum};
+use crate::catalog::context::{
     date_arg, date_range, destructive_description, document_schema, push_opt, reason_arg, text_arg,
     uuid_arg,
 };
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
-use crate::access::slugs::INVOICES;
-use crate::access::{Permission, Resource};
+use crate::catalog::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::format::{brl_from_cents, brl_from_unsigned_cents, sao_paulo};
 
 const RECORD: Output = Output::Record {
@@ -130,12 +130,12 @@ fn today() -> Date {
 }
 
 /// Adds `_derived` to one invoice record: the days overdue as a list row counts them
-/// ([`super::rows::days_overdue`]), 0 when it is not.
+/// ([`crate::catalog::lists::compact::days_overdue`]), 0 when it is not.
 fn derive(invoice: &mut Value, today: Date) {
     let Some(map) = invoice.as_object_mut() else {
         return;
     };
-    let days = super::rows::days_overdue(map, today).unwrap_or(0);
+    let days = crate::catalog::lists::compact::days_overdue(map, today).unwrap_or(0);
     map.insert(
         "_derived".to_owned(),
         json!({"is_overdue": days > 0, "days_overdue": days, "as_of": today.to_string()}),
@@ -170,7 +170,7 @@ fn pdf_schema() -> Value {
     document_schema("pdf", "invoice_id")
 }
 
-async fn list(ctx: super::ToolCtx, args: ListArgs) -> Result<Value, ToolError> {
+async fn list(ctx: crate::catalog::ToolCtx, args: ListArgs) -> Result<Value, ToolError> {
     let overdue = args.overdue == Some(true);
     let without_nfe = args.without_nfe == Some(true);
     if overdue && without_nfe {
@@ -244,7 +244,7 @@ async fn list(ctx: super::ToolCtx, args: ListArgs) -> Result<Value, ToolError> {
         push_opt(&mut query, "document_number", args.document_number);
         &[INVOICES]
     };
-    // Whole records keep `_derived`; a row says `days_overdue` itself (see `catalog::rows`).
+    // Whole records keep `_derived`; a row says `days_overdue` itself (see `catalog::lists::compact`).
     let whole = ctx.rows.full_records && args.paging.fields.is_none();
     let result = ctx.list(segments, &args.paging, query).await?;
     Ok(if whole { with_derived(result) } else { result })
@@ -497,7 +497,11 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: VoidArgs| async move {
                 let id = uuid_arg("id", &args.id)?.to_owned();
-                let reason = reason_arg("reason", &args.reason, super::context::MAX_REASON_CHARS)?;
+                let reason = reason_arg(
+                    "reason",
+                    &args.reason,
+                    crate::catalog::context::MAX_REASON_CHARS,
+                )?;
                 let result = ctx
                     .write(
                         Method::POST,

@@ -1,8 +1,8 @@
 //! Toolset `organization`: who the token belongs to.
 
-use super::{Effect, NoArgs, Output, ToolMeta, ToolSpec, Toolset};
 use crate::access::slugs::ORGANIZATION;
 use crate::access::{Permission, Resource};
+use crate::catalog::{Effect, NoArgs, Output, ToolMeta, ToolSpec, Toolset};
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![ToolSpec::new(

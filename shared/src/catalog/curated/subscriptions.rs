@@ -5,12 +5,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::Asks;
-use super::args::{MAX_ARRAY_ITEMS, id_args, wire_enum};
-use super::context::{destructive_description, push_opt, reason_arg, uuid_arg};
-use super::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 use crate::access::slugs::SUBSCRIPTIONS;
 use crate::access::{Permission, Resource};
+use crate::catalog::Asks;
+use crate::catalog::args::{MAX_ARRAY_ITEMS, id_args, wire_enum};
+use crate::catalog::context::{destructive_description, push_opt, reason_arg, uuid_arg};
+use crate::catalog::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
 
 const RECORD: Output = Output::Record {
     key: "subscription",
@@ -345,7 +345,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                         json!(reason_arg(
                             "reason",
                             reason,
-                            super::context::MAX_REASON_CHARS
+                            crate::catalog::context::MAX_REASON_CHARS
                         )?),
                     );
                 }

@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::schemas::{catalog, resource};
-use super::{Effect, NoArgs, Output, ToolError, ToolMeta, ToolSpec, Toolset};
+use crate::catalog::schemas::{catalog, resource};
+use crate::catalog::{Effect, NoArgs, Output, ToolError, ToolMeta, ToolSpec, Toolset};
 
 /// Arguments of `billing_schemas_get`.
 #[derive(Debug, Deserialize, JsonSchema)]
