@@ -1,6 +1,6 @@
 //! Finding rows from what a person says: accent- and case-folded words of the query matched
-//! against each row's title, search words, `operationId` and path, by whole word or by a
-//! common stem (`prorroga` finds `prorrogar`), best matches first.
+//! against each row's title, search words and `operationId` (which spells the path), by
+//! whole word or by a common stem (`prorroga` finds `prorrogar`), best matches first.
 
 use super::row::Row;
 
@@ -60,20 +60,19 @@ fn matches(query: &str, word: &str) -> bool {
     common >= MIN_STEM && query.len() - common <= MAX_ENDING && word.len() - common <= MAX_ENDING
 }
 
-/// The words a row is found by: its title, search words, `operationId` and path.
-pub fn row_words(row: &Row, path: &str) -> Vec<String> {
+/// The words a row is found by: its title, search words and `operationId`.
+pub fn row_words(row: &Row) -> Vec<String> {
     let mut all = words(row.title);
     all.extend(words(row.words));
     all.extend(words(row.operation));
-    all.extend(words(path));
     all
 }
 
-/// How well `query` matches a row's words: the number of meaningful query words found
-/// (title words count double), 0 when none is.
-pub fn score(query: &[String], row: &Row, path: &str) -> u32 {
+/// How well `query` (its [`words`]) matches a row: each meaningful query word found counts
+/// 1, or 2 in the title; 0 when none is.
+pub fn score(query: &[String], row: &Row) -> u32 {
     let title = words(row.title);
-    let all = row_words(row, path);
+    let all = row_words(row);
     query
         .iter()
         .filter(|q| !STOPWORDS.contains(&q.as_str()))
@@ -87,6 +86,22 @@ pub fn score(query: &[String], row: &Row, path: &str) -> u32 {
             }
         })
         .sum()
+}
+
+/// The rows `query` finds, best first (ties keep the rows' order), at most `limit`.
+pub fn rank<'r>(query: &str, rows: impl Iterator<Item = &'r Row>, limit: usize) -> Vec<&'r Row> {
+    let query = words(query);
+    let mut scored: Vec<(u32, usize, &Row)> = rows
+        .enumerate()
+        .map(|(at, row)| (score(&query, row), at, row))
+        .filter(|(score, _, _)| *score > 0)
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored
+        .into_iter()
+        .take(limit)
+        .map(|(_, _, row)| row)
+        .collect()
 }
 
 #[cfg(test)]
@@ -105,5 +120,12 @@ mod tests {
         assert!(matches("creditos", "credito"));
         assert!(!matches("pagar", "pagamento"));
         assert!(!matches("fatura", "faturamento"));
+    }
+
+    #[test]
+    fn rank_puts_title_matches_first() {
+        let found = rank("alterar organização", crate::catalog::operations::all(), 5);
+        assert_eq!(found[0].operation, "patch-organization");
+        assert!(rank("xyzzy", crate::catalog::operations::all(), 5).is_empty());
     }
 }
