@@ -54,6 +54,7 @@ mod load;
 mod log_scan;
 mod metrics;
 mod oauth_discovery;
+mod operations_rows;
 mod origin_grammar;
 mod output_schemas;
 mod prompts;

@@ -4,9 +4,11 @@
 pub mod row;
 pub mod rows;
 pub mod search;
+pub mod template;
 pub mod units;
 
 pub use row::{Class, Row, Unit};
+pub use template::{Place, Template, TemplateError};
 
 /// Every row, in the order of the files of [`rows`].
 pub fn all() -> impl Iterator<Item = &'static Row> {
@@ -17,3 +19,6 @@ pub fn all() -> impl Iterator<Item = &'static Row> {
 pub fn find(operation: &str) -> Option<&'static Row> {
     all().find(|row| row.operation == operation)
 }
+
+#[cfg(test)]
+mod tests;
