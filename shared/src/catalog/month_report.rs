@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, HashSet};
 use jiff::civil::Date;
 use serde_json::{Map, Value, json};
 
+use crate::access::slugs::{INVOICES, PAYMENTS};
 use crate::format::money::{Scale, invoice_total_cents};
 use crate::format::{brl_from_cents, calendar_day, sao_paulo};
 
@@ -301,8 +302,8 @@ pub fn compute(inputs: &Inputs) -> Value {
         "by_day": by_day,
         "complete": complete,
         "coverage": {
-            "invoices": coverage(inputs.invoices_read),
-            "payments": inputs.payments.map(|_| coverage(inputs.payments_read)),
+            (INVOICES): coverage(inputs.invoices_read),
+            (PAYMENTS): inputs.payments.map(|_| coverage(inputs.payments_read)),
         },
     });
     if !tally.unverified.is_empty() {

@@ -11,7 +11,7 @@ pub(crate) mod organization;
 pub(crate) mod payments;
 pub(crate) mod plans;
 pub(crate) mod products;
-pub(crate) mod reports;
+pub mod reports;
 pub(crate) mod schema_tools;
 pub(crate) mod subscriptions;
 
