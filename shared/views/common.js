@@ -124,7 +124,7 @@ const K = (() => {
 
   function replace(...nodes) {
     const main = document.getElementById("app");
-    main.replaceChildren(...nodes.flat().filter(Boolean));
+    main.replaceChildren(...nodes.flat(2).filter(Boolean));
   }
 
   // R$ 1.234,56 from centavos, as the server writes it.

@@ -13,6 +13,14 @@
     return text || "—";
   }
 
+  // A contact: the single member, or the first of the list (`[{kind, value}]`).
+  function first(single, list) {
+    const item = Array.isArray(list) ? list.find((x) => x && (x.value || x.email || x.number)) : null;
+    return single || (item && (item.value || item.email || item.number)) || "—";
+  }
+
+  const CYCLES = { monthly: "mensal", quarterly: "trimestral", semiannual: "semestral", annual: "anual" };
+
   async function list(tool, args, key) {
     const result = await K.callTool(tool, args);
     if (!result || result.isError) throw new Error(K.errorText(result || {}));
@@ -25,7 +33,7 @@
       el("thead", {}, el("tr", {}, el("th", {}, "Situação"), el("th", {}, "Ciclo"),
         el("th", { class: "num" }, "Valor"), el("th", {}, "Fim do período"))),
       el("tbody", {}, rows.map((s) => el("tr", {}, el("td", {}, badge(s.status)),
-        el("td", {}, s.billing_cycle || "—"), el("td", { class: "num" }, s.recurring_amount_brl || "—"),
+        el("td", {}, CYCLES[s.billing_cycle] || s.billing_cycle || "—"), el("td", { class: "num" }, s.recurring_amount_brl || "—"),
         el("td", {}, day(s.current_period_end)))))));
   }
 
@@ -33,10 +41,11 @@
     if (!rows.length) return el("p", { class: "muted" }, "Nenhuma fatura em aberto.");
     return el("div", { class: "table-wrap" }, el("table", { id: "open-invoices" },
       el("thead", {}, el("tr", {}, el("th", {}, "Fatura"), el("th", { class: "num" }, "Em aberto"),
-        el("th", {}, "Vencimento"), el("th", {}, "Situação"))),
-      el("tbody", {}, rows.map((i) => el("tr", {}, el("td", {}, i.number || i.id),
+        el("th", {}, "Vence em"))),
+      el("tbody", {}, rows.map((i) => el("tr", {},
+        el("td", { style: "white-space:nowrap" }, i.number || i.id, el("br"), badge(i.status, i.days_overdue)),
         el("td", { class: "num" }, i.amount_remaining_brl || i.total_brl || "—"),
-        el("td", {}, day(i.due_date)), el("td", {}, badge(i.status, i.days_overdue)))))));
+        el("td", {}, day(i.due_date)))))));
   }
 
   async function accountsSection(accounts, target) {
@@ -57,7 +66,7 @@
     const overdue = invoices.filter((i) => i.days_overdue > 0);
     // What is owed is Kobana's amount_remaining_cents, whose unit is never in doubt.
     const sum = (rows) => brl(rows.reduce((t, i) => t + (i.amount_remaining_cents || 0), 0));
-    target.replaceChildren(
+    const shown = [
       el("div", { class: "cards" },
         el("div", { class: "card" }, el("div", { class: "label" }, "Em aberto"),
           el("div", { class: "value", id: "open-total" }, sum(invoices)),
@@ -69,7 +78,8 @@
         ? el("p", { class: "note" }, "Mostrando as " + MAX_ACCOUNTS + " primeiras de " + accounts.length + " contas de cobrança.") : null,
       ...problems.map((p) => el("p", { class: "error" }, p)),
       el("h2", {}, "Faturas em aberto"), invoicesTable(invoices),
-      el("h2", {}, "Assinaturas"), subscriptionsTable(subscriptions));
+      el("h2", {}, "Assinaturas"), subscriptionsTable(subscriptions)];
+    target.replaceChildren(...shown.filter(Boolean));
   }
 
   K.start((data) => {
@@ -81,7 +91,8 @@
       c.legal_name && c.legal_name !== c.name ? el("p", { class: "muted" }, c.legal_name) : null,
       el("dl", {},
         el("dt", {}, c.kind === "juridical" ? "CNPJ" : "CPF"), el("dd", {}, documentNumber(c.document_number)),
-        el("dt", {}, "E-mail"), el("dd", {}, c.email || (c.emails && c.emails[0] && c.emails[0].email) || "—"),
+        el("dt", {}, "E-mail"), el("dd", {}, first(c.email, c.emails)),
+        el("dt", {}, "Telefone"), el("dd", {}, first(c.phone, c.phones)),
         el("dt", {}, "Contas"), el("dd", {}, String(data.billing_accounts_total ?? accounts.length))),
       data.billing_accounts_note ? el("p", { class: "note" }, data.billing_accounts_note) : null,
       details);

@@ -18,7 +18,7 @@
     const count = new Date(Date.UTC(year, month, 0)).getUTCDate();
     const byDay = new Map(days.map((d) => [Number(d.day.slice(8, 10)), d]));
     const max = Math.max(1, ...days.map((d) => Math.max(d.billed_cents, d.received_cents)));
-    const W = 620, H = 180, top = 10, bottom = 22, left = 4, slot = (W - left) / count;
+    const W = 620, H = 240, top = 10, bottom = 34, left = 4, slot = (W - left) / count;
     const h = (cents) => ((H - top - bottom) * cents) / max;
     const parts = [];
     for (let n = 1; n <= count; n++) {
@@ -34,7 +34,7 @@
           el("title", { svg: true }, n + ": recebido " + brl(d.received_cents))));
       }
       if (n === 1 || n % 5 === 0) {
-        parts.push(el("text", { svg: true, x: x + slot / 2, y: H - 6, "text-anchor": "middle", "font-size": 11, fill: "currentColor" }, String(n)));
+        parts.push(el("text", { svg: true, x: x + slot / 2, y: H - 8, "text-anchor": "middle", "font-size": 22, fill: "currentColor" }, String(n)));
       }
     }
     parts.push(el("line", { svg: true, x1: 0, x2: W, y1: H - bottom, y2: H - bottom, style: "stroke:var(--color-border-primary)" }));
