@@ -109,6 +109,7 @@ mod tests {
     fn ui2_each_view_is_one_small_document_that_loads_nothing() {
         for view in &VIEWS {
             assert_eq!(view_of(view.tool), Some(view.uri), "{}", view.uri);
+            eprintln!("{}: {} bytes", view.uri, view.html.len());
             // The SVG namespace names elements; nothing is fetched from it.
             let html = view
                 .html
