@@ -8,6 +8,7 @@ use rmcp::model::{GetPromptResult, Prompt};
 use serde_json::{Value, json};
 
 use crate::access::slugs::BILLING_ACCOUNTS;
+use crate::catalog::month_report::Month;
 use crate::catalog::{MAX_PER_PAGE, ToolCtx, Visibility, registry};
 use crate::format::sao_paulo;
 
@@ -140,34 +141,20 @@ pub enum PromptError {
 
 /// A month `YYYY-MM` as (year, month), or an error naming the argument and the form.
 pub fn parse_month(value: &str) -> Result<(i16, i8), PromptError> {
-    let bad = || {
-        PromptError::InvalidArgument(format!(
-            "Argumento `month` inválido: {value:?}. Use o formato YYYY-MM com um mês real (01 a 12), ex.: 2026-08."
-        ))
-    };
-    let (y, m) = value.trim().split_once('-').ok_or_else(bad)?;
-    if y.len() != 4 || m.len() != 2 || !y.bytes().chain(m.bytes()).all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let year: i16 = y.parse().map_err(|_| bad())?;
-    let month: i8 = m.parse().map_err(|_| bad())?;
-    if !(1..=12).contains(&month) || year < 1900 {
-        return Err(bad());
-    }
-    Ok((year, month))
+    let month =
+        Month::parse(value).map_err(|e| PromptError::InvalidArgument(format!("Argumento {e}")))?;
+    Ok((month.first().year(), month.first().month()))
 }
 
 /// First and last day of a month, `YYYY-MM-DD`.
 pub fn month_range(year: i16, month: i8) -> (String, String) {
-    let first = jiff::civil::date(year, month, 1);
-    let last = first.last_of_month();
-    (first.to_string(), last.to_string())
+    let month = Month::of(jiff::civil::date(year, month, 1));
+    (month.first().to_string(), month.last().to_string())
 }
 
 /// The current month in America/Sao_Paulo, `YYYY-MM`.
 pub fn current_month() -> String {
-    let today = jiff::Timestamp::now().to_zoned_datetime(sao_paulo()).date();
-    format!("{:04}-{:02}", today.year(), today.month())
+    Month::of(crate::catalog::month_report::today_in_sao_paulo()).id()
 }
 
 fn user_text(text: String) -> Value {
@@ -397,7 +384,7 @@ async fn monthly_billing_summary(
             .await
         {
             Ok(report) => format!(
-                "{}\n\nOs mesmos números em JSON (centavos em `cents`):\n{report}",
+                "{}\n\nOs mesmos números em JSON (centavos em cents):\n{report}",
                 crate::catalog::month_report::summary(&report)
             ),
             Err(error) => format!(

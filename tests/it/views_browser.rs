@@ -22,7 +22,7 @@ use crate::fake_common::month::expected;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::{Stack, chromium, clients_dir, node, output_within, succeeded};
+use common::{Stack, assert_browser_ready, chromium, clients_dir, node, output_within, succeeded};
 use fake_kobana::full_token;
 use fake_kobana::readings::PaymentCodes;
 use serde_json::{Value, json};
@@ -46,21 +46,13 @@ fn out_dir(stack: &Stack) -> PathBuf {
 
 async fn drive(stack: &Stack, scenarios: &Value) -> Vec<Value> {
     let driver = clients_dir().join("apps/run.mjs");
-    for (path, what) in [
-        (node(), "Node 22"),
-        (chromium(), "Chromium"),
-        (driver.clone(), "the views driver"),
-        (
-            clients_dir().join("apps/node_modules/@modelcontextprotocol/ext-apps/package.json"),
-            "the ext-apps host (clients/apps)",
-        ),
-    ] {
-        assert!(
-            path.exists(),
-            "{what} missing at {}: run scripts/setup.sh (it installs Chromium and clients/apps)",
-            path.display()
-        );
-    }
+    assert_browser_ready(&driver);
+    assert!(
+        clients_dir()
+            .join("apps/node_modules/@modelcontextprotocol/ext-apps/package.json")
+            .exists(),
+        "the ext-apps host is missing: run scripts/setup.sh (it installs clients/apps)"
+    );
     let output = tokio::process::Command::new(node())
         .arg(&driver)
         .args([&stack.url, &full_token()])
