@@ -1,6 +1,7 @@
 //! Section 6: context cost — what `tools/list` and the other lists cost a model's context.
 
 use super::*;
+use kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES;
 
 pub(crate) fn context_cost(
     bench: &Bench,
@@ -34,8 +35,12 @@ pub(crate) fn context_cost(
         ),
         "",
         "",
-        "≤ 36 KB (36,864 B)",
-        Verdict::of(largest <= 36 * 1024),
+        format!(
+            "≤ {} KB ({} B)",
+            MAX_TOOLS_LIST_BYTES / 1024,
+            thousands(MAX_TOOLS_LIST_BYTES as f64)
+        ),
+        Verdict::of(largest <= MAX_TOOLS_LIST_BYTES),
     );
     let _ = modern_body;
     let mut per_set = serde_json::Map::new();

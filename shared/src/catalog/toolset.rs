@@ -27,6 +27,8 @@ pub enum Toolset {
     Payments,
     /// NF-e / NFS-e.
     Nfes,
+    /// Figures the server computes from several lists (`billing_reports_month`).
+    Reports,
 }
 
 impl Toolset {
@@ -35,7 +37,7 @@ impl Toolset {
     pub const SCHEMAS: &'static str = Toolset::Schemas.slug();
 
     /// Every toolset, in catalog order.
-    pub const ALL: [Toolset; 10] = [
+    pub const ALL: [Toolset; 11] = [
         Toolset::Organization,
         Toolset::Schemas,
         Toolset::Customers,
@@ -46,12 +48,17 @@ impl Toolset {
         Toolset::Invoices,
         Toolset::Payments,
         Toolset::Nfes,
+        Toolset::Reports,
     ];
 
-    /// The permission resource its tools act on; `None` for the server's own catalog.
+    /// The reports' slug (`reports`).
+    pub const REPORTS: &'static str = "reports";
+
+    /// The permission resource its tools act on; `None` for the server's own catalog and for
+    /// the reports, which read several resources (each tool names the permission it needs).
     pub const fn resource(self) -> Option<Resource> {
         Some(match self {
-            Toolset::Schemas => return None,
+            Toolset::Schemas | Toolset::Reports => return None,
             Toolset::Organization => Resource::Organization,
             Toolset::Customers => Resource::Customers,
             Toolset::BillingAccounts => Resource::BillingAccounts,
@@ -66,9 +73,10 @@ impl Toolset {
 
     /// The name a client writes in `X-MCP-Toolsets` (the permission slug, or `schemas`).
     pub const fn slug(self) -> &'static str {
-        match self.resource() {
-            Some(resource) => resource.slug(),
-            None => "schemas",
+        match (self, self.resource()) {
+            (Toolset::Reports, _) => Self::REPORTS,
+            (_, Some(resource)) => resource.slug(),
+            (_, None) => "schemas",
         }
     }
 
