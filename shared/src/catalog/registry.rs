@@ -21,7 +21,7 @@ use crate::access::{Permission, Resource};
 
 /// Largest `tools/list` answer the server promises (every tool listed), in bytes: what a
 /// client's context pays before the first call.
-pub const MAX_TOOLS_LIST_BYTES: usize = 36 * 1024;
+pub const MAX_TOOLS_LIST_BYTES: usize = 40 * 1024;
 
 /// What a tool does to the world. Decides the annotations and the confirmation rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

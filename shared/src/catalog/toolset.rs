@@ -27,6 +27,8 @@ pub enum Toolset {
     Payments,
     /// NF-e / NFS-e.
     Nfes,
+    /// The server's own audit trail of writes.
+    Audit,
 }
 
 impl Toolset {
@@ -34,8 +36,12 @@ impl Toolset {
     /// (`kobana://billing/schemas/…`).
     pub const SCHEMAS: &'static str = Toolset::Schemas.slug();
 
+    /// The audit trail's slug (`audit`): its toolset, its resource URI
+    /// (`kobana://billing/audit`).
+    pub const AUDIT: &'static str = Toolset::Audit.slug();
+
     /// Every toolset, in catalog order.
-    pub const ALL: [Toolset; 10] = [
+    pub const ALL: [Toolset; 11] = [
         Toolset::Organization,
         Toolset::Schemas,
         Toolset::Customers,
@@ -46,12 +52,14 @@ impl Toolset {
         Toolset::Invoices,
         Toolset::Payments,
         Toolset::Nfes,
+        Toolset::Audit,
     ];
 
-    /// The permission resource its tools act on; `None` for the server's own catalog.
+    /// The permission resource its tools act on; `None` for the server's own catalog and
+    /// audit trail.
     pub const fn resource(self) -> Option<Resource> {
         Some(match self {
-            Toolset::Schemas => return None,
+            Toolset::Schemas | Toolset::Audit => return None,
             Toolset::Organization => Resource::Organization,
             Toolset::Customers => Resource::Customers,
             Toolset::BillingAccounts => Resource::BillingAccounts,
@@ -64,12 +72,21 @@ impl Toolset {
         })
     }
 
-    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, or `schemas`).
+    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, `schemas` or
+    /// `audit`).
     pub const fn slug(self) -> &'static str {
-        match self.resource() {
-            Some(resource) => resource.slug(),
-            None => "schemas",
+        match (self, self.resource()) {
+            (_, Some(resource)) => resource.slug(),
+            (Toolset::Audit, None) => "audit",
+            (_, None) => "schemas",
         }
+    }
+
+    /// Whether its tools, which need no permission of their own, are shown only to a token
+    /// that may read something (the audit trail: a token that may read nothing reads no
+    /// trail either).
+    pub const fn needs_some_read(self) -> bool {
+        matches!(self, Toolset::Audit)
     }
 
     /// Parses a slug as a client writes it (case and surrounding blanks ignored).

@@ -2,6 +2,7 @@
 //! arguments, compact rows and, for a destructive tool, its own question. They cover the
 //! jobs people do every week; `catalog::operations` reaches every other operation.
 
+pub(crate) mod audit;
 pub(crate) mod billing_accounts;
 pub(crate) mod customers;
 pub(crate) mod invoices;
@@ -28,6 +29,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         invoices::tools(),
         payments::tools(),
         nfes::tools(),
+        audit::tools(),
     ]
     .into_iter()
     .flatten()
