@@ -80,9 +80,14 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
         .iter()
         .map(|t| t.meta.name)
         .collect();
-    let spec: BTreeSet<&str> = SPEC_TOOLS.into_iter().chain(CONTRACT_TOOLS).collect();
+    // AU-4: the organization's audit trail is a tool of its own.
+    let spec: BTreeSet<&str> = SPEC_TOOLS
+        .into_iter()
+        .chain(CONTRACT_TOOLS)
+        .chain(["billing_audit_list"])
+        .collect();
     assert_eq!(registry, spec);
-    assert_eq!(registry.len(), 38, "one registry entry per catalog tool");
+    assert_eq!(registry.len(), 39, "one registry entry per catalog tool");
 
     let stack = Stack::start().await;
     let tools = tools_list(&stack, &full_token()).await;
