@@ -4,6 +4,7 @@
 //! named after what it proves. Run one area with `cargo test -p kobana-mcp-tests --test it <area>::`.
 
 // Support shared by the areas.
+mod audit_support;
 mod catalog_support;
 mod common;
 mod confirm_support;
@@ -17,6 +18,9 @@ mod token_front_support;
 
 // The areas.
 mod architecture_doc;
+mod audit;
+mod audit_privacy;
+mod audit_reads;
 mod browser_cors;
 mod catalog;
 mod catalog_contract;

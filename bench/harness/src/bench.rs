@@ -61,6 +61,7 @@ impl Opts {
                 .unwrap_or_else(|| {
                     [
                         "context", "load", "fanout", "pdf", "cold", "inproc", "memory", "bounded",
+                        "audit",
                     ]
                     .map(str::to_owned)
                     .to_vec()

@@ -105,11 +105,14 @@ impl Visibility {
         }
     }
 
-    /// Whether the token may run `tool` (the client's narrowing does not matter here).
+    /// Whether the token may run `tool` (the client's narrowing does not matter here): it
+    /// grants the tool's permission, or the tool needs none (a toolset that
+    /// [needs some read](Toolset::needs_some_read) asks for any read permission).
     pub fn may_run(&self, tool: &ToolDef) -> bool {
-        tool.meta
-            .permission
-            .is_none_or(|permission| self.permissions.allows(permission))
+        match tool.meta.permission {
+            Some(permission) => self.permissions.allows(permission),
+            None => !tool.meta.toolset.needs_some_read() || self.permissions.reads_something(),
+        }
     }
 
     /// Whether `tool` is listed: the token may run it and the client did not narrow it away.

@@ -29,6 +29,8 @@ pub enum Toolset {
     Nfes,
     /// Figures the server computes from several lists (`billing_reports_month`).
     Reports,
+    /// The server's own audit trail of writes.
+    Audit,
 }
 
 impl Toolset {
@@ -36,8 +38,12 @@ impl Toolset {
     /// (`kobana://billing/schemas/…`).
     pub const SCHEMAS: &'static str = Toolset::Schemas.slug();
 
+    /// The audit trail's slug (`audit`): its toolset, its resource URI
+    /// (`kobana://billing/audit`).
+    pub const AUDIT: &'static str = Toolset::Audit.slug();
+
     /// Every toolset, in catalog order.
-    pub const ALL: [Toolset; 11] = [
+    pub const ALL: [Toolset; 12] = [
         Toolset::Organization,
         Toolset::Schemas,
         Toolset::Customers,
@@ -49,16 +55,18 @@ impl Toolset {
         Toolset::Payments,
         Toolset::Nfes,
         Toolset::Reports,
+        Toolset::Audit,
     ];
 
     /// The reports' slug (`reports`).
     pub const REPORTS: &'static str = "reports";
 
-    /// The permission resource its tools act on; `None` for the server's own catalog and for
-    /// the reports, which read several resources (each tool names the permission it needs).
+    /// The permission resource its tools act on; `None` for the server's own catalog, the
+    /// reports (which read several resources; each tool names the permission it needs) and
+    /// the audit trail.
     pub const fn resource(self) -> Option<Resource> {
         Some(match self {
-            Toolset::Schemas | Toolset::Reports => return None,
+            Toolset::Schemas | Toolset::Reports | Toolset::Audit => return None,
             Toolset::Organization => Resource::Organization,
             Toolset::Customers => Resource::Customers,
             Toolset::BillingAccounts => Resource::BillingAccounts,
@@ -71,13 +79,22 @@ impl Toolset {
         })
     }
 
-    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, or `schemas`).
+    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, `schemas`, `reports`
+    /// or `audit`).
     pub const fn slug(self) -> &'static str {
         match (self, self.resource()) {
             (Toolset::Reports, _) => Self::REPORTS,
+            (Toolset::Audit, _) => "audit",
             (_, Some(resource)) => resource.slug(),
             (_, None) => "schemas",
         }
+    }
+
+    /// Whether its tools, which need no permission of their own, are shown only to a token
+    /// that may read something (the audit trail: a token that may read nothing reads no
+    /// trail either).
+    pub const fn needs_some_read(self) -> bool {
+        matches!(self, Toolset::Audit)
     }
 
     /// Parses a slug as a client writes it (case and surrounding blanks ignored).

@@ -35,6 +35,10 @@ pub struct Envelope {
     pub data: Value,
     /// The `meta` member of list answers (`total`, `page`, `per_page`, `total_pages`).
     pub meta: Option<Value>,
+    /// The HTTP status of the answer.
+    pub status: u16,
+    /// Kobana's `Request-Id` header, as sent (an outside value: check it before use).
+    pub request_id: Option<String>,
 }
 
 /// A binary document on its way from Kobana (PDF, XML), status already checked.
@@ -117,6 +121,15 @@ pub fn segment_is_safe(segment: &str) -> bool {
         && segment
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// Whether `text` is shaped like a Kobana id: a UUID (`8-4-4-4-12` hex digits).
+pub fn is_uuid(text: &str) -> bool {
+    text.len() == 36
+        && text.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
 }
 
 impl KobanaClient {
@@ -509,6 +522,8 @@ async fn read_envelope(
         return Ok(Envelope {
             data: Value::Null,
             meta: None,
+            status: status.as_u16(),
+            request_id,
         });
     }
     let body = bounded_body(response, limits, timeout_ms).await?;
@@ -528,6 +543,8 @@ async fn read_envelope(
         return Ok(Envelope {
             data,
             meta: map.remove("meta"),
+            status: status.as_u16(),
+            request_id,
         });
     }
     let error = body.as_ref().and_then(|b| b.get("error"));

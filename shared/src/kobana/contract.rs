@@ -193,6 +193,15 @@ impl Contract {
             .map(|(_, op)| op)
     }
 
+    /// Every member of every schema: its name, its type letter (`s i n b o a *`, or `@` for a
+    /// schema reference) and its enum values, if any.
+    pub fn members(&self) -> impl Iterator<Item = (&str, char, Option<&[String]>)> {
+        self.schemas
+            .values()
+            .flat_map(|schema| schema.members.iter())
+            .map(|m| (m.name.as_str(), m.code.ty, m.code.allowed.as_deref()))
+    }
+
     /// Every place `answer` (a whole JSON answer, envelope included) leaves `schema`.
     pub fn check_answer(&self, schema: &str, answer: &Value) -> Vec<Deviation> {
         let mut out = Vec::new();
