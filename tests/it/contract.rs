@@ -701,13 +701,14 @@ async fn contract_log_records_server_requests_only() {
     assert_eq!(code, 1, "{out}");
     assert!(
         out.starts_with(&format!(
-            "contract: 2 of {} operations exercised, 1 violations",
+            "contract: {} operations: 2 exercised, 0 refused without a call, 1 violations",
             contract().operations.len()
         )),
         "{out}"
     );
     assert!(out.contains("- query.include: unknown parameter"), "{out}");
-    assert!(out.contains("nfes.xml  GET /v1/nfes/{id}/xml"), "{out}");
+    let nfes = out.lines().find(|l| l.starts_with("  nfes (22): "));
+    assert!(nfes.is_some_and(|l| l.contains(" nfes.xml")), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -724,14 +725,16 @@ fn contract_report_passes_only_when_every_operation_ran_without_violations() {
     std::fs::write(dir.join("1-0.jsonl"), &all[..cut]).unwrap();
     let (code, out) = report(&dir);
     assert_eq!(code, 1, "half the operations: {out}");
-    assert!(out.contains("never exercised"), "{out}");
+    assert!(out.contains("neither exercised nor refused (130)"), "{out}");
     std::fs::write(dir.join("2-0.jsonl"), format!("{}{rest}", &half[cut..])).unwrap();
     let (code, out) = report(&dir);
     assert_eq!(code, 0, "{out}");
     let n = contract().operations.len();
     assert_eq!(
         out,
-        format!("contract: {n} of {n} operations exercised, 0 violations\n")
+        format!(
+            "contract: {n} operations: {n} exercised, 0 refused without a call, 0 violations\n"
+        )
     );
     let violation = json!({"violation": {"kind": "answer", "operation": "plans.get", "method": "GET",
         "path": "/v1/plans/x", "status": 200, "problems": ["answer.data.slug: required field missing"],
@@ -772,5 +775,28 @@ async fn fake_binary_logs_to_the_directory_named_by_the_environment() {
     child.wait().unwrap();
     let text = std::fs::read_to_string(dir.join(format!("{pid}-0.jsonl"))).expect("log file");
     assert_eq!(text, "{\"exercised\":\"organization.get\"}\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// WA-5: a test that saw the server refuse an excluded operation without a call records it
+/// (once per operation, by `operationId`, in its own file of the run's log), and the report
+/// counts it as covered.
+#[test]
+fn wa5_a_refusal_is_recorded_once_and_counted_by_the_report() {
+    let dir = temp_dir("refused");
+    let log = fake_kobana::contract_log::ContractLog::in_dir(&dir);
+    log.refused("post-certificates");
+    log.refused("post-certificates");
+    let text = std::fs::read_to_string(log.path()).unwrap();
+    assert_eq!(text, "{\"refused\":\"post-certificates\"}\n");
+    let (code, out) = report(&dir);
+    assert_eq!(code, 1, "{out}");
+    let n = contract().operations.len();
+    assert!(
+        out.starts_with(&format!(
+            "contract: {n} operations: 0 exercised, 1 refused without a call, 0 violations"
+        )),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -272,3 +272,60 @@ async fn wa5_the_generic_responder_keeps_what_it_is_sent() {
         api.fake.contract_violations()
     );
 }
+
+/// Every operation's resource (its first path segment) is a permission word of its own:
+/// `<resource>:read` reads it, only `<resource>:write` writes it, and a token without it gets
+/// 403 `insufficient_scope` naming the word required and the words granted.
+#[tokio::test]
+async fn wa5_every_resource_has_its_own_permission_words() {
+    let api = Api::new().await;
+    let mut resources: Vec<&str> = contract()
+        .operations
+        .iter()
+        .filter_map(|op| op.path.strip_prefix("/v1/")?.split('/').next())
+        .collect();
+    resources.sort_unstable();
+    resources.dedup();
+    let mut sorted = fake_kobana::auth::RESOURCES.to_vec();
+    sorted.sort_unstable();
+    assert_eq!(resources, sorted);
+    for resource in resources {
+        let read = contract()
+            .operations
+            .iter()
+            .find(|op| op.method == "GET" && op.path.starts_with(&format!("/v1/{resource}")))
+            .expect("every resource has a read");
+        let req = minimal(read, &|_, _| None, &|_| None);
+        let other = if resource == "coupons" {
+            "credits"
+        } else {
+            "coupons"
+        };
+        let scope = format!("{other}:write");
+        let token = fake_kobana::scoped_token("person-ana", fake_kobana::FIXTURE_ORG_ID, &scope);
+        let (status, body) = api.call_as(&token, Method::GET, &req.path, None).await;
+        assert_eq!(status, 403, "{resource}: {body}");
+        assert_eq!(body["error"]["code"], "insufficient_scope");
+        assert_eq!(
+            body["error"]["details"],
+            json!({"required": [format!("{resource}:read")], "granted": [scope]})
+        );
+        let token = fake_kobana::scoped_token(
+            "person-ana",
+            fake_kobana::FIXTURE_ORG_ID,
+            &format!("{resource}:read"),
+        );
+        let (status, body) = api.call_as(&token, Method::GET, &req.path, None).await;
+        assert_ne!(status, 403, "{resource}: {body}");
+    }
+    let token =
+        fake_kobana::scoped_token("person-ana", fake_kobana::FIXTURE_ORG_ID, "coupons:read");
+    let (status, body) = api
+        .call_as(&token, Method::POST, "/v1/coupons", Some(&json!({})))
+        .await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(
+        body["error"]["details"]["required"],
+        json!(["coupons:write"])
+    );
+}
