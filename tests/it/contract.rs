@@ -777,26 +777,3 @@ async fn fake_binary_logs_to_the_directory_named_by_the_environment() {
     assert_eq!(text, "{\"exercised\":\"organization.get\"}\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
-
-/// WA-5: a test that saw the server refuse an excluded operation without a call records it
-/// (once per operation, by `operationId`, in its own file of the run's log), and the report
-/// counts it as covered.
-#[test]
-fn wa5_a_refusal_is_recorded_once_and_counted_by_the_report() {
-    let dir = temp_dir("refused");
-    let log = fake_kobana::contract_log::ContractLog::in_dir(&dir);
-    log.refused("post-certificates");
-    log.refused("post-certificates");
-    let text = std::fs::read_to_string(log.path()).unwrap();
-    assert_eq!(text, "{\"refused\":\"post-certificates\"}\n");
-    let (code, out) = report(&dir);
-    assert_eq!(code, 1, "{out}");
-    let n = contract().operations.len();
-    assert!(
-        out.starts_with(&format!(
-            "contract: {n} operations: 0 exercised, 1 refused without a call, 0 violations"
-        )),
-        "{out}"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-}

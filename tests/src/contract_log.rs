@@ -112,3 +112,29 @@ impl ContractLog {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// WA-5: a refusal is written once per operation, by `operationId`, to the instance's own
+    /// file, beside what the report reads.
+    #[test]
+    fn wa5_a_refusal_is_recorded_once_per_operation() {
+        let dir = std::env::temp_dir().join(format!("kobana-refused-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = ContractLog::in_dir(&dir);
+        log.refused("post-certificates");
+        log.refused("post-certificates");
+        log.exercised("organization.get");
+        let text = std::fs::read_to_string(log.path()).unwrap();
+        assert_eq!(
+            text,
+            "{\"refused\":\"post-certificates\"}\n{\"exercised\":\"organization.get\"}\n"
+        );
+        let mut report = crate::report::Report::default();
+        report.add_file("x", &text);
+        assert!(report.refused.contains("post-certificates"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -400,6 +400,52 @@ pub(crate) mod tests {
         assert!(c.find("GET", &["nothing"]).is_none());
     }
 
+    /// The subset's size and how long one parse takes (printed with `--nocapture`; the
+    /// server parses it once, on the first answer it checks).
+    #[test]
+    fn wa5_the_subset_carries_all_260_operations_and_parses_once() {
+        let started = std::time::Instant::now();
+        let parsed = Contract::parse(CONTRACT_TXT);
+        let elapsed = started.elapsed();
+        eprintln!(
+            "contract.txt: {} bytes, {} operations, {} schemas, parsed in {elapsed:?}",
+            CONTRACT_TXT.len(),
+            parsed.operations.len(),
+            parsed.schemas.len()
+        );
+        assert_eq!(parsed.operations.len(), 260);
+        let usage = parsed.operation("post-usage").expect("post-usage");
+        assert!(usage.allows(200) && usage.allows(207) && !usage.allows(201));
+        let inline = parsed.operation("get-billing-accounts-id-credits").unwrap();
+        assert_eq!(
+            inline.schema.as_deref(),
+            Some("get-billing-accounts-id-credits.answer")
+        );
+        assert!(
+            parsed
+                .schemas
+                .contains_key("get-billing-accounts-id-credits.answer")
+        );
+    }
+
+    /// An `anyOf` member (`{a,b}`) takes a value either alternative takes, and nothing else.
+    #[test]
+    fn wa5_any_of_takes_either_alternative() {
+        let c =
+            Contract::parse("> op POST /v1/x 200|207 R\nR results:{@B,a[@B} ~n:{s,i}?\nB ok:b\n");
+        let ok = json!({"ok": true});
+        for results in [ok.clone(), json!([ok.clone(), ok])] {
+            let answer = json!({"results": results, "n": null});
+            assert_eq!(c.check_answer("R", &answer), vec![]);
+        }
+        let found = c.check_answer("R", &json!({"results": "x", "n": 1.5}));
+        let kinds: Vec<(&str, &str)> = found.iter().map(|d| (d.field.as_str(), d.kind)).collect();
+        assert_eq!(
+            kinds,
+            vec![("results", TYPE_MISMATCH), ("n", TYPE_MISMATCH)]
+        );
+    }
+
     #[test]
     fn an_answer_off_the_contract_is_named_by_path_and_kind_only() {
         let c = contract();
