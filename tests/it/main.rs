@@ -42,6 +42,7 @@ mod endpoint_identity;
 mod fake_access;
 mod fake_invoices;
 mod fake_lists;
+mod fake_operations;
 mod fake_readings;
 mod fake_resources;
 mod fake_transport;

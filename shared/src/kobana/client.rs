@@ -352,7 +352,9 @@ impl KobanaClient {
             .timeout(remaining)
             .bearer_auth(token.expose())
             .header(header::USER_AGENT, &self.inner.user_agent)
-            .header(header::ACCEPT, request.accept);
+            .header(header::ACCEPT, request.accept)
+            // The document asks it of every request, bodyless ones too (docs/contract.md).
+            .header(header::CONTENT_TYPE, "application/json");
         if !request.query.is_empty() {
             builder = builder.query(request.query);
         }
