@@ -164,12 +164,6 @@ pub fn month_range(year: i16, month: i8) -> (String, String) {
     (first.to_string(), last.to_string())
 }
 
-/// The current month in America/Sao_Paulo, `YYYY-MM`.
-pub fn current_month() -> String {
-    let today = jiff::Timestamp::now().to_zoned_datetime(sao_paulo()).date();
-    format!("{:04}-{:02}", today.year(), today.month())
-}
-
 fn user_text(text: String) -> Value {
     json!({"role": "user", "content": {"type": "text", "text": text}})
 }
@@ -282,7 +276,7 @@ pub async fn get(
         "collect_overdue_invoices" => collect_overdue_invoices(&ctx, args).await?,
         "review_pending_nfes" => review_pending_nfes(&ctx).await,
         "customer_overview" => customer_overview(&ctx, args).await?,
-        "monthly_billing_summary" => monthly_billing_summary(args)?,
+        "monthly_billing_summary" => monthly_billing_summary(&ctx, args)?,
         _ => return Err(PromptError::Unknown(name.to_owned())),
     };
     let mut result: GetPromptResult =
@@ -341,7 +335,9 @@ async fn review_pending_nfes(ctx: &ToolCtx) -> Vec<Value> {
             json!({"status": "error", "per_page": MAX_PER_PAGE})
         ),
     );
-    let read_at = jiff::Timestamp::now()
+    let read_at = ctx
+        .clock
+        .now()
         .to_zoned_datetime(sao_paulo())
         .strftime("%d/%m/%Y %H:%M")
         .to_string();
@@ -382,11 +378,12 @@ async fn customer_overview(
 /// `monthly_billing_summary`: the month's range (this month in São Paulo by default) and the
 /// steps to total what was billed, received and left open.
 fn monthly_billing_summary(
+    ctx: &ToolCtx,
     args: &serde_json::Map<String, Value>,
 ) -> Result<Vec<Value>, PromptError> {
     let month = match args.get("month").and_then(Value::as_str).map(str::trim) {
         Some(m) if !m.is_empty() => m.to_owned(),
-        _ => current_month(),
+        _ => ctx.clock.month(),
     };
     let (year, mon) = parse_month(&month)?;
     let (from, to) = month_range(year, mon);
@@ -430,7 +427,7 @@ mod tests {
             ("2026-02-01".into(), "2026-02-28".into())
         );
         assert_eq!(month_range(2028, 2).1, "2028-02-29");
-        assert_eq!(current_month().len(), 7);
+        assert_eq!(crate::format::BillingClock::default().month().len(), 7);
     }
 
     #[test]

@@ -57,6 +57,8 @@ pub struct AppState {
     /// Customers' names by billing account, learned by this instance (see
     /// [`crate::catalog::lists::names`]).
     pub names: Arc<crate::catalog::NameCache>,
+    /// The billing day's clock ([`crate::format::BillingClock`]).
+    pub billing_clock: crate::format::BillingClock,
 }
 
 impl std::fmt::Debug for AppState {
@@ -221,6 +223,7 @@ impl KobanaMcp {
             gate: WriteGate::Open,
             rows: self.state.rows,
             names: self.state.names.clone(),
+            clock: self.state.billing_clock,
             output: None,
         }
     }
@@ -253,6 +256,7 @@ fn text_contents(uri: &str, mime_type: &str, text: String) -> ResourceContents {
 fn read_error(uri: &str, error: ReadError) -> McpError {
     match error {
         ReadError::NotFound => protocol_errors::resource_not_found(uri),
+        ReadError::NotYet(why) => protocol_errors::resource_not_found_because(uri, &why),
         ReadError::TooLarge { size, limit } => McpError::internal_error(
             format!(
                 "Documento grande demais: {size} bytes; o limite é {limit} bytes ({} MB).",
@@ -322,7 +326,10 @@ impl ServerHandler for KobanaMcp {
         let visibility = visibility(&context)?;
         let visible = registry().all().iter().filter(|t| visibility.shows(t));
         // The front swaps the stand-in for the definitions serialized once at start.
-        let tools = deferred::tool_list::defer(deferred_slot(&context)?, visible.map(|t| &t.wire));
+        let tools = deferred::tool_list::defer(
+            deferred_slot(&context)?,
+            visible.map(|t| t.wire(self.state.rows)),
+        );
         let mut result = ListToolsResult::with_all_items(tools);
         if is_modern(&context) {
             result.ttl_ms = Some(LIST_TTL_MS);

@@ -41,6 +41,7 @@ mod fake_lists;
 mod fake_readings;
 mod fake_resources;
 mod fake_transport;
+mod first_hour;
 mod host_clis;
 mod hostile;
 mod hostile_replays;

@@ -186,6 +186,7 @@ impl App {
             clock,
             rows: config.rows,
             names: Default::default(),
+            billing_clock: crate::format::BillingClock::new(config.billing_now),
         });
         let mcp_config = rmcp_config(&config);
         let mcp = StreamableHttpService::new(

@@ -211,19 +211,31 @@ impl RowShape {
             && matches!(self.resource, Resource::Invoices | Resource::Subscriptions)
     }
 
-    /// The `items` schema of the list's output: the compact row, and how `fields` changes it.
+    /// The `items` schema of the list's output: the compact row, each field with its one
+    /// type (rows leave nulls out, so no field is nullable); `fields` adds members beyond
+    /// these. Typed, not bare `{}`, so clients that map schemas onto a single-type dialect
+    /// keep every field (FH-5); terse, because `tools/list` has a byte budget.
     #[cfg(test)]
     pub fn item_schema(&self) -> Value {
-        // Names only (no types): `tools/list` is held to 36 KB.
         let properties: Map<String, Value> = std::iter::once("id")
             .chain(self.compact.iter().copied())
-            .map(|name| (name.to_owned(), json!({})))
+            .map(|name| (name.to_owned(), json!({"type": self.row_type(name)})))
             .collect();
-        json!({
-            "type": "object",
-            "description": "Sem nulos; mais os campos de fields.",
-            "properties": properties
-        })
+        json!({"type": "object", "properties": properties})
+    }
+
+    /// The JSON type of a compact row field: the record field's type in the schema catalog
+    /// (a number stays a number, a flag a flag), or text for what the row derives (names,
+    /// BRL, dates shown in São Paulo), `days_overdue` aside.
+    #[cfg(test)]
+    fn row_type(&self, name: &str) -> &'static str {
+        let field = crate::catalog::schemas::resource(self.resource.slug())
+            .and_then(|r| r.fields.iter().find(|f| f.name == name));
+        match (name, field.map(|f| f.kind.as_str())) {
+            ("days_overdue", _) | (_, Some("int")) => "integer",
+            (_, Some("bool")) => "boolean",
+            _ => "string",
+        }
     }
 }
 
@@ -415,7 +427,6 @@ pub fn fields_schema(shape: &RowShape) -> Value {
         .collect();
     json!({
         "type": "array",
-        "description": "More row fields.",
         "maxItems": shape.size(),
         "items": {"enum": names}
     })

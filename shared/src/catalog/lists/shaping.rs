@@ -64,19 +64,13 @@ pub async fn shape(
             } else {
                 HashMap::new()
             },
-            today: Some(rows_today()),
+            today: Some(ctx.clock.today()),
         };
         let fields = fields.unwrap_or_default();
         result[key] = Value::Array(shape_rows(shape, records, fields, &context));
     }
     budget::fit(&mut result, key, ctx.rows.budget_bytes);
     result
-}
-
-fn rows_today() -> jiff::civil::Date {
-    jiff::Timestamp::now()
-        .to_zoned_datetime(crate::format::sao_paulo())
-        .date()
 }
 
 /// The customer's name for each billing account the records point to: what the instance's

@@ -1,0 +1,318 @@
+//! The first hour of a newcomer (FH-1, FH-4): the demo binary as `cargo demo` runs it tells
+//! one story (one clock for the server and the fake; what it says at start is what its lists,
+//! filters, prompts and completions show), checks itself without a rebuild
+//! (`--demo check`), and says its version.
+//!
+//! Needs the demo binary: `KOBANA_MCP_DEMO_BIN`, else `target/debug/kobana-mcp-demo`
+//! (`scripts/test.sh` builds and copies it).
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{mcp_post, read};
+use crate::lambda_support::function::workspace;
+
+/// The demo binary (`kobana-mcp` built with the `demo` feature).
+fn demo_binary() -> PathBuf {
+    let bin = std::env::var_os("KOBANA_MCP_DEMO_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target/debug/kobana-mcp-demo"));
+    assert!(
+        bin.is_file(),
+        "demo binary {} not found: run `cargo build --workspace --features kobana-mcp/demo` and \
+         copy target/debug/kobana-mcp to it (scripts/test.sh does), or set KOBANA_MCP_DEMO_BIN",
+        bin.display()
+    );
+    bin
+}
+
+/// A running `kobana-mcp --demo`, killed when dropped, with what it said at start.
+struct Demo {
+    child: Child,
+    url: String,
+    banner: String,
+    http: reqwest::Client,
+}
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Demo {
+    fn start() -> Self {
+        let mut child = Command::new(demo_binary())
+            .arg("--demo")
+            .env("MCP_BIND", "127.0.0.1:0")
+            .env("RUST_LOG", "warn")
+            .env_remove("AWS_LAMBDA_RUNTIME_API")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the demo binary runs");
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let (mut banner, deadline) = (String::new(), Instant::now() + Duration::from_secs(30));
+        while !banner.contains("read-only token:") && Instant::now() < deadline {
+            match lines.next() {
+                Some(Ok(line)) => banner.push_str(&(line + "\n")),
+                _ => break,
+            }
+        }
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        let url = banner
+            .split_whitespace()
+            .find(|w| w.starts_with("http://") && w.ends_with("/mcp"))
+            .unwrap_or_else(|| panic!("no URL in the banner:\n{banner}"))
+            .to_owned();
+        Demo {
+            child,
+            url,
+            banner,
+            http: kobana_mcp::net::client_builder().build().expect("client"),
+        }
+    }
+
+    /// A figure the banner states: the number before `word` (`4 customers`).
+    fn figure(&self, word: &str) -> i64 {
+        let words: Vec<&str> = self.banner.split_whitespace().collect();
+        words
+            .windows(2)
+            .find(|w| w[1].trim_matches(|c: char| !c.is_alphabetic()) == word)
+            .and_then(|w| w[0].trim_start_matches('(').parse().ok())
+            .unwrap_or_else(|| panic!("no figure before {word:?} in:\n{}", self.banner))
+    }
+
+    /// The demo's today, as the banner states it.
+    fn today(&self) -> String {
+        let at = self
+            .banner
+            .find("today is ")
+            .expect("the banner names today")
+            + 9;
+        self.banner[at..at + 10].to_owned()
+    }
+
+    /// An era-2025 request without a token (the demo user).
+    async fn request(&self, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let (status, body) = read(
+            mcp_post(&self.http, &self.url, body.to_string())
+                .header("mcp-protocol-version", "2025-11-25")
+                .send()
+                .await
+                .expect("the demo answers"),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        body["result"].clone()
+    }
+
+    async fn tool(&self, name: &str, args: Value) -> Value {
+        let result = self
+            .request("tools/call", json!({"name": name, "arguments": args}))
+            .await;
+        assert_ne!(result["isError"], true, "{name}: {result}");
+        result["structuredContent"].clone()
+    }
+
+    async fn invoices(&self, args: Value) -> Vec<Value> {
+        self.tool("billing_invoices_list", args).await["invoices"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+fn numbers(rows: &[Value]) -> Vec<String> {
+    let mut out: Vec<String> = rows
+        .iter()
+        .map(|r| r["number"].as_str().unwrap_or("draft").to_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+/// FH-1: the demo's lists, its overdue filter (Kobana's own list, at the fake's clock), its
+/// invoice reads, its monthly summary and its month completions all agree with one another
+/// and with what the demo said at start.
+#[tokio::test]
+async fn fh1_the_demo_tells_one_story_from_its_banner_to_its_prompts() {
+    let demo = Demo::start();
+    let today = demo.today();
+    let month = today[..7].to_owned();
+
+    let all = demo.invoices(json!({"per_page": 100})).await;
+    assert_eq!(all.len() as i64, demo.figure("invoices"), "{}", demo.banner);
+    let open: Vec<Value> = all
+        .iter()
+        .filter(|r| r["status"] == "open")
+        .cloned()
+        .collect();
+    assert_eq!(open.len() as i64, demo.figure("open"), "{}", demo.banner);
+    let late: Vec<Value> = all
+        .iter()
+        .filter(|r| r.get("days_overdue").is_some())
+        .cloned()
+        .collect();
+    assert_eq!(late.len() as i64, demo.figure("overdue"), "{}", demo.banner);
+    assert!(
+        !late.is_empty(),
+        "the demo has something overdue to collect"
+    );
+
+    // `overdue: true` is Kobana's pending-payment list, counted at the fake's clock: the same
+    // invoices, with the same days, as the rows counted at the server's.
+    let overdue = demo.invoices(json!({"overdue": true})).await;
+    assert_eq!(numbers(&overdue), numbers(&late));
+    for row in &overdue {
+        let same = late.iter().find(|r| r["id"] == row["id"]).unwrap();
+        assert_eq!(row["days_overdue"], same["days_overdue"], "{row}");
+        let whole = demo
+            .tool("billing_invoices_get", json!({"id": row["id"]}))
+            .await;
+        let derived = &whole["invoice"]["_derived"];
+        assert_eq!(derived["as_of"], today.as_str(), "{whole}");
+        assert_eq!(derived["days_overdue"], row["days_overdue"], "{whole}");
+    }
+
+    // The monthly summary without a month reads the demo's month, and that month has data.
+    let prompt = demo
+        .request(
+            "prompts/get",
+            json!({"name": "monthly_billing_summary", "arguments": {}}),
+        )
+        .await;
+    let text = prompt["messages"][0]["content"]["text"].as_str().unwrap();
+    assert!(text.contains(&format!("faturamento de {month}")), "{text}");
+    let quoted = |key: &str| {
+        let at = text.find(&format!("`{key}: \"")).expect(key) + key.len() + 4;
+        text[at..at + 10].to_owned()
+    };
+    let in_month = demo
+        .invoices(json!({"date_from": quoted("date_from"), "date_to": quoted("date_to"), "per_page": 100}))
+        .await;
+    assert!(!in_month.is_empty(), "{text}");
+    assert_eq!(
+        in_month.len() as i64,
+        demo.figure("created"),
+        "{}",
+        demo.banner
+    );
+
+    // Completions offer the demo's month first.
+    let completion = demo
+        .request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "monthly_billing_summary"},
+                   "argument": {"name": "month", "value": ""}}),
+        )
+        .await;
+    assert_eq!(completion["completion"]["values"][0], month.as_str());
+
+    // And the banner names the customers the demo holds.
+    let customers = demo
+        .tool("billing_customers_list", json!({"per_page": 100}))
+        .await;
+    assert_eq!(
+        customers["customers"].as_array().unwrap().len() as i64,
+        demo.figure("customers")
+    );
+}
+
+/// FH-4: the demo binary checks its own fake (no token, no rebuild), and every build says
+/// its version.
+#[test]
+fn fh4_the_demo_binary_checks_itself_and_says_its_version() {
+    let check = Command::new(demo_binary())
+        .args(["--demo", "check", "--json"])
+        .env_remove("KOBANA_TOKEN")
+        .output()
+        .expect("the demo binary runs");
+    assert!(check.status.success(), "{check:?}");
+    let report: Value = serde_json::from_slice(&check.stdout).expect("--json is one document");
+    assert_eq!(report["ok"], true, "{report}");
+    assert!(
+        report["target"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("http://127.0.0.1:")),
+        "{report}"
+    );
+    assert!(report["rows"].as_array().unwrap().len() > 20, "{report}");
+
+    let refused = Command::new(demo_binary())
+        .args(["--demo", "check", "--token", "x"])
+        .output()
+        .expect("the demo binary runs");
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+
+    let deployed = crate::lambda_support::function::binary();
+    for bin in [demo_binary(), deployed.clone()] {
+        let version = Command::new(&bin).arg("--version").output().unwrap();
+        assert!(version.status.success(), "{version:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&version.stdout).trim(),
+            format!("kobana-mcp {}", env!("CARGO_PKG_VERSION"))
+        );
+    }
+    // The Lambda build has no demo, and says how to get one instead of checking nothing.
+    let no_demo = Command::new(&deployed)
+        .args(["--demo", "check"])
+        .output()
+        .unwrap();
+    assert_eq!(no_demo.status.code(), Some(2), "{no_demo:?}");
+    assert!(String::from_utf8_lossy(&no_demo.stderr).contains("cargo demo"));
+}
+
+/// FH-3: a draft's PDF is reported as what it is, in the tool and in the resource read (the
+/// id is right; the document exists once the invoice is finalized), at the cost of one read of
+/// the invoice; an unknown invoice still says to check the id.
+#[tokio::test]
+async fn fh3_a_drafts_pdf_is_named_a_draft_in_the_tool_and_the_resource_read() {
+    use crate::catalog_support::{INV_DRAFT, UNKNOWN, fail};
+    use crate::common::{Stack, error_code};
+    let stack = Stack::start().await;
+    let token = fake_kobana::full_token();
+
+    let result = stack
+        .call(&token, "billing_invoices_pdf", json!({"id": INV_DRAFT}))
+        .await;
+    let text = fail(&result);
+    assert_eq!(error_code(&result), "INVOICE_IS_DRAFT", "{result}");
+    assert!(
+        text.contains("fatura é um rascunho; o PDF existe depois de finalizada"),
+        "{text}"
+    );
+    assert!(!text.contains("Confira o id"), "{text}");
+    assert_eq!(
+        result["_meta"]["br.com.kobana/error"]["invoice_id"],
+        INV_DRAFT
+    );
+    // The PDF, then the invoice itself: two calls, never more.
+    assert_eq!(stack.kobana_calls("/v1/invoices").len(), 2);
+
+    let uri = format!("kobana://billing/invoices/{INV_DRAFT}/pdf");
+    let (_, body) = stack
+        .legacy(&token, "resources/read", json!({"uri": uri}))
+        .await;
+    assert_eq!(body["error"]["code"], -32002, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("rascunho") && message.contains("depois de finalizada"),
+        "{body}"
+    );
+    assert_eq!(body["error"]["data"]["uri"], uri.as_str());
+
+    // An id that names nothing keeps Kobana's "not found" and its advice.
+    let unknown = stack
+        .call(&token, "billing_invoices_pdf", json!({"id": UNKNOWN}))
+        .await;
+    assert_eq!(error_code(&unknown), "KOBANA_NOT_FOUND", "{unknown}");
+    assert!(fail(&unknown).contains("Confira o id"), "{unknown}");
+}
