@@ -316,3 +316,143 @@ async fn fh3_a_drafts_pdf_is_named_a_draft_in_the_tool_and_the_resource_read() {
     assert_eq!(error_code(&unknown), "KOBANA_NOT_FOUND", "{unknown}");
     assert!(fail(&unknown).contains("Confira o id"), "{unknown}");
 }
+
+/// The customer's name of each billing account, from the fake's own records.
+fn names_by_account(fake: &fake_kobana::FakeKobana) -> std::collections::HashMap<String, String> {
+    let customers = fake.records("customers");
+    fake.records("billing_accounts")
+        .iter()
+        .filter_map(|account| {
+            let customer = customers
+                .iter()
+                .find(|c| c["id"] == account["customer_id"])?;
+            Some((
+                account["id"].as_str()?.to_owned(),
+                customer["name"].as_str()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+/// One list call on `stack`: its rows and the Kobana calls it made.
+async fn list_rows(stack: &crate::common::Stack, tool: &str, key: &str) -> (Vec<Value>, usize) {
+    stack.fake.clear_calls();
+    let result = stack
+        .call(&fake_kobana::full_token(), tool, json!({"per_page": 100}))
+        .await;
+    assert_ne!(result["isError"], true, "{result}");
+    let rows = result["structuredContent"][key]
+        .as_array()
+        .cloned()
+        .unwrap();
+    (rows, stack.fake.calls().len())
+}
+
+/// FH-2: the first invoice and subscription lists of a cold instance name the customer on
+/// every row, in at most two Kobana calls (the list and one page of accounts), and so does
+/// every later list (one call, warm). Where Kobana sends accounts without their customer,
+/// every row says why instead, within the same two calls, and never shows a wrong name.
+#[tokio::test]
+async fn fh2_every_row_names_its_customer_on_a_cold_first_list_within_two_calls() {
+    for (tool, key) in [
+        ("billing_invoices_list", "invoices"),
+        ("billing_subscriptions_list", "subscriptions"),
+    ] {
+        let stack = crate::common::Stack::start().await;
+        let truth = names_by_account(&stack.fake);
+        let embedded = crate::common::readings()
+            .account_customer
+            .carried_by("billing_accounts.list");
+        for (round, most) in [("cold", 2), ("warm", if embedded { 1 } else { 2 })] {
+            let (rows, calls) = list_rows(&stack, tool, key).await;
+            assert!(rows.len() >= 3, "{tool}: {rows:?}");
+            assert!(calls <= most, "{tool} {round}: {calls} calls");
+            for row in &rows {
+                let account = row["billing_account_id"].as_str().unwrap();
+                match row.get("customer") {
+                    Some(name) => assert_eq!(name, truth[account].as_str(), "{row}"),
+                    None => {
+                        assert!(!embedded, "{tool} {round}: a row without its name: {row}");
+                        assert!(
+                            row["customer_unavailable"]
+                                .as_str()
+                                .is_some_and(|w| w.contains(' ')),
+                            "{tool} {round}: a row without a name says why: {row}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// FH-2 under the reading where only the single read embeds the customer (the fake's earlier
+/// choice): the first list learns that Kobana's lists come without it and says so on every
+/// row; later lists read the account with most rows, one per call, so names converge.
+#[tokio::test]
+async fn fh2_where_only_the_single_read_names_the_customer_rows_say_why_and_names_converge() {
+    let readings = fake_kobana::Readings::parse("ours,account_customer=embedded_on_get").unwrap();
+    let stack = crate::common::Stack::start_with_readings(readings).await;
+    let truth = names_by_account(&stack.fake);
+    let (rows, calls) = list_rows(&stack, "billing_invoices_list", "invoices").await;
+    assert_eq!(calls, 2);
+    for row in &rows {
+        assert!(row.get("customer").is_none(), "{row}");
+        assert_eq!(
+            row["customer_unavailable"], "o Kobana não enviou o cliente desta conta",
+            "{row}"
+        );
+    }
+    let accounts: std::collections::HashSet<&str> = rows
+        .iter()
+        .map(|r| r["billing_account_id"].as_str().unwrap())
+        .collect();
+    let mut named_after = None;
+    for call in 1..=accounts.len() {
+        let (rows, calls) = list_rows(&stack, "billing_invoices_list", "invoices").await;
+        assert!(calls <= 2, "{calls}");
+        let named = rows.iter().filter(|r| r.get("customer").is_some()).count();
+        for row in rows.iter().filter(|r| r.get("customer").is_some()) {
+            assert_eq!(
+                row["customer"],
+                truth[row["billing_account_id"].as_str().unwrap()].as_str()
+            );
+        }
+        if named == rows.len() {
+            named_after = Some(call);
+            break;
+        }
+    }
+    assert!(
+        named_after.is_some(),
+        "names converge within one call per account"
+    );
+}
+
+/// FH-2: a token that may not read billing accounts gets every row saying so, and costs
+/// Kobana the list alone.
+#[tokio::test]
+async fn fh2_a_token_without_billing_accounts_read_gets_rows_that_say_so() {
+    let words = crate::common::readings().scope_words;
+    if words != fake_kobana::readings::ScopeWords::ResourceLevel {
+        // The server does not know these words: every tool is listed and Kobana decides
+        // (access.md); the rows then say what Kobana answered, as above.
+        return;
+    }
+    let stack = crate::common::Stack::start().await;
+    let scope = fake_kobana::auth::permission(words, Some("invoices"), "read");
+    let token = fake_kobana::scoped_token("person-bia", fake_kobana::FIXTURE_ORG_ID, &scope);
+    let result = stack
+        .call(&token, "billing_invoices_list", json!({"per_page": 100}))
+        .await;
+    let rows = result["structuredContent"]["invoices"].as_array().unwrap();
+    assert!(!rows.is_empty(), "{result}");
+    for row in rows {
+        assert!(row.get("customer").is_none(), "{row}");
+        assert_eq!(
+            row["customer_unavailable"], "sem permissão billing_accounts:read para ler o nome",
+            "{row}"
+        );
+    }
+    assert_eq!(stack.fake.calls().len(), 1);
+}

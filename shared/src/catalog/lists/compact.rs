@@ -240,12 +240,15 @@ impl RowShape {
 }
 
 /// What a row may show beyond its record: the customers' names by billing account id (a row
-/// whose account has no known name leaves `customer` out and still names the account by its
-/// `billing_account_id`), and today's date in São Paulo (for `days_overdue`).
+/// whose account has no known name leaves `customer` out, still names the account by its
+/// `billing_account_id`, and says why in `customer_unavailable`), and today's date in São
+/// Paulo (for `days_overdue`).
 #[derive(Debug, Clone, Default)]
 pub struct RowContext {
     /// `billing_account_id` → the customer's name.
     pub customer_names: std::collections::HashMap<String, String>,
+    /// `billing_account_id` → why its customer has no name on the row.
+    pub customer_missing: std::collections::HashMap<String, super::names::Missing>,
     /// Today in America/Sao_Paulo.
     pub today: Option<Date>,
 }
@@ -285,6 +288,15 @@ fn row(
     };
     shape.compact.iter().for_each(|f| put(f));
     fields.iter().for_each(|f| put(f));
+    if shape.needs_customer_lookup()
+        && !out.contains_key("customer")
+        && let Some(missing) = record
+            .get("billing_account_id")
+            .and_then(Value::as_str)
+            .and_then(|id| context.customer_missing.get(id))
+    {
+        out.insert("customer_unavailable".to_owned(), json!(missing.text()));
+    }
     out
 }
 
@@ -457,6 +469,7 @@ mod tests {
         RowContext {
             customer_names: [("acc".to_owned(), "Padaria Pão Dourado Ltda".to_owned())].into(),
             today: Some("2026-08-20".parse().unwrap()),
+            ..Default::default()
         }
     }
 
@@ -500,14 +513,26 @@ mod tests {
     /// account.
     #[test]
     fn t3_a_row_whose_customer_name_is_absent_names_the_account_and_no_customer() {
-        let unnamed = RowContext {
+        let mut unnamed = RowContext {
             customer_names: [("other".to_owned(), "Outro Cliente".to_owned())].into(),
             today: Some("2026-08-20".parse().unwrap()),
+            ..Default::default()
         };
         let invoices = shape(Resource::Invoices).unwrap();
         let shown = row(invoices, &invoice(), &[], &unnamed);
         assert!(!shown.contains_key("customer"), "{shown:?}");
         assert_eq!(shown["billing_account_id"], "acc");
+        // FH-2: and says why, when it is known why.
+        assert!(!shown.contains_key("customer_unavailable"), "{shown:?}");
+        unnamed
+            .customer_missing
+            .insert("acc".to_owned(), super::super::names::Missing::NotSent);
+        let shown = row(invoices, &invoice(), &[], &unnamed);
+        assert_eq!(
+            shown["customer_unavailable"],
+            "o Kobana não enviou o cliente desta conta"
+        );
+        assert!(!shown.contains_key("customer"), "{shown:?}");
         let subscriptions = shape(Resource::Subscriptions).unwrap();
         for record in [
             json!({"id": "s1", "status": "active", "billing_account_id": "acc"}),
