@@ -456,3 +456,142 @@ async fn fh2_a_token_without_billing_accounts_read_gets_rows_that_say_so() {
     }
     assert_eq!(stack.fake.calls().len(), 1);
 }
+
+/// Runs a Python snippet on its own: every module outside the standard library is a stand-in
+/// whose names are classes taking anything, and every top-level function the snippet defines
+/// is called once, so a name the snippet uses but does not import (in a signature, or in a
+/// nested function's) is a `NameError`.
+const SNIPPET_ALONE: &str = r#"
+import importlib.abc, importlib.machinery, inspect, sys, types
+
+class Anything(type):
+    def __getattr__(cls, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *a, **k: cls()
+    def __getitem__(cls, item):
+        return cls
+
+class Stand(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Anything(name, (), {"__init__": lambda self, *a, **k: None})
+
+class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in sys.stdlib_module_names:
+            return None
+        return importlib.machinery.ModuleSpec(name, self, is_package=True)
+    def create_module(self, spec):
+        return Stand(spec.name)
+    def exec_module(self, module):
+        pass
+
+sys.meta_path.insert(0, Finder())
+space = {"__name__": "snippet"}
+exec(compile(sys.stdin.read(), "snippet", "exec"), space)
+ran = 0
+for value in list(space.values()):
+    if inspect.isfunction(value) and value.__module__ == "snippet":
+        value(*["x"] * len(inspect.signature(value).parameters))
+        ran += 1
+assert ran, "the snippet defines no function"
+print("ran", ran)
+"#;
+
+/// FH-4: every Python snippet of docs/clients.md (the matrix scripts' marked regions, which
+/// `ht3_clients_doc_snippets_are_the_tested_code` holds to the document) imports every name it
+/// uses: it runs on its own, as a newcomer would paste it.
+#[tokio::test]
+async fn fh4_every_python_library_snippet_runs_on_its_own() {
+    let dir = workspace().join("clients/matrix");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let source = std::fs::read_to_string(&path).unwrap();
+        let Some((_, rest)) = name
+            .ends_with("_client.py")
+            .then(|| source.split_once("--- README snippet: "))
+            .flatten()
+        else {
+            continue;
+        };
+        let snippet = rest.split_once('\n').unwrap().1;
+        let snippet = &snippet[..snippet.find("# --- end of snippet ---").expect("closed")];
+        let mut command = tokio::process::Command::new(crate::common::python());
+        command.args(["-c", SNIPPET_ALONE]);
+        let output =
+            crate::common::run_with_input(&mut command, snippet, Duration::from_secs(30), &name)
+                .await;
+        assert!(
+            output.status.success(),
+            "{name}'s snippet does not run on its own:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 5, "five Python library snippets");
+}
+
+/// A `cargo` stand-in that fails `STAGE` (`clippy`, or `test` without `--no-run`) the way
+/// cargo does, and succeeds at everything else.
+fn failing_cargo(stage: &str) -> String {
+    let report = if stage == "clippy" {
+        "error[E0425]: cannot find value `stub_value` in this scope\n --> shared/src/lib.rs:1:1\n  |\n1 | stub_value\n  | ^^^^^^^^^^ not found in this scope\n\nerror: could not compile `kobana-mcp-shared` (lib) due to 1 previous error"
+    } else {
+        "running 3 tests\ntest a::passes ... ok\ntest first_hour::stub_fails ... FAILED\ntest z::later ... FAILED\n\nfailures:\n\n---- first_hour::stub_fails stdout ----\n\nthread 'first_hour::stub_fails' (4242) panicked at tests/it/first_hour.rs:1:1:\nassertion `left == right` failed: the stub's own message\n  left: 1\n right: 2\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n---- z::later stdout ----\n\nthread 'z::later' panicked at tests/it/z.rs:2:2:\nnot the first\n\nfailures:\n    first_hour::stub_fails\n    z::later\n\ntest result: FAILED. 1 passed; 2 failed; 0 ignored\n\nerror: test failed, to rerun pass `-p kobana-mcp-tests --test it`"
+    };
+    format!(
+        "#!/usr/bin/env bash\ncase \" $* \" in\n  *\" {stage} \"*)\n    if [[ \" $* \" != *\" --no-run \"* ]]; then\n      cat <<'OUT'\n{report}\nOUT\n      exit 101\n    fi ;;\nesac\nexit 0\n"
+    )
+}
+
+/// FH-6: when the test command fails, in either mode, its last lines name the failed stage
+/// and the first failing test with its message (or, for a build, the first compiler error),
+/// after the stage table — not only the table. Run in a sandbox where cargo is a stand-in.
+#[test]
+fn fh6_a_failed_run_ends_naming_the_stage_and_the_first_failing_test_with_its_message() {
+    use crate::house_support::test_sh_with_cargo;
+    for quick in [true, false] {
+        let (output, _) = test_sh_with_cargo(quick, &failing_cargo("test"));
+        assert!(!output.status.success());
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let tail: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let tail = tail[tail.len().saturating_sub(8)..].join("\n");
+        let stage = if quick {
+            "==> FAILED at stage: cargo test --workspace (without the external-client areas)"
+        } else {
+            "==> FAILED at stage: cargo test --workspace"
+        };
+        for needle in [
+            stage,
+            "first failing test: first_hour::stub_fails",
+            "assertion `left == right` failed: the stub's own message",
+            "left: 1",
+            "right: 2",
+        ] {
+            assert!(
+                tail.contains(needle),
+                "quick: {quick}; lacks {needle:?} in:\n{tail}"
+            );
+        }
+        assert!(!tail.contains("z::later"), "only the first: {tail}");
+        assert!(
+            text.contains("stage times"),
+            "the table is still there:\n{text}"
+        );
+    }
+    let (output, _) = test_sh_with_cargo(true, &failing_cargo("clippy"));
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let tail: Vec<&str> = text.lines().rev().take(8).collect();
+    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    for needle in [
+        "==> FAILED at stage: cargo clippy --workspace --all-targets -D warnings (with the demo feature)",
+        "error[E0425]: cannot find value `stub_value` in this scope",
+        "--> shared/src/lib.rs:1:1",
+    ] {
+        assert!(tail.contains(needle), "lacks {needle:?} in:\n{tail}");
+    }
+}

@@ -141,7 +141,7 @@ fn derive(invoice: &mut Value, today: Date) {
 
 /// Adds `_derived` to the invoice (`invoice`) or invoices (`invoices`) of a result, as of
 /// the call's billing day ([`crate::format::BillingClock`]).
-fn with_derived(ctx: &crate::catalog::ToolCtx, mut result: Value) -> Value {
+fn derived(ctx: &ToolCtx, mut result: Value) -> Value {
     let today = ctx.clock.today();
     if let Some(invoice) = result.get_mut("invoice") {
         derive(invoice, today);
@@ -264,11 +264,7 @@ async fn list(ctx: crate::catalog::ToolCtx, args: ListArgs) -> Result<Value, Too
     // Whole records keep `_derived`; a row says `days_overdue` itself (see `catalog::lists::compact`).
     let whole = ctx.rows.full_records && args.paging.fields.is_none();
     let result = ctx.list(segments, &args.paging, query).await?;
-    Ok(if whole {
-        with_derived(&ctx, result)
-    } else {
-        result
-    })
+    Ok(if whole { derived(&ctx, result) } else { result })
 }
 
 /// The request's subtotal in cents (Σ quantity × unit_amount_cents), `None` on overflow.
@@ -396,7 +392,7 @@ fn action(
             let result = ctx
                 .write(Method::POST, &[INVOICES, &id, path], None)
                 .await?;
-            Ok(with_derived(&ctx, result))
+            Ok(derived(&ctx, result))
         },
     )
 }
@@ -430,7 +426,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
                 let result = ctx.record(&[INVOICES, id], &[]).await?;
-                Ok(with_line_items_note(with_derived(&ctx, result)))
+                Ok(with_line_items_note(derived(&ctx, result)))
             },
         ),
         ToolSpec::new(
@@ -476,7 +472,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             |ctx, args: CreateArgs| async move {
                 let body = create_body(&args)?;
                 let result = ctx.write(Method::POST, &[INVOICES], Some(body)).await?;
-                check_created(with_derived(&ctx, result), requested_subtotal_cents(&args))
+                check_created(derived(&ctx, result), requested_subtotal_cents(&args))
             },
         ),
         action(
@@ -535,7 +531,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                         Some(json!({"reason": reason})),
                     )
                     .await?;
-                Ok(with_derived(&ctx, result))
+                Ok(derived(&ctx, result))
             },
         ),
         ToolSpec::new(

@@ -98,6 +98,7 @@ pub const SHAPES: [RowShape; 8] = [
         compact: &[
             "status",
             "customer",
+            "customer_unavailable",
             "billing_account_id",
             "plan_id",
             "billing_cycle",
@@ -127,6 +128,7 @@ pub const SHAPES: [RowShape; 8] = [
             "status",
             "days_overdue",
             "customer",
+            "customer_unavailable",
             "billing_account_id",
             "total_brl",
             "amount_remaining_brl",
@@ -288,15 +290,6 @@ fn row(
     };
     shape.compact.iter().for_each(|f| put(f));
     fields.iter().for_each(|f| put(f));
-    if shape.needs_customer_lookup()
-        && !out.contains_key("customer")
-        && let Some(missing) = record
-            .get("billing_account_id")
-            .and_then(Value::as_str)
-            .and_then(|id| context.customer_missing.get(id))
-    {
-        out.insert("customer_unavailable".to_owned(), json!(missing.text()));
-    }
     out
 }
 
@@ -312,6 +305,13 @@ fn field(
         (Resource::Invoices | Resource::Subscriptions, "customer") => text("billing_account_id")
             .and_then(|id| context.customer_names.get(id))
             .map(|n| json!(n)),
+        // Why a row has no `customer`, when it has none (FH-2).
+        (Resource::Invoices | Resource::Subscriptions, "customer_unavailable") => {
+            text("billing_account_id")
+                .filter(|id| !context.customer_names.contains_key(*id))
+                .and_then(|id| context.customer_missing.get(id))
+                .map(|missing| json!(missing.text()))
+        }
         (Resource::BillingAccounts, "customer") => {
             record.get("customer").and_then(|c| c.get("name")).cloned()
         }
