@@ -2,7 +2,10 @@
 # Drives the MCP Inspector CLI (@modelcontextprotocol/inspector, installed in clients/ by
 # scripts/setup.sh) against the local server backed by the built-in fake Kobana, in legacy
 # (2025) and modern (2026-07-28) modes: list tools, call a read tool, read a resource, get a
-# prompt. Each step must succeed and show the fixture data it should.
+# prompt. Each step must succeed and show the fixture data it should. Then its schema
+# portability report (`tools/list --strict`, FH-5): any finding, warning or error, about any
+# tool's input or output schema fails the run (the Inspector itself exits non-zero on errors
+# only).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,6 +49,37 @@ for mode in legacy modern; do
   check "$mode" 'Padaria P' --method tools/call --tool-name billing_customers_list --tool-arg per_page=10
   check "$mode" 'Acme Software Ltda' --method resources/read --uri kobana://billing/organization
   check "$mode" 'billing_invoices_list' --method prompts/get --prompt-name monthly_billing_summary --prompt-args month=2026-08
+done
+# portable MODE: the Inspector's strict portability report for every tool is empty.
+portable() {
+  local mode="$1" target=()
+  if [[ $mode == legacy ]]; then
+    target=("$URL" --transport http --header "Authorization: Bearer $TOKEN")
+  else
+    target=(--config "$WORK/mcp.json" --server kobana)
+  fi
+  local out findings
+  if out="$(timeout 60 "$NODE" "$INSPECTOR" --cli "${target[@]}" --method tools/list --strict \
+    --format json 2>"$WORK/err")" &&
+    findings="$("$NODE" -e '
+      const e = JSON.parse(require("fs").readFileSync(0, "utf8"));
+      const tools = (e.result && e.result.tools) || [];
+      if (tools.length === 0) { console.log("no tools listed"); process.exit(0); }
+      for (const t of e.schemaFindings || [])
+        for (const f of t.findings) console.log(`${f.severity}: ${t.toolName} ${f.schema}.${f.path}: ${f.issue}`);
+    ' <<<"$out")" && [[ -z "$findings" ]]; then
+    passed=$((passed + 1))
+    echo "inspector $mode schema portability (--strict): 0 errors, 0 warnings: ok"
+  else
+    failed=$((failed + 1))
+    echo "inspector $mode schema portability (--strict): FAILED" >&2
+    head -c 4000 <<<"${findings:-$out}" >&2
+    head -c 2000 "$WORK/err" >&2
+  fi
+}
+
+for mode in legacy modern; do
+  portable "$mode"
 done
 echo "inspector: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
