@@ -33,7 +33,9 @@ fn main() -> ExitCode {
     .enable_all()
     .build();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if matches!(args.as_slice(), [flag] if flag == "--version" || flag == "-V") {
+    let version = |a: &String| a == "--version" || a == "-V";
+    if matches!(args.as_slice(), [flag] | [_, flag] if version(flag) && (args.len() == 1 || args[0] == "--demo"))
+    {
         println!("kobana-mcp {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
