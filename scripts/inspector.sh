@@ -22,17 +22,23 @@ printf '{"mcpServers":{"kobana":{"type":"http","url":"%s","protocolEra":"modern"
 passed=0
 failed=0
 # check MODE NEEDLE ARGS... : runs the Inspector and looks for NEEDLE in its JSON output.
-check() {
-  local mode="$1" needle="$2"
-  shift 2
-  local target=()
+# inspect MODE ARGS...: the Inspector CLI against the server in MODE, JSON on stdout.
+inspect() {
+  local mode="$1" target=()
+  shift
   if [[ $mode == legacy ]]; then
     target=("$URL" --transport http --header "Authorization: Bearer $TOKEN")
   else
     target=(--config "$WORK/mcp.json" --server kobana)
   fi
+  timeout 60 "$NODE" "$INSPECTOR" --cli "${target[@]}" "$@" --format json 2>"$WORK/err"
+}
+
+check() {
+  local mode="$1" needle="$2"
+  shift 2
   local out
-  if out="$(timeout 60 "$NODE" "$INSPECTOR" --cli "${target[@]}" "$@" --format json 2>"$WORK/err")" \
+  if out="$(inspect "$mode" "$@")" \
     && grep -qF -- "$needle" <<<"$out"; then
     passed=$((passed + 1))
     echo "inspector $mode $2: ok"
@@ -52,15 +58,8 @@ for mode in legacy modern; do
 done
 # portable MODE: the Inspector's strict portability report for every tool is empty.
 portable() {
-  local mode="$1" target=()
-  if [[ $mode == legacy ]]; then
-    target=("$URL" --transport http --header "Authorization: Bearer $TOKEN")
-  else
-    target=(--config "$WORK/mcp.json" --server kobana)
-  fi
-  local out findings
-  if out="$(timeout 60 "$NODE" "$INSPECTOR" --cli "${target[@]}" --method tools/list --strict \
-    --format json 2>"$WORK/err")" &&
+  local mode="$1" out findings
+  if out="$(inspect "$mode" --method tools/list --strict)" &&
     findings="$("$NODE" -e '
       const e = JSON.parse(require("fs").readFileSync(0, "utf8"));
       const tools = (e.result && e.result.tools) || [];
