@@ -34,20 +34,24 @@ inspect() {
   timeout 60 "$NODE" "$INSPECTOR" --cli "${target[@]}" "$@" --format json 2>"$WORK/err"
 }
 
-check() {
-  local mode="$1" needle="$2"
-  shift 2
-  local out
-  if out="$(inspect "$mode" "$@")" \
-    && grep -qF -- "$needle" <<<"$out"; then
+# verdict OK LABEL DETAILS: counts a step, and shows what came when it failed.
+verdict() {
+  if [[ "$1" == 0 ]]; then
     passed=$((passed + 1))
-    echo "inspector $mode $2: ok"
+    echo "inspector $2: ok"
   else
     failed=$((failed + 1))
-    echo "inspector $mode $*: FAILED (wanted $needle)" >&2
-    head -c 2000 <<<"$out" >&2
+    echo "inspector $2: FAILED" >&2
+    head -c 4000 <<<"$3" >&2
     head -c 2000 "$WORK/err" >&2
   fi
+}
+
+check() {
+  local mode="$1" needle="$2" out ok=1
+  shift 2
+  out="$(inspect "$mode" "$@")" && grep -qF -- "$needle" <<<"$out" && ok=0
+  verdict "$ok" "$mode $* (wanted $needle)" "$out"
 }
 
 for mode in legacy modern; do
@@ -56,25 +60,19 @@ for mode in legacy modern; do
   check "$mode" 'Acme Software Ltda' --method resources/read --uri kobana://billing/organization
   check "$mode" 'billing_invoices_list' --method prompts/get --prompt-name monthly_billing_summary --prompt-args month=2026-08
 done
+
 # portable MODE: the Inspector's strict portability report for every tool is empty.
 portable() {
-  local mode="$1" out findings
-  if out="$(inspect "$mode" --method tools/list --strict)" &&
+  local mode="$1" out findings="" ok=1
+  out="$(inspect "$mode" --method tools/list --strict)" &&
     findings="$("$NODE" -e '
       const e = JSON.parse(require("fs").readFileSync(0, "utf8"));
       const tools = (e.result && e.result.tools) || [];
       if (tools.length === 0) { console.log("no tools listed"); process.exit(0); }
       for (const t of e.schemaFindings || [])
         for (const f of t.findings) console.log(`${f.severity}: ${t.toolName} ${f.schema}.${f.path}: ${f.issue}`);
-    ' <<<"$out")" && [[ -z "$findings" ]]; then
-    passed=$((passed + 1))
-    echo "inspector $mode schema portability (--strict): 0 errors, 0 warnings: ok"
-  else
-    failed=$((failed + 1))
-    echo "inspector $mode schema portability (--strict): FAILED" >&2
-    head -c 4000 <<<"${findings:-$out}" >&2
-    head -c 2000 "$WORK/err" >&2
-  fi
+    ' <<<"$out")" && [[ -z "$findings" ]] && ok=0
+  verdict "$ok" "$mode schema portability (--strict, 0 errors and 0 warnings wanted)" "${findings:-$out}"
 }
 
 for mode in legacy modern; do
