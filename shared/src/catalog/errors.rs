@@ -80,6 +80,15 @@ pub enum ToolError {
         /// The invoice's total per `amount_remaining_cents`, in BRL (`None`: not sent).
         kobana: Option<String>,
     },
+    /// An invoice's PDF asked for while the invoice is still a draft: the id is right, the
+    /// document does not exist yet (Kobana renders it when the invoice is finalized).
+    #[error(
+        "A fatura é um rascunho; o PDF existe depois de finalizada (billing_invoices_finalize id={invoice_id})."
+    )]
+    DraftHasNoPdf {
+        /// The draft invoice.
+        invoice_id: String,
+    },
     /// The call reached its write while the person's confirmation is still to be asked
     /// (internal: becomes an `input_required` result, never shown).
     #[error("confirmação necessária antes de executar")]
@@ -117,6 +126,7 @@ impl ToolError {
             ToolError::Undescribable => "CONFIRMATION_UNDESCRIBABLE".to_owned(),
             ToolError::ConfirmationRequired => "CONFIRMATION_REQUIRED".to_owned(),
             ToolError::AmountMismatch { .. } => "AMOUNT_MISMATCH".to_owned(),
+            ToolError::DraftHasNoPdf { .. } => "INVOICE_IS_DRAFT".to_owned(),
         }
     }
 
@@ -130,7 +140,9 @@ impl ToolError {
         {
             value["kobana_status"] = json!(status);
         }
-        if let ToolError::AmountMismatch { invoice_id, .. } = self {
+        if let ToolError::AmountMismatch { invoice_id, .. }
+        | ToolError::DraftHasNoPdf { invoice_id } = self
+        {
             value["invoice_id"] = json!(invoice_id);
         }
         if let ToolError::UncertainOutcome { check_with, .. } = self {
