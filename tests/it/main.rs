@@ -43,6 +43,7 @@ mod fake_resources;
 mod fake_transport;
 mod host_clis;
 mod hostile;
+mod hostile_bodies;
 mod hostile_replays;
 mod hostile_upstream;
 mod house;

@@ -22,6 +22,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod bodies;
 pub mod clock;
 pub mod contract;
 pub mod contract_log;

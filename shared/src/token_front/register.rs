@@ -7,7 +7,7 @@
 use http::{Response, StatusCode};
 use serde_json::{Value, json};
 
-use super::super::ResponseBody;
+use crate::deferred::ResponseBody;
 use super::client::{ClientMetadata, registered_id};
 use super::params::{body, content_type_is, json_answer, oauth_error};
 use super::{FrontRequest, TokenFront};
