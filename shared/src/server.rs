@@ -157,7 +157,10 @@ pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpErr
             // A read-only consent at the token front narrows like `X-MCP-Readonly` (HD-2).
             let mut narrowing = narrowing.clone();
             narrowing.read_only |= principal.consent.read_only();
-            Ok(Visibility::narrowed(principal.permissions.clone(), narrowing))
+            Ok(Visibility::narrowed(
+                principal.permissions.clone(),
+                narrowing,
+            ))
         }
         Err(message) => Err(McpError::invalid_request(message.clone(), None)),
     }

@@ -36,7 +36,11 @@ fn bounds() -> Bounds {
 fn check_answer(body: &Body, status: u16, answer: &Value) {
     if body.over_bounds {
         assert_eq!(status, 400, "{}: {answer:.300}", body.name);
-        assert_eq!(answer["error"]["code"], -32600, "{}: {answer:.300}", body.name);
+        assert_eq!(
+            answer["error"]["code"], -32600,
+            "{}: {answer:.300}",
+            body.name
+        );
         let message = answer["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("valores"), "{}: {message}", body.name);
     } else if body.name.contains("notification") {
@@ -75,17 +79,19 @@ async fn rp1_hd1_four_of_the_worst_bodies_at_once_stay_within_64_mib() {
         .iter()
         .filter(|b| {
             b.over_bounds
-                || ["nested objects", "one repeated member name", "many long strings"]
-                    .contains(&b.name)
+                || [
+                    "nested objects",
+                    "one repeated member name",
+                    "many long strings",
+                ]
+                .contains(&b.name)
         })
         .collect();
     assert_eq!(heaviest.len(), 4);
     let sends = heaviest
         .iter()
         .map(|body| server.raw_as(ANY_BEARER, body.bytes.clone()));
-    let (answers, cost) = server
-        .measure(futures_util::future::join_all(sends))
-        .await;
+    let (answers, cost) = server.measure(futures_util::future::join_all(sends)).await;
     eprintln!("RP-1 four at once: {cost:?}");
     for (body, (status, answer)) in heaviest.iter().zip(&answers) {
         check_answer(body, *status, answer);

@@ -52,9 +52,7 @@ async fn n1_seventy_five_thousand_copies_of_a_field_cost_what_one_does() {
         .measure(server.call("billing_invoices_list", dupes))
         .await;
     let params = json!({"name": "billing_invoices_list", "arguments": many});
-    let ((status, attacked), cost) = server
-        .measure(server.rpc("tools/call", params))
-        .await;
+    let ((status, attacked), cost) = server.measure(server.rpc("tools/call", params)).await;
     // Within the front's byte scan (HD-1), a list longer than the shape is the tool's refusal.
     let (within, within_cost) = server
         .measure(server.call("billing_invoices_list", n1_arguments(9_000)))

@@ -69,6 +69,7 @@ mod secrets;
 mod source_rules;
 mod token_front;
 mod token_front_browser;
+mod token_front_hardening;
 mod token_front_instances;
 mod token_front_lambda;
 mod token_front_refusals;

@@ -71,7 +71,11 @@ pub fn bodies(bounds: Bounds) -> Vec<Body> {
         "}".repeat(meta_depth)
     );
     vec![
-        body("the review's body: 1 MiB of tiny nested objects", call(&report), true),
+        body(
+            "the review's body: 1 MiB of tiny nested objects",
+            call(&report),
+            true,
+        ),
         body(
             "nested objects",
             call(&format!(r#"{{"x":[{}]}}"#, repeated(tiny, nodes / 5))),
@@ -99,7 +103,10 @@ pub fn bodies(bounds: Bounds) -> Vec<Body> {
         ),
         body(
             "a long escaped string",
-            call(&format!(r#"{{"search":"{}"}}"#, r"\u00e9".repeat(bytes / 6))),
+            call(&format!(
+                r#"{{"search":"{}"}}"#,
+                r"\u00e9".repeat(bytes / 6)
+            )),
             false,
         ),
         body(
@@ -147,7 +154,12 @@ mod tests {
             nodes: 10_000,
         };
         for body in bodies(bounds) {
-            assert!(body.bytes.len() <= bounds.bytes, "{}: {}", body.name, body.bytes.len());
+            assert!(
+                body.bytes.len() <= bounds.bytes,
+                "{}: {}",
+                body.name,
+                body.bytes.len()
+            );
             let value: serde_json::Value = serde_json::from_slice(&body.bytes)
                 .unwrap_or_else(|e| panic!("{}: {e}", body.name));
             assert_eq!(value["jsonrpc"], "2.0", "{}", body.name);

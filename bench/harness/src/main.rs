@@ -16,6 +16,7 @@
 
 mod answer_size;
 mod bench;
+mod bodies;
 mod bounded;
 mod canned;
 mod cold;

@@ -232,7 +232,10 @@ mod tests {
         for repeated in [r#"{"id":1,"id":2}"#, r#"{"p":[{"a":1,"a":1}]}"#] {
             let message = parse(repeated.as_bytes()).unwrap();
             assert!(message.repeated_member, "{repeated}");
-            assert_eq!(message.value, serde_json::from_str::<Value>(repeated).unwrap());
+            assert_eq!(
+                message.value,
+                serde_json::from_str::<Value>(repeated).unwrap()
+            );
         }
         for bad in ["{", "[1,]", "{} {}", "\u{feff}{}"] {
             assert!(parse(bad.as_bytes()).is_err(), "{bad}");

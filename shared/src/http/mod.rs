@@ -40,8 +40,8 @@ use crate::kobana::KobanaClient;
 use crate::server::{AppState, KobanaMcp};
 use crate::token_front::{self, TokenFront};
 
-pub use crate::deferred::{BoxError, ResponseBody};
 pub(crate) use crate::deferred::fixed;
+pub use crate::deferred::{BoxError, ResponseBody};
 use crate::deferred::{DeferredSlot, full};
 
 /// Why the app could not be built.
@@ -254,11 +254,10 @@ impl App {
         if guard::check_host(config, request.headers()).is_err() {
             return token_front::forbidden_host();
         }
-        let urls = identity::endpoint_under(config, &request, &route.prefix)
-            .map(|e| {
-                let vary = e.vary();
-                token_front::Urls::new(e.resource, vary)
-            });
+        let urls = identity::endpoint_under(config, &request, &route.prefix).map(|e| {
+            let vary = e.vary();
+            token_front::Urls::new(e.resource, vary)
+        });
         let (parts, body) = request.into_parts();
         let bytes = jsonrpc::read_body(body, token_front::MAX_BODY_BYTES)
             .await
@@ -301,7 +300,9 @@ impl App {
             return *response;
         }
         let front = self.inner.token_front.as_ref();
-        let request = match auth::authenticate(&self.inner.config, front, request).await {
+        // Boxed, like the front's routes: opening an access token stays out of the layout.
+        let authenticated = Box::pin(auth::authenticate(&self.inner.config, front, request));
+        let request = match authenticated.await {
             Ok(request) => request,
             Err(response) => return *response,
         };

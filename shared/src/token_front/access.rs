@@ -147,10 +147,19 @@ mod tests {
             "never longer than a month"
         );
         let sealer = Sealer::random().unwrap();
-        let (sealed, life) = seal(&sealer, jwt(5_000), "https://r/mcp".into(), Consent::Read, 1_000)
-            .unwrap();
+        let (sealed, life) = seal(
+            &sealer,
+            jwt(5_000),
+            "https://r/mcp".into(),
+            Consent::Read,
+            1_000,
+        )
+        .unwrap();
         assert_eq!(life, 4_000);
         assert!(is_access_token(&sealed), "{sealed}");
-        assert!(!sealed.contains("eyJ"), "the billing token is not visible: {sealed}");
+        assert!(
+            !sealed.contains("eyJ"),
+            "the billing token is not visible: {sealed}"
+        );
     }
 }

@@ -414,7 +414,9 @@ impl TokenFront {
 /// The request's own checks; a failure is said on our page (the person has not acted yet).
 fn check_request(params: &Params, urls: &Urls) -> Result<(), &'static str> {
     if params.get("response_type") != Some("code") {
-        return Err("O aplicativo pediu uma resposta que este servidor não dá (só response_type=code).");
+        return Err(
+            "O aplicativo pediu uma resposta que este servidor não dá (só response_type=code).",
+        );
     }
     if params.get("code_challenge_method") != Some("S256") {
         return Err("O aplicativo não usou PKCE com S256, que este servidor exige.");
@@ -514,7 +516,10 @@ mod tests {
     #[test]
     fn tf3_the_person_is_told_the_scheme_and_host_exactly_as_registered() {
         for (uri, shown) in [
-            ("https://claude.ai/api/mcp/auth_callback", "https://claude.ai"),
+            (
+                "https://claude.ai/api/mcp/auth_callback",
+                "https://claude.ai",
+            ),
             ("http://127.0.0.1:8976/cb", "http://127.0.0.1:8976"),
             (
                 "cursor://anysphere.cursor-retrieval/cb",

@@ -369,10 +369,18 @@ mod tests {
             Some(Duration::from_secs(60))
         );
         assert_eq!(cache_age(&headers(&["max-age=86400"])), Some(MAX_CACHE_AGE));
-        for none in [&["no-store"][..], &["max-age=0"], &["max-age=60", "No-Cache"], &["max-age=x"]] {
+        for none in [
+            &["no-store"][..],
+            &["max-age=0"],
+            &["max-age=60", "No-Cache"],
+            &["max-age=x"],
+        ] {
             assert_eq!(cache_age(&headers(none)), None, "{none:?}");
         }
-        assert_eq!(client_host("https://claude.ai:8443/oauth/c.json"), Some("claude.ai"));
+        assert_eq!(
+            client_host("https://claude.ai:8443/oauth/c.json"),
+            Some("claude.ai")
+        );
         assert_eq!(client_host("http://[::1]:9/c.json"), Some("[::1]"));
         assert_eq!(client_host("kmc1.abc"), None);
     }

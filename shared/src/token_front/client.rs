@@ -212,9 +212,8 @@ fn same_loopback_but_port(registered: &str, asked_text: &str) -> bool {
     let (Ok(registered), Ok(asked)) = (parse(registered), parse(asked_text)) else {
         return false;
     };
-    let loopback = |url: &reqwest::Url| {
-        url.scheme() == "http" && url.host_str().is_some_and(is_loopback_host)
-    };
+    let loopback =
+        |url: &reqwest::Url| url.scheme() == "http" && url.host_str().is_some_and(is_loopback_host);
     loopback(&registered)
         && loopback(&asked)
         && check_redirect_uri(asked_text).is_ok()
@@ -357,12 +356,16 @@ mod tests {
             Some("Claude App"),
             "bidi, format and control characters go"
         );
-        let hidden = json!({"client_name": "\u{202E}\u{200B}", "redirect_uris": ["https://a.example/cb"]});
+        let hidden =
+            json!({"client_name": "\u{202E}\u{200B}", "redirect_uris": ["https://a.example/cb"]});
         assert_eq!(ClientMetadata::check(&hidden).unwrap().client_name, None);
         let five: Vec<String> = (0..5).map(|i| format!("https://a.example/{i}")).collect();
         let refused = [
             (json!({"redirect_uris": five}), "invalid_redirect_uri"),
-            (json!({"redirect_uris": ["ms-msdt:/id x"]}), "invalid_redirect_uri"),
+            (
+                json!({"redirect_uris": ["ms-msdt:/id x"]}),
+                "invalid_redirect_uri",
+            ),
             (json!({"redirect_uris": []}), "invalid_redirect_uri"),
             (
                 json!({"redirect_uris": ["http://evil.example/cb"]}),

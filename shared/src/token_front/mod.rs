@@ -158,7 +158,7 @@ impl TokenFront {
                 json_answer(StatusCode::OK, &json!({"keys": []}))
             }
             (Endpoint::Register, &Method::POST) => self.register(&request).await,
-            (Endpoint::Token, &Method::POST) => self.exchange(&urls, &request).await,
+            (Endpoint::Token, &Method::POST) => self.exchange(&request).await,
             _ => oauth_error(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "invalid_request",

@@ -17,12 +17,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::deferred::ResponseBody;
-use super::endpoint::Urls;
 use super::params::{Params, body, content_type_is, json_answer, oauth_error};
 use super::seal::Purpose;
 use super::{FrontRequest, TokenFront};
 use crate::access::{Consent, default_scope, scopes_supported};
+use crate::deferred::ResponseBody;
 
 /// How long a code lives.
 pub const CODE_TTL_SECS: i64 = 60;
@@ -129,11 +128,7 @@ fn client_id(params: &Params, headers: &http::HeaderMap) -> Option<String> {
 
 impl TokenFront {
     /// `POST /token`.
-    pub(super) async fn exchange(
-        &self,
-        urls: &Urls,
-        request: &FrontRequest,
-    ) -> Response<ResponseBody> {
+    pub(super) async fn exchange(&self, request: &FrontRequest) -> Response<ResponseBody> {
         if !content_type_is(request.headers(), "application/x-www-form-urlencoded") {
             return oauth_error(
                 StatusCode::BAD_REQUEST,
@@ -177,7 +172,7 @@ impl TokenFront {
         let Some(grant) = sealer.open::<CodeGrant>(Purpose::Code, code) else {
             return invalid_grant("unknown code");
         };
-        if let Err(refusal) = self.check_grant(&grant, urls, &params, &client, verifier) {
+        if let Err(refusal) = self.check_grant(&grant, &params, &client, verifier) {
             return *refusal;
         }
         match self
@@ -200,7 +195,11 @@ impl TokenFront {
     }
 
     /// The token response: the sealed access token, its life and the consent as scopes.
-    fn answer_access(&self, sealer: &super::seal::Sealer, grant: CodeGrant) -> Response<ResponseBody> {
+    fn answer_access(
+        &self,
+        sealer: &super::seal::Sealer,
+        grant: CodeGrant,
+    ) -> Response<ResponseBody> {
         let scope = match grant.consent {
             Consent::Read => default_scope(),
             Consent::Full => scopes_supported().join(" "),
@@ -231,7 +230,6 @@ impl TokenFront {
     fn check_grant(
         &self,
         grant: &CodeGrant,
-        urls: &Urls,
         params: &Params,
         client: &str,
         verifier: &str,
@@ -249,8 +247,7 @@ impl TokenFront {
         if !verifier_ok(verifier) || s256(verifier) != grant.code_challenge {
             return refuse("PKCE verification failed");
         }
-        let other = |resource: &str| resource != grant.resource;
-        if other(&urls.resource) || params.get("resource").is_some_and(other) {
+        if params.get("resource").is_some_and(|r| r != grant.resource) {
             return Err(Box::new(oauth_error(
                 StatusCode::BAD_REQUEST,
                 "invalid_target",

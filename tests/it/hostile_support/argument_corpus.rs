@@ -152,7 +152,11 @@ pub fn hostile_tool_arguments(id_tools: &[String]) -> Vec<Case> {
     ] {
         cases.push(case(
             format!("{list} {label}"),
-            legacy(json!(0), "tools/call", json!({"name": list, "arguments": args})),
+            legacy(
+                json!(0),
+                "tools/call",
+                json!({"name": list, "arguments": args}),
+            ),
             legacy_headers(),
             rpc(400, INVALID_REQUEST, Value::Null),
         ));

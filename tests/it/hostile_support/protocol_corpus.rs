@@ -125,12 +125,22 @@ pub fn over_the_scan() -> Vec<Case> {
     let bodies: Vec<(&str, Vec<u8>)> = vec![
         ("100k nested arrays", "[".repeat(100_000).into_bytes()),
         ("200 nested objects in params", nested(200).into_bytes()),
-        ("32 nested objects in params (33 levels)", nested(32).into_bytes()),
+        (
+            "32 nested objects in params (33 levels)",
+            nested(32).into_bytes(),
+        ),
         (
             "10,001 values",
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":[{}]}}}}"#, vec!["0"; 10_000].join(",")).into_bytes(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":[{}]}}}}"#,
+                vec!["0"; 10_000].join(",")
+            )
+            .into_bytes(),
         ),
-        ("10,001 values, not JSON", format!("[{}", vec!["0"; 10_001].join(",")).into_bytes()),
+        (
+            "10,001 values, not JSON",
+            format!("[{}", vec!["0"; 10_001].join(",")).into_bytes(),
+        ),
     ];
     bodies
         .into_iter()
