@@ -47,6 +47,7 @@ mod hostile_bodies;
 mod hostile_replays;
 mod hostile_upstream;
 mod house;
+mod house_front;
 mod kobana_work;
 mod lambda;
 mod lambda_identity;

@@ -380,3 +380,56 @@ async fn tf8_tf9_the_token_states_its_consent_and_the_metadata_varies_on_the_hos
         "named from the checked Host"
     );
 }
+
+/// TF-4: API Gateway throttles the whole stage, and the token front's tokenless routes lower,
+/// each limit a parameter with its documented default.
+#[test]
+fn tf4_hd4_the_template_throttles_the_stage_and_the_token_front_lower() {
+    let template =
+        std::fs::read_to_string(crate::house::root().join("template.yaml")).expect("template.yaml");
+    let lines: Vec<&str> = template.lines().map(str::trim).collect();
+    let at = |text: &str| {
+        lines
+            .iter()
+            .position(|l| *l == text)
+            .unwrap_or_else(|| panic!("template.yaml lacks `{text}`"))
+    };
+    let default = |parameter: &str| -> u32 {
+        let start = at(&format!("{parameter}:"));
+        let line = lines[start..start + 4]
+            .iter()
+            .find_map(|l| l.strip_prefix("Default: "))
+            .unwrap_or_else(|| panic!("{parameter} has no default"));
+        line.parse().unwrap()
+    };
+    let (rate, burst) = (default("ThrottleRateLimit"), default("ThrottleBurstLimit"));
+    let (front_rate, front_burst) = (
+        default("TokenFrontRateLimit"),
+        default("TokenFrontBurstLimit"),
+    );
+    assert!(front_rate < rate && front_burst < burst && rate <= burst);
+    let settings = at("MethodSettings:");
+    assert_eq!(
+        lines[settings + 1..settings + 9],
+        [
+            "- ResourcePath: \"/*\"",
+            "HttpMethod: \"*\"",
+            "ThrottlingRateLimit: !Ref ThrottleRateLimit",
+            "ThrottlingBurstLimit: !Ref ThrottleBurstLimit",
+            "- ResourcePath: \"/~1oauth~1{proxy+}\"",
+            "HttpMethod: \"*\"",
+            "ThrottlingRateLimit: !Ref TokenFrontRateLimit",
+            "ThrottlingBurstLimit: !Ref TokenFrontBurstLimit",
+        ]
+    );
+    let docs = std::fs::read_to_string(crate::house::root().join("docs/deploy.md")).unwrap();
+    for parameter in [
+        "ThrottleRateLimit",
+        "ThrottleBurstLimit",
+        "TokenFrontRateLimit",
+        "TokenFrontBurstLimit",
+        "put-function-concurrency",
+    ] {
+        assert!(docs.contains(parameter), "docs/deploy.md names {parameter}");
+    }
+}
