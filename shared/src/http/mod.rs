@@ -2,9 +2,11 @@
 //! hand-off to rmcp's stateless Streamable HTTP service for everything MCP.
 //!
 //! Gates run in this order: route, `Host` (403, before anything names the endpoint),
-//! authentication (401 before anything is parsed), `Origin` (403), the body within its size
-//! limit (413) and its JSON-RPC shape (400, or -32602 for params a served method cannot take),
-//! then rmcp's own checks (method, content type, protocol era and headers) and the handler.
+//! authentication (401 before anything is parsed; the token front's access token opened),
+//! `Origin` (403), the body within its size limit (413), the byte scan that bounds its depth
+//! and node count before any parse (400), its one parse and JSON-RPC shape (400, or -32602 for
+//! params a served method cannot take), then rmcp's own checks (method, content type, protocol
+//! era and headers) and the handler. The token front's routes go to [`crate::token_front`].
 
 mod auth;
 mod body;
