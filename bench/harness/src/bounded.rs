@@ -273,7 +273,7 @@ pub(crate) fn bounded(bench: &Bench) -> Result<Report, String> {
             json!({"cpu_ms": cpu, "peak_rss_growth_bytes": growth}),
         );
     }
-    raw.insert("rp1".into(), crate::bodies::rows(bench, addr, pid, &mut r)?);
+    raw.insert("rp1".into(), crate::bodies::rows(bench, kobana, &mut r)?);
     ours.check_alive()?;
     r.notes.push("Bounded work (8): our server alone on its CPU against the tests' hostile Kobana (`fake_kobana::hostile`) on the harness's CPU; BW-8's bodies are 400,000,000 B (chunked unless announced), of which the server reads no more than its limit. RP-1's request bodies are `fake_kobana::bodies` built against the server's own bounds (`MCP_MAX_BODY_BYTES`, 32 levels, 10,000 values and names), sent with `Authorization: Bearer x`, each on a fresh connection. The tests (`hostile_upstream.rs`, `hostile_replays.rs`, `hostile_bodies.rs`) assert the same attacks with generous debug-build margins: they guard against regressions, these rows are the proof.".into());
     r.raw.insert("bounded".into(), Value::Object(raw));
