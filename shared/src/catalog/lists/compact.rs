@@ -214,16 +214,13 @@ impl RowShape {
     /// The `items` schema of the list's output: the compact row, and how `fields` changes it.
     #[cfg(test)]
     pub fn item_schema(&self) -> Value {
-        // Names only (no types): `tools/list` is held to 36 KB.
+        // Names only (no types): `tools/list` is held to 40 KB. No nulls; `fields` adds
+        // members.
         let properties: Map<String, Value> = std::iter::once("id")
             .chain(self.compact.iter().copied())
             .map(|name| (name.to_owned(), json!({})))
             .collect();
-        json!({
-            "type": "object",
-            "description": "Sem nulos; mais os campos de fields.",
-            "properties": properties
-        })
+        json!({"type": "object", "properties": properties})
     }
 }
 
@@ -405,19 +402,17 @@ pub fn check_fields(shape: &RowShape, fields: &[String]) -> Result<Vec<&'static 
     Ok(extra)
 }
 
-/// The `fields` argument of a list's input schema: the shape's names as an enum (the
-/// compact ones and `id` too, which change nothing), at most [`RowShape::size`] of them.
+/// The `fields` argument of a list's input schema: the names the compact row leaves out, as
+/// an enum, at most each once (its name and the enum say what it is; a description cost 34
+/// bytes a list). The compact row's own names are in the output schema; offered here too
+/// they cost `tools/list` ~650 bytes and add nothing (`check_fields` still takes them from
+/// callers inside the server, such as prompts).
 #[cfg(test)]
 pub fn fields_schema(shape: &RowShape) -> Value {
-    let names: Vec<&str> = std::iter::once("id")
-        .chain(shape.compact.iter().copied())
-        .chain(shape.extra.iter().copied())
-        .collect();
     json!({
         "type": "array",
-        "description": "More row fields.",
-        "maxItems": shape.size(),
-        "items": {"enum": names}
+        "maxItems": shape.extra.len(),
+        "items": {"enum": shape.extra}
     })
 }
 
