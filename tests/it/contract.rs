@@ -693,7 +693,7 @@ async fn contract_log_records_server_requests_only() {
     let (code, out) = report(&dir);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.starts_with("contract: 2 of 39 operations exercised, 1 violations"),
+        out.starts_with("contract: 2 of 47 operations exercised, 1 violations"),
         "{out}"
     );
     assert!(out.contains("- query.include: unknown parameter"), "{out}");
@@ -720,7 +720,7 @@ fn contract_report_passes_only_when_every_operation_ran_without_violations() {
     assert_eq!(code, 0, "{out}");
     assert_eq!(
         out,
-        "contract: 39 of 39 operations exercised, 0 violations\n"
+        "contract: 47 of 47 operations exercised, 0 violations\n"
     );
     let violation = json!({"violation": {"kind": "answer", "operation": "plans.get", "method": "GET",
         "path": "/v1/plans/x", "status": 200, "problems": ["answer.data.slug: required field missing"],

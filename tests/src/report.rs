@@ -181,7 +181,7 @@ mod tests {
         assert!(r.passed(), "{}", r.render());
         assert!(
             r.render()
-                .starts_with("contract: 39 of 39 operations exercised, 0 violations")
+                .starts_with("contract: 47 of 47 operations exercised, 0 violations")
         );
     }
 
@@ -198,7 +198,7 @@ mod tests {
         assert_eq!(r.never_exercised(), vec!["nfes.xml"]);
         let text = r.render();
         assert!(
-            text.starts_with("contract: 38 of 39 operations exercised, 0 violations"),
+            text.starts_with("contract: 46 of 47 operations exercised, 0 violations"),
             "{text}"
         );
         assert!(text.contains("nfes.xml  GET /v1/nfes/{id}/xml"), "{text}");
@@ -215,7 +215,7 @@ mod tests {
         assert!(!r.passed());
         let text = r.render();
         assert!(
-            text.contains("39 of 39 operations exercised, 1 violations"),
+            text.contains("47 of 47 operations exercised, 1 violations"),
             "{text}"
         );
         assert!(

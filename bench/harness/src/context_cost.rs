@@ -34,8 +34,8 @@ pub(crate) fn context_cost(
         ),
         "",
         "",
-        "≤ 36 KB (36,864 B)",
-        Verdict::of(largest <= 36 * 1024),
+        "≤ 40 KB (40,960 B)",
+        Verdict::of(largest <= kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES),
     );
     let _ = modern_body;
     let mut per_set = serde_json::Map::new();

@@ -332,6 +332,25 @@ mod tests {
         })
     }
 
+    /// FH-3: what a person reads first is pt-BR; the code comes last, for the machine.
+    #[test]
+    fn fh3_user_declined_reads_pt_br_first() {
+        let text = ToolError::UserDeclined.to_string();
+        assert!(text.starts_with("A pessoa recusou a confirmação"), "{text}");
+        assert!(text.ends_with("(USER_DECLINED)."), "{text}");
+        let forbids = ToolError::StateForbids {
+            message: "A fatura já está anulada.".to_owned(),
+            status: "void".to_owned(),
+        };
+        assert_eq!(forbids.code(), "STATE_FORBIDS_ACTION");
+        assert_eq!(forbids.details()["record_status"], "void");
+        assert!(
+            forbids
+                .to_string()
+                .ends_with("Nada foi perguntado nem enviado ao Kobana.")
+        );
+    }
+
     #[test]
     fn t4_error_texts_say_what_to_change() {
         let t = api(

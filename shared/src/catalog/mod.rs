@@ -19,11 +19,11 @@ mod toolset;
 
 pub use crate::config::{DEFAULT_ANSWER_BUDGET_BYTES, MIN_ANSWER_BUDGET_BYTES, RowPolicy};
 pub use args::{MAX_ARRAY_ITEMS, NoArgs, Paging};
-pub use curated::invoice_payments::{CREDITS, MAX_CREDIT_IDS};
 pub use context::{
     MAX_NFE_REASON_CHARS, MAX_PER_PAGE, MAX_REASON_CHARS, PlannedWrite, ToolCtx, WriteGate,
     reason_arg, uuid_arg,
 };
+pub use curated::invoice_payments::{CREDITS, MAX_CREDIT_IDS, MAX_INSTALLMENT_IDS};
 pub use errors::{ERROR_META_KEY, ToolError};
 pub use lists::names::NameCache;
 pub use registry::{

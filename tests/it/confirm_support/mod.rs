@@ -274,6 +274,7 @@ pub struct Snapshot {
     pub customers: Vec<Value>,
     pub accounts: Vec<Value>,
     pub records: Vec<Value>,
+    pub credits: Vec<Value>,
 }
 
 pub fn find<'a>(list: &'a [Value], id: &str) -> Option<&'a Value> {
@@ -288,6 +289,7 @@ impl Snapshot {
             customers: fake.records("customers"),
             accounts: fake.records("billing_accounts"),
             records: fake.records(collection),
+            credits: fake.records("credits"),
         }
     }
 
@@ -309,9 +311,15 @@ pub fn collection_of(tool: &str) -> &'static str {
     match tool {
         "billing_customers_delete" => "customers",
         "billing_subscriptions_cancel" => "subscriptions",
-        "billing_invoices_void" | "billing_invoices_delete" => "invoices",
+        "billing_invoices_void"
+        | "billing_invoices_delete"
+        | "billing_invoices_finalize"
+        | "billing_invoices_issue_nfe"
+        | "billing_invoices_mark_paid"
+        | "billing_invoices_undo_payment"
+        | "billing_invoices_apply_credits" => "invoices",
         "billing_payments_refund" => "payments",
-        "billing_nfes_cancel" => "nfes",
+        "billing_nfes_cancel" | "billing_nfes_issue" => "nfes",
         other => panic!("not a destructive tool: {other}"),
     }
 }
@@ -319,7 +327,10 @@ pub fn collection_of(tool: &str) -> &'static str {
 /// What one case came to.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// An argument error, before anything was stored or sent.
     Refused,
+    /// The record's state makes the action impossible: said, not asked (FH-3).
+    Impossible,
     Asked,
 }
 
@@ -330,6 +341,9 @@ macro_rules! ensure {
         }
     };
 }
+
+mod settlement;
+use settlement::{Seen, compare_settlement};
 
 /// Runs one call of a destructive tool: an argument error before anything is stored or sent,
 /// or a question whose facts equal those of the request the fake received after a yes.
@@ -345,9 +359,11 @@ pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome,
     let body = rig.call(&token, tool, args, json!({})).await;
     let result = &body["result"];
     if result["resultType"] != "input_required" {
+        let code = crate::common::error_code(result);
         ensure!(
-            result["isError"] == true && crate::common::error_code(result) == "INVALID_ARGUMENTS",
-            "neither a question nor an argument error: {body}"
+            result["isError"] == true
+                && (code == "INVALID_ARGUMENTS" || code == "STATE_FORBIDS_ACTION"),
+            "neither a question nor an argument or state error: {body}"
         );
         ensure!(
             rig.puts() == puts,
@@ -357,7 +373,12 @@ pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome,
             rig.writes().len() == writes,
             "an argument error reached Kobana"
         );
-        return Ok((Outcome::Refused, crate::common::text_of(result)));
+        let outcome = if code == "STATE_FORBIDS_ACTION" {
+            Outcome::Impossible
+        } else {
+            Outcome::Refused
+        };
+        return Ok((outcome, crate::common::text_of(result)));
     }
     ensure!(
         rig.puts() == puts + 1,
@@ -399,7 +420,16 @@ pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome,
             .fake
             .refunded_cents("9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d")
         - refunded_before;
-    compare(tool, &read, &message, call, &snapshot, succeeded, refunded)?;
+    let after = Snapshot::take(rig, collection_of(tool));
+    compare(
+        tool,
+        &read,
+        &message,
+        call,
+        (&snapshot, &after),
+        succeeded,
+        refunded,
+    )?;
     Ok((Outcome::Asked, message))
 }
 
@@ -410,7 +440,7 @@ pub fn compare(
     read: &Read,
     message: &str,
     call: &RecordedCall,
-    snapshot: &Snapshot,
+    (snapshot, after): (&Snapshot, &Snapshot),
     succeeded: bool,
     refunded: i64,
 ) -> Result<(), String> {
@@ -667,7 +697,24 @@ pub fn compare(
             }
             check_reason()?;
         }
-        other => return Err(format!("not a destructive tool: {other}")),
+        other => {
+            let quote = |label: &str| quote(label).map(str::to_owned);
+            let seen = Seen {
+                tool: other,
+                facts,
+                body: &body,
+                call,
+                segments: &segments,
+                record,
+                before: snapshot,
+                after,
+                succeeded,
+                quote: &quote,
+                payer: &check_payer,
+                reason: &check_reason,
+            };
+            compare_settlement(&seen, &mut expected_amounts)?;
+        }
     }
     for amount in amounts(facts) {
         ensure!(

@@ -116,8 +116,12 @@ pub struct FakePlay {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Operation {
-    /// Stable id, e.g. `invoices.get`.
+    /// Stable id, e.g. `invoices.get` (an operation added since the first 39: its
+    /// `operationId`).
     pub id: String,
+    /// Kobana's `operationId` (`patch-invoices-id`), where the entry names it.
+    #[serde(default)]
+    pub operation_id: Option<String>,
     /// HTTP method, upper case.
     pub method: String,
     /// Path template, parameters written `{id}`.

@@ -177,7 +177,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     Some(uuid_arg("id", &args.id)?),
                 );
                 push_opt(&mut query, "usage", args.usage.map(CreditUsage::as_str));
-                pages::page(&ctx, &[CREDITS], query, &args.paging, CREDITS_KEY, credit_row).await
+                pages::page(
+                    &ctx,
+                    &[CREDITS],
+                    query,
+                    &args.paging,
+                    CREDITS_KEY,
+                    credit_row,
+                )
+                .await
             },
         ),
     ]

@@ -51,10 +51,7 @@ fn schema() -> Value {
     pages::schema(KEY)
 }
 
-async fn statement(
-    ctx: crate::catalog::ToolCtx,
-    args: StatementArgs,
-) -> Result<Value, ToolError> {
+async fn statement(ctx: crate::catalog::ToolCtx, args: StatementArgs) -> Result<Value, ToolError> {
     let id = ref_arg("id", &args.id)?;
     let mut query = Vec::new();
     if let Some(account) = &args.billing_account_id {

@@ -35,10 +35,10 @@ fn schema() -> Value {
         "type": "object",
         "properties": {
             "invoice": {"type": "object"},
-            "payments": {"type": "array"},
+            "pending_payments": {"type": "array"},
             "summary": {"type": "string"}
         },
-        "required": ["invoice", "payments", "summary"]
+        "required": ["invoice", "pending_payments", "summary"]
     })
 }
 
@@ -89,9 +89,9 @@ fn future_date(raw: &str) -> Result<String, ToolError> {
     let date = date_arg("due_date", Some(raw))?.ok_or_else(|| {
         ToolError::InvalidArguments("`due_date` é obrigatório (AAAA-MM-DD)".to_owned())
     })?;
-    let day: jiff::civil::Date = date.parse().map_err(|_| {
-        ToolError::InvalidArguments(format!("`due_date` inválida: {date:?}"))
-    })?;
+    let day: jiff::civil::Date = date
+        .parse()
+        .map_err(|_| ToolError::InvalidArguments(format!("`due_date` inválida: {date:?}")))?;
     if day <= today() {
         return Err(ToolError::InvalidArguments(format!(
             "`due_date` precisa ser posterior a hoje ({} em São Paulo); recebido {date}",
@@ -176,19 +176,25 @@ async fn change_due_date(ctx: ToolCtx, args: DueDateArgs) -> Result<Value, ToolE
         Vec::new()
     };
     let patched = ctx
-        .write(Method::PATCH, &[INVOICES, &id], Some(json!({"due_date": date})))
+        .write(
+            Method::PATCH,
+            &[INVOICES, &id],
+            Some(json!({"due_date": date})),
+        )
         .await?;
     let mut rows = Vec::new();
     for step in plan(&payments) {
         rows.push(match step {
             Plan::Change(payment) => change_boleto(&ctx, &payment, &date).await,
-            Plan::Keep(payment, why) => json!({"payment_id": payment, "changed": false, "why": why}),
+            Plan::Keep(payment, why) => {
+                json!({"payment_id": payment, "changed": false, "why": why})
+            }
         });
     }
     let number = invoice["number"].as_str().unwrap_or(&id).to_owned();
     let mut result = with_derived(json!({"invoice": patched["result"].clone()}));
     result["summary"] = json!(summary(&number, &date, &rows));
-    result["payments"] = Value::Array(rows);
+    result["pending_payments"] = Value::Array(rows);
     Ok(result)
 }
 
@@ -245,7 +251,9 @@ mod tests {
         ];
         assert_eq!(
             shown,
-            expected.map(|(id, change)| (id.to_owned(), change)).to_vec()
+            expected
+                .map(|(id, change)| (id.to_owned(), change))
+                .to_vec()
         );
         assert!(matches!(&plans[2], Plan::Keep(_, why) if why.contains("PAGARME")));
     }
@@ -254,7 +262,12 @@ mod tests {
     fn wa4_the_new_due_date_is_a_real_day_after_today() {
         let tomorrow = today().tomorrow().unwrap().to_string();
         assert_eq!(future_date(&tomorrow).unwrap(), tomorrow);
-        for bad in [today().to_string(), "2020-01-01".into(), "2026-02-30".into(), "amanhã".into()] {
+        for bad in [
+            today().to_string(),
+            "2020-01-01".into(),
+            "2026-02-30".into(),
+            "amanhã".into(),
+        ] {
             let e = future_date(&bad).unwrap_err();
             assert_eq!(e.code(), "INVALID_ARGUMENTS", "{bad}");
         }

@@ -84,7 +84,12 @@ fn amount_arg(amount: Option<u64>) -> Result<Option<u64>, ToolError> {
 }
 
 /// Each id a UUID, each once, between 1 (when `required`) and `max` of them.
-fn uuid_list(name: &str, ids: &[String], required: bool, max: usize) -> Result<Vec<String>, ToolError> {
+fn uuid_list(
+    name: &str,
+    ids: &[String],
+    required: bool,
+    max: usize,
+) -> Result<Vec<String>, ToolError> {
     let ids = each_once(
         ids.iter()
             .map(|id| uuid_arg(name, id).map(str::to_owned))
@@ -134,7 +139,11 @@ async fn mark_paid(ctx: ToolCtx, args: MarkPaidArgs) -> Result<Value, ToolError>
         body.insert("installment_ids".into(), json!(installments));
     }
     let written = ctx
-        .write(Method::POST, &[INVOICES, &id, "pay"], Some(Value::Object(body)))
+        .write(
+            Method::POST,
+            &[INVOICES, &id, "pay"],
+            Some(Value::Object(body)),
+        )
         .await?;
     Ok(settled(&ctx, &id, written).await)
 }
@@ -205,9 +214,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             meta(
                 "billing_invoices_undo_payment",
                 "Desfazer pagamento da fatura",
-                destructive_description!(
-                    "Undoes a paid invoice's payment: it is open again."
-                ),
+                destructive_description!("Undoes a paid invoice's payment: it is open again."),
                 true,
                 Asks::UndoInvoicePayment,
                 RECORD,
@@ -242,14 +249,16 @@ mod tests {
         let id = "47378190-96da-4dac-b2ff-5d2a386ecbe0".to_owned();
         assert_eq!(
             uuid_list("credit_ids", &[id.clone(), format!(" {id} ")], true, 5).unwrap(),
-            [id.clone()]
+            [id]
         );
         assert!(uuid_list("credit_ids", &[], true, 5).is_err());
         assert!(uuid_list("credit_ids", &["FAT-1".into()], true, 5).is_err());
         let six: Vec<String> = (0..6)
             .map(|n| format!("47378190-96da-4dac-b2ff-5d2a386ecbe{n}"))
             .collect();
-        let e = uuid_list("credit_ids", &six, true, 5).unwrap_err().to_string();
+        let e = uuid_list("credit_ids", &six, true, 5)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("de 1 a 5"), "{e}");
     }
 }

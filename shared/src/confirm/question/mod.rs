@@ -212,7 +212,9 @@ impl Destructive {
             Self::VoidInvoice { .. }
             | Self::DeleteInvoice { .. }
             | Self::FinalizeInvoice { .. }
-            | Self::IssueInvoiceNfe { .. } => invoices::describe(ctx, self, &record, &mut q).await?,
+            | Self::IssueInvoiceNfe { .. } => {
+                invoices::describe(ctx, self, &record, &mut q).await?
+            }
             Self::MarkInvoicePaid { .. }
             | Self::UndoInvoicePayment { .. }
             | Self::ApplyCredits { .. } => settlement::describe(ctx, self, &record, &mut q).await?,

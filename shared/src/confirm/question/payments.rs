@@ -20,7 +20,7 @@ pub(super) fn impossible(record: &Value) -> Option<String> {
     };
     let label = labels::payment_status(status).unwrap_or(status);
     Some(format!(
-        "O pagamento {why} (situação atual: {label}); só se estorna um pagamento pago."
+        "O pagamento {why}; só se estorna um pagamento pago. Situação atual do pagamento: {label}."
     ))
 }
 
@@ -79,7 +79,7 @@ mod tests {
     fn fh3_a_payment_with_nothing_to_refund_is_not_asked_about() {
         for status in ["pending", "processing", "failed", "canceled", "refunded"] {
             let why = impossible(&json!({"status": status})).expect(status);
-            assert!(why.contains("situação atual"), "{why}");
+            assert!(why.contains("Situação atual do pagamento"), "{why}");
         }
         for status in ["succeeded", "partial", "partially_refunded", "novo"] {
             assert_eq!(impossible(&json!({"status": status})), None, "{status}");

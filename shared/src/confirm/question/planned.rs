@@ -165,159 +165,138 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn planned(method: Method, segments: &[&str], body: Option<Value>) -> PlannedWrite {
-        PlannedWrite::new(method, segments, body.as_ref())
+    const ID: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
+
+    fn read(
+        asks: Asks,
+        method: Method,
+        segments: &[&str],
+        body: Option<Value>,
+    ) -> Option<Destructive> {
+        Destructive::from_planned(asks, &PlannedWrite::new(method, segments, body.as_ref()))
     }
 
     #[test]
     fn cf2_only_the_exact_requests_are_described() {
-        let id = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
-        let read = |asks, method, segments: &[&str], body| {
-            Destructive::from_planned(asks, &planned(method, segments, body))
-        };
+        let refund = read(
+            Asks::RefundPayment,
+            Method::POST,
+            &["payments", ID, "refund"],
+            Some(json!({})),
+        );
         assert_eq!(
-            read(
-                Asks::RefundPayment,
-                Method::POST,
-                &["payments", id, "refund"],
-                Some(json!({}))
-            ),
+            refund,
             Some(Destructive::RefundPayment {
-                id: id.into(),
+                id: ID.into(),
                 amount_cents: None,
                 reason: None
             })
         );
+        let cancel = read(
+            Asks::CancelSubscription,
+            Method::POST,
+            &["subscriptions", ID, "cancel"],
+            Some(json!({})),
+        );
         assert_eq!(
-            read(
-                Asks::CancelSubscription,
-                Method::POST,
-                &["subscriptions", id, "cancel"],
-                Some(json!({}))
-            ),
+            cancel,
             Some(Destructive::CancelSubscription {
-                id: id.into(),
+                id: ID.into(),
                 at_period_end: false,
                 reason: None
             })
         );
+        let paid = read(
+            Asks::MarkInvoicePaid,
+            Method::POST,
+            &["invoices", ID, "pay"],
+            Some(json!({"amount_cents": 100})),
+        );
         assert_eq!(
-            read(
-                Asks::MarkInvoicePaid,
-                Method::POST,
-                &["invoices", id, "pay"],
-                Some(json!({"amount_cents": 100}))
-            ),
+            paid,
             Some(Destructive::MarkInvoicePaid {
-                id: id.into(),
+                id: ID.into(),
                 amount_cents: Some(100),
                 installment_ids: vec![]
             })
         );
+        let credits = read(
+            Asks::ApplyCredits,
+            Method::POST,
+            &["invoices", ID, "apply-credits"],
+            Some(json!({"credit_ids": [ID]})),
+        );
         assert_eq!(
-            read(
-                Asks::ApplyCredits,
-                Method::POST,
-                &["invoices", id, "apply-credits"],
-                Some(json!({"credit_ids": [id]}))
-            ),
+            credits,
             Some(Destructive::ApplyCredits {
-                id: id.into(),
-                credit_ids: vec![id.into()],
+                id: ID.into(),
+                credit_ids: vec![ID.into()],
                 amount_cents: None
             })
         );
-        assert_eq!(
-            read(Asks::IssueNfe, Method::POST, &["nfes", id, "issue"], None),
-            Some(Destructive::IssueNfe { id: id.into() })
-        );
-        for (asks, method, segments, body) in [
-            // An unknown member, a member of another type, another method, another path.
+        let issue = read(Asks::IssueNfe, Method::POST, &["nfes", ID, "issue"], None);
+        assert_eq!(issue, Some(Destructive::IssueNfe { id: ID.into() }));
+    }
+
+    /// An unknown member, a member of another type, another method, another path: nothing
+    /// is described, so nothing is asked. Each case: what asks, `METHOD path`, the body.
+    #[test]
+    fn cf2_anything_else_is_not_described() {
+        let cases = [
             (
                 Asks::RefundPayment,
-                Method::POST,
-                vec!["payments", id, "refund"],
-                Some(json!({"amount": 1})),
+                "POST payments/ID/refund",
+                r#"{"amount": 1}"#,
             ),
             (
                 Asks::RefundPayment,
-                Method::POST,
-                vec!["payments", id, "refund"],
-                Some(json!({"amount_cents": "100"})),
+                "POST payments/ID/refund",
+                r#"{"amount_cents": "100"}"#,
             ),
             (
                 Asks::CancelSubscription,
-                Method::POST,
-                vec!["subscriptions", id, "cancel"],
-                Some(json!({"cancel_at_period_end": "true"})),
+                "POST subscriptions/ID/cancel",
+                r#"{"cancel_at_period_end": "true"}"#,
             ),
-            (
-                Asks::VoidInvoice,
-                Method::DELETE,
-                vec!["invoices", id, "void"],
-                None,
-            ),
-            (
-                Asks::VoidInvoice,
-                Method::POST,
-                vec!["invoices", id],
-                Some(json!({})),
-            ),
-            (
-                Asks::CancelNfe,
-                Method::POST,
-                vec!["nfes", id, "cancel"],
-                Some(json!({})),
-            ),
-            (
-                Asks::VoidInvoice,
-                Method::POST,
-                vec!["invoices", id, "finalize"],
-                None,
-            ),
+            (Asks::VoidInvoice, "DELETE invoices/ID/void", ""),
+            (Asks::VoidInvoice, "POST invoices/ID", "{}"),
+            (Asks::CancelNfe, "POST nfes/ID/cancel", "{}"),
+            (Asks::VoidInvoice, "POST invoices/ID/finalize", ""),
             // A charge through a gateway is not a mark-paid: never described as one.
             (
                 Asks::MarkInvoicePaid,
-                Method::POST,
-                vec!["invoices", id, "pay"],
-                Some(json!({"payment_method": "pix"})),
+                "POST invoices/ID/pay",
+                r#"{"payment_method": "pix"}"#,
             ),
             (
                 Asks::MarkInvoicePaid,
-                Method::POST,
-                vec!["invoices", id, "pay"],
-                Some(json!({"amount_cents": 0})),
+                "POST invoices/ID/pay",
+                r#"{"amount_cents": 0}"#,
             ),
             (
                 Asks::ApplyCredits,
-                Method::POST,
-                vec!["invoices", id, "apply-credits"],
-                Some(json!({"credit_ids": []})),
+                "POST invoices/ID/apply-credits",
+                r#"{"credit_ids": []}"#,
             ),
             (
                 Asks::ApplyCredits,
-                Method::POST,
-                vec!["invoices", id, "apply-credits"],
-                Some(json!({"credit_ids": [1]})),
+                "POST invoices/ID/apply-credits",
+                r#"{"credit_ids": [1]}"#,
             ),
-            (
-                Asks::FinalizeInvoice,
-                Method::POST,
-                vec!["invoices", id, "finalize"],
-                Some(json!({})),
-            ),
-            (
-                Asks::IssueNfe,
-                Method::POST,
-                vec!["invoices", id, "issue-nfe"],
-                None,
-            ),
-        ] {
-            assert_eq!(
-                read(asks, method.clone(), &segments, body.clone()),
-                None,
-                "{asks:?} {method} {segments:?} {body:?}"
-            );
+            (Asks::FinalizeInvoice, "POST invoices/ID/finalize", "{}"),
+            (Asks::IssueNfe, "POST invoices/ID/issue-nfe", ""),
+        ];
+        for (asks, request, body) in cases {
+            let (method, path) = request.split_once(' ').unwrap();
+            let method: Method = method.parse().unwrap();
+            let segments: Vec<&str> = path
+                .split('/')
+                .map(|s| if s == "ID" { ID } else { s })
+                .collect();
+            let body: Option<Value> =
+                (!body.is_empty()).then(|| serde_json::from_str(body).unwrap());
+            let described = read(asks, method, &segments, body.clone());
+            assert_eq!(described, None, "{asks:?} {request} {body:?}");
         }
     }
 }

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::invoices::{invoice_object, of};
-use super::words::{Question, calendar, day, joined, word};
+use super::words::{Question, day, joined, word};
 use super::{Destructive, forbids, labels, payer};
 use crate::catalog::{CREDITS, MAX_CREDIT_IDS, ToolCtx, ToolError};
 use crate::format::{brl_from_cents, brl_from_unsigned_cents};
@@ -114,6 +114,7 @@ pub(super) async fn describe(
                 .unwrap_or_default();
             q.fact(format!("Desfazer o pagamento {}{paid_on}", of(&object)));
             q.note("Ela volta a ficar em aberto, com o valor a receber.");
+            q.closing("Para voltar atrás, registre o pagamento de novo.");
         }
         Destructive::ApplyCredits {
             credit_ids,
@@ -135,8 +136,7 @@ fn mark_paid(record: &Value, amount: Option<u64>, installments: &[String], q: &m
     let object = invoice_object(record, q);
     let owed_text = owed(record).map_or_else(|| "não informado".to_owned(), brl_from_cents);
     let whole = amount.is_none()
-        || owed(record).and_then(|o| u64::try_from(o).ok()) == amount
-            && installments.is_empty();
+        || owed(record).and_then(|o| u64::try_from(o).ok()) == amount && installments.is_empty();
     if !installments.is_empty() {
         let chosen: Vec<&Value> = record["installments"]
             .as_array()
@@ -150,7 +150,10 @@ fn mark_paid(record: &Value, amount: Option<u64>, installments: &[String], q: &m
             .iter()
             .map(|i| i["number"].as_i64().map_or("?".into(), |n| n.to_string()))
             .collect();
-        let sum: i64 = chosen.iter().filter_map(|i| i["amount_cents"].as_i64()).sum();
+        let sum: i64 = chosen
+            .iter()
+            .filter_map(|i| i["amount_cents"].as_i64())
+            .sum();
         q.fact(format!(
             "Registrar como paga(s), por um recebimento fora da plataforma, a(s) parcela(s) nº {} ({} no total) {}",
             joined(&numbers),
@@ -204,7 +207,7 @@ async fn credit(ctx: &ToolCtx, id: &str, invoice: &Value) -> Result<Credit, Tool
         .as_i64()
         .map(|t| format!(" de {}", brl_from_cents(t)))
         .unwrap_or_default();
-    let expiry = calendar(&record, "expires_at")
+    let expiry = day(&record, "expires_at")
         .map(|d| format!(", válido até {d}"))
         .unwrap_or_default();
     Ok(Credit {

@@ -8,7 +8,7 @@ use super::words::{Question, cents, day, word};
 /// A subscription already cancelled cannot be cancelled again.
 pub(super) fn impossible(record: &Value) -> Option<String> {
     (word(record, "status") == "canceled").then(|| {
-        "A assinatura já está cancelada (situação atual: cancelada).".to_owned()
+        "A assinatura já está cancelada. Situação atual da assinatura: cancelada.".to_owned()
     })
 }
 
