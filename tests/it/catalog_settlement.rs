@@ -65,7 +65,8 @@ async fn wa4_the_due_date_moves_the_invoice_and_its_kobana_boleto_and_says_what_
         summary.contains("FAT-2026-000812") && summary.contains("vencimentos diferentes"),
         "{summary}"
     );
-    assert_eq!(stored_day(&result["invoice"]["due_date"]), day);
+    // Kobana's due day, whichever form it writes it in (reading `due_date_form`).
+    assert_eq!(result["invoice"]["due_date"].as_str().unwrap()[..10], day);
     // Read the invoice, read its pending payments, patch it, move the one boleto: bounded.
     let sent: Vec<String> = calls
         .iter()
