@@ -372,7 +372,7 @@ pub fn list_result(
 /// knows who confirms.
 macro_rules! destructive_description {
     ($text:expr) => {
-        const_format::concatcp!($text, " Asks the person first (2026 forms); else ask them.")
+        const_format::concatcp!($text, " Asks the person first (2026); else ask them.")
     };
 }
 pub(crate) use destructive_description;

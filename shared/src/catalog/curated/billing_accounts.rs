@@ -135,7 +135,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_accounts_get",
                 title: "Ver conta de cobrança",
-                description: "One billing account: status, billing_email, payment terms, balance, customer when embedded.",
+                description: "One billing account: status, billing_email, terms, balance, customer.",
                 toolset: Toolset::BillingAccounts,
                 permission: read,
                 effect: Effect::Read,
@@ -163,7 +163,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_accounts_credits",
                 title: "Créditos da conta",
-                description: "A billing account's credits: what is left (BRL), expiry, and the ids billing_invoices_apply_credits takes.",
+                description: "A billing account's credits: what is left (BRL), expiry, and their ids for applying them.",
                 toolset: Toolset::BillingAccounts,
                 permission: read,
                 effect: Effect::Read,

@@ -265,7 +265,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_customers_get",
                 title: "Ver cliente",
-                description: "One customer (UUID or external_id) and its billing_accounts, whose ids invoices and subscriptions take.",
+                description: "One customer and its billing_accounts, whose ids invoices and subscriptions take.",
                 toolset: Toolset::Customers,
                 permission: Some(Permission::read(Resource::Customers)),
                 effect: Effect::Read,
@@ -354,7 +354,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_customers_delete",
                 title: "Remover cliente",
                 description: destructive_description!(
-                    "Removes a customer (soft delete: history kept, gone from lists); no undo."
+                    "Removes a customer (soft delete: history kept)."
                 ),
                 toolset: Toolset::Customers,
                 permission: Some(Permission::write(Resource::Customers)),

@@ -203,7 +203,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ToolMeta {
             name: "billing_invoices_change_due_date",
             title: "Prorrogar vencimento da fatura",
-            description: "Moves an invoice's due date (prorroga) and its pending boletos'; says what could not change, and why.",
+            description: "Moves an invoice's due date (prorroga) and its pending boletos'; says what could not, and why.",
             toolset: Toolset::Invoices,
             permission: Some(Permission::write(Resource::Invoices)),
             effect: Effect::Write { idempotent: true },

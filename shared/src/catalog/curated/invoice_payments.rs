@@ -65,7 +65,7 @@ pub struct ApplyCreditsArgs {
 fn settled_schema() -> Value {
     json!({
         "type": "object",
-        "properties": {"invoice": {"type": "object"}, "answer": {"type": "object"}},
+        "properties": {"invoice": {"type": "object"}},
         "required": ["invoice"]
     })
 }

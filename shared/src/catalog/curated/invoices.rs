@@ -386,7 +386,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_list",
                 title: "Listar faturas",
-                description: "Lists invoices (faturas), with days_overdue; overdue and without_nfe are Kobana's own lists.",
+                description: "Lists invoices (faturas), with days_overdue.",
                 toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,
@@ -414,7 +414,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_pdf",
                 title: "PDF da fatura",
-                description: "Describes a finalized invoice's PDF (size, resource_uri to read it); never the bytes.",
+                description: "Describes a finalized invoice's PDF (size, resource_uri); never the bytes.",
                 toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,
@@ -475,9 +475,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         action(
             "billing_invoices_issue_nfe",
             "Emitir NF-e da fatura",
-            destructive_description!(
-                "Issues the invoice's NF-e (async); follow it in billing_nfes_list."
-            ),
+            destructive_description!("Issues the invoice's NF-e (async); see billing_nfes_list."),
             Effect::Destructive {
                 idempotent: false,
                 asks: Asks::IssueInvoiceNfe,
@@ -493,7 +491,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_invoices_void",
                 title: "Anular fatura",
                 description: destructive_description!(
-                    "Voids (anula) an open invoice; reason required. Paid: refund; draft: delete."
+                    "Voids (anula) an open invoice; reason required."
                 ),
                 toolset: Toolset::Invoices,
                 permission: write,

@@ -193,7 +193,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_nfes_issue",
                 title: "Emitir nota fiscal",
                 description: destructive_description!(
-                    "Issues a draft NF-e or retries a pending/error one (async); then billing_nfes_get."
+                    "Issues a draft NF-e or retries a pending/error one (async)."
                 ),
                 toolset: Toolset::Nfes,
                 permission: write,

@@ -11,7 +11,7 @@ use crate::catalog::{Effect, NoArgs, Output, ToolError, ToolMeta, ToolSpec, Tool
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchemaArgs {
-    /// customers, billing_accounts, plans, products, subscriptions, invoices, payments or nfes.
+    /// A name billing_schemas_list gives.
     pub resource: String,
 }
 
@@ -61,7 +61,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_schemas_list",
                 title: "Listar esquemas",
-                description: "Lists the billing resources and how money and dates are written; see before filtering on an unsure field.",
+                description: "Lists the billing resources and how money and dates are written.",
                 toolset: Toolset::Schemas,
                 permission: None,
                 effect: Effect::Read,
@@ -73,7 +73,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_schemas_get",
                 title: "Ver esquema de um recurso",
-                description: "One resource's fields: type, nullable, sortable, meaning, enum values. Use to read a record or pick sort_by.",
+                description: "One resource's fields: type, nullable, sortable, meaning, enum values.",
                 toolset: Toolset::Schemas,
                 permission: None,
                 effect: Effect::Read,

@@ -279,7 +279,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_subscriptions_pause",
                 title: "Pausar assinatura",
-                description: "Pauses collection of an active, past_due or trialing subscription until resumes_at or resume.",
+                description: "Pauses collection of an active, past_due or trialing subscription.",
                 toolset: Toolset::Subscriptions,
                 permission: write,
                 effect: Effect::Write { idempotent: true },
@@ -323,7 +323,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_subscriptions_cancel",
                 title: "Cancelar assinatura",
                 description: destructive_description!(
-                    "Cancels a subscription now, or at period end (cancel_at_period_end=true)."
+                    "Cancels a subscription, now or at period end."
                 ),
                 toolset: Toolset::Subscriptions,
                 permission: write,

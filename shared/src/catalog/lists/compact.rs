@@ -402,17 +402,20 @@ pub fn check_fields(shape: &RowShape, fields: &[String]) -> Result<Vec<&'static 
     Ok(extra)
 }
 
-/// The `fields` argument of a list's input schema: the names the compact row leaves out, as
-/// an enum, at most each once (its name and the enum say what it is; a description cost 34
-/// bytes a list). The compact row's own names are in the output schema; offered here too
-/// they cost `tools/list` ~650 bytes and add nothing (`check_fields` still takes them from
-/// callers inside the server, such as prompts).
+/// The `fields` argument of a list's input schema: the shape's names as an enum (the
+/// compact ones and `id` too, which change nothing: BW-1), at most [`RowShape::size`] of them.
+/// No description: its name and the enum say what it is, and a description cost 34 bytes a
+/// list.
 #[cfg(test)]
 pub fn fields_schema(shape: &RowShape) -> Value {
+    let names: Vec<&str> = std::iter::once("id")
+        .chain(shape.compact.iter().copied())
+        .chain(shape.extra.iter().copied())
+        .collect();
     json!({
         "type": "array",
-        "maxItems": shape.extra.len(),
-        "items": {"enum": shape.extra}
+        "maxItems": shape.size(),
+        "items": {"enum": names}
     })
 }
 
