@@ -64,14 +64,31 @@ const CONTRACT_TOOLS: [&str; 6] = [
 /// The tools of issue #34 (server-side reports; they link the MCP Apps views).
 const REPORT_TOOLS: [&str; 1] = ["billing_reports_month"];
 
-/// The destructive (D) tools of the spec table.
-const DESTRUCTIVE: [&str; 6] = [
+/// The weekly jobs promoted to curated tools (WA-4).
+const WEEKLY_TOOLS: [&str; 6] = [
+    "billing_customers_statement",
+    "billing_accounts_credits",
+    "billing_invoices_change_due_date",
+    "billing_invoices_mark_paid",
+    "billing_invoices_undo_payment",
+    "billing_invoices_apply_credits",
+];
+
+/// The destructive (D) tools: the spec table's, the ones that may charge or issue a fiscal
+/// document, and WA-4's settlements.
+const DESTRUCTIVE: [&str; 12] = [
     "billing_customers_delete",
     "billing_subscriptions_cancel",
     "billing_invoices_void",
     "billing_invoices_delete",
     "billing_payments_refund",
     "billing_nfes_cancel",
+    "billing_invoices_finalize",
+    "billing_invoices_issue_nfe",
+    "billing_nfes_issue",
+    "billing_invoices_mark_paid",
+    "billing_invoices_undo_payment",
+    "billing_invoices_apply_credits",
 ];
 
 // ---------------------------------------------------------------- the catalog itself
@@ -88,9 +105,10 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
         .chain(CONTRACT_TOOLS)
         .chain(REPORT_TOOLS)
         .chain(["billing_audit_list"])
+        .chain(WEEKLY_TOOLS)
         .collect();
     assert_eq!(registry, spec);
-    assert_eq!(registry.len(), 40, "one registry entry per catalog tool");
+    assert_eq!(registry.len(), 46, "one registry entry per catalog tool");
 
     let stack = Stack::start().await;
     let tools = tools_list(&stack, &full_token()).await;
@@ -188,7 +206,7 @@ async fn t1_tools_list_bytes_equal_the_serialized_tools_in_both_eras() {
 }
 
 #[tokio::test]
-async fn t1_full_tools_list_is_within_36_kb() {
+async fn t1_full_tools_list_is_within_40_kb() {
     let stack = Stack::start().await;
     let tools = tools_list(&stack, &full_token()).await;
     let bytes = serde_json::to_vec(&json!({ "tools": tools }))
@@ -211,7 +229,8 @@ async fn bw1_array_arguments_are_capped_by_their_schema_and_tags_are_sent_once()
     let item = json!({"product_id": ids::PROD_LICENSE, "price_id": ids::PRICE_PRO_LICENSE});
     let line = json!({"description": "Licença", "unit_amount_cents": 100});
     // Every array argument of the catalog, and its cap (`fields` aside: its list's names).
-    let arrays: [(&str, Value, &str, Value, usize); 6] = [
+    let credit = json!(ids::CREDIT_WELCOME);
+    let arrays: [(&str, Value, &str, Value, usize); 8] = [
         (
             "billing_customers_create",
             json!({"name": "Zé"}),
@@ -253,6 +272,20 @@ async fn bw1_array_arguments_are_capped_by_their_schema_and_tags_are_sent_once()
             "line_items",
             line,
             200,
+        ),
+        (
+            "billing_invoices_mark_paid",
+            json!({"id": ids::INV_OPEN}),
+            "installment_ids",
+            credit.clone(),
+            kobana_mcp::catalog::MAX_INSTALLMENT_IDS,
+        ),
+        (
+            "billing_invoices_apply_credits",
+            json!({"id": ids::INV_OPEN}),
+            "credit_ids",
+            credit,
+            kobana_mcp::catalog::MAX_CREDIT_IDS,
         ),
     ];
     let declared: usize = tools
@@ -345,7 +378,7 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
         .as_str()
         .unwrap()
         .to_owned();
-    let sentence = &reference[reference.find(" Protocol 2026-07-28").unwrap()..];
+    let sentence = &reference[reference.find(" Asks the person first").unwrap()..];
     for name in DESTRUCTIVE {
         let t = tool(name);
         assert!(
@@ -359,8 +392,11 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
         let name = t["name"].as_str().unwrap();
         let verb = name.rsplit('_').next().unwrap();
         // The reports (`billing_reports_*`) only read, whatever their last word.
-        let is_read =
-            matches!(verb, "list" | "get" | "pdf" | "xml") || name.starts_with("billing_reports_");
+        let is_read = (matches!(
+            verb,
+            "list" | "get" | "pdf" | "xml" | "statement" | "credits"
+        ) && !name.ends_with("apply_credits"))
+            || name.starts_with("billing_reports_");
         assert_eq!(t["annotations"]["readOnlyHint"], is_read, "{name}");
         if is_read {
             assert_ne!(t["annotations"]["destructiveHint"], true, "{name}");
@@ -378,6 +414,10 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
         ("billing_subscriptions_create", false),
         ("billing_invoices_send_reminder", false),
         ("billing_payments_refund", false),
+        ("billing_invoices_change_due_date", true),
+        ("billing_invoices_mark_paid", false),
+        ("billing_invoices_undo_payment", true),
+        ("billing_invoices_apply_credits", false),
     ] {
         assert_eq!(
             tool(name)["annotations"]["idempotentHint"],
@@ -455,6 +495,26 @@ async fn t1_readonly_token_lists_no_write_tool_and_runs_none() {
             "payments:write",
         ),
         ("billing_nfes_issue", json!({"id": NFE_ERROR}), "nfes:write"),
+        (
+            "billing_invoices_change_due_date",
+            json!({"id": INV_OPEN, "due_date": "2099-01-15"}),
+            "invoices:write",
+        ),
+        (
+            "billing_invoices_mark_paid",
+            json!({"id": INV_OPEN}),
+            "invoices:write",
+        ),
+        (
+            "billing_invoices_undo_payment",
+            json!({"id": INV_PAID_NFE_ERROR}),
+            "invoices:write",
+        ),
+        (
+            "billing_invoices_apply_credits",
+            json!({"id": INV_OPEN, "credit_ids": [ids::CREDIT_WELCOME]}),
+            "invoices:write",
+        ),
         (
             "billing_nfes_cancel",
             json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),

@@ -295,7 +295,13 @@ async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes
             yes(),
         )
         .await;
-    assert_asks_again(&body, &state);
+    // A replayed yes executes nothing: the nonce is spent, and the invoice, read again
+    // before asking, is void now, so nobody is asked either (FH-3).
+    assert_eq!(
+        common::error_code(&body["result"]),
+        "STATE_FORBIDS_ACTION",
+        "{body}"
+    );
     assert_eq!(
         rig.destructive_calls(),
         1,
@@ -402,9 +408,21 @@ async fn cf6_a_hundred_concurrent_retries_with_one_state_execute_exactly_once() 
     .await;
     let executed = results
         .iter()
-        .filter(|b| b["result"]["resultType"] != "input_required")
+        .filter(|b| {
+            b["result"]["isError"] == false && b["result"]["resultType"] != "input_required"
+        })
         .count();
     assert_eq!(executed, 1, "exactly one retry executes");
+    // Every other retry is asked again, or — once the void ran — told it is impossible.
+    for body in &results {
+        let result = &body["result"];
+        assert!(
+            result["isError"] == false
+                || result["resultType"] == "input_required"
+                || common::error_code(result) == "STATE_FORBIDS_ACTION",
+            "{body}"
+        );
+    }
     assert_eq!(rig.destructive_calls(), 1, "the fake saw exactly one void");
 }
 

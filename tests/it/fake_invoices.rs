@@ -122,6 +122,12 @@ async fn draft_lifecycle_finalize_void() {
     let inv = create_draft(&api).await;
     let id = inv["id"].as_str().unwrap();
 
+    let (status, body) = api
+        .patch(&format!("/v1/invoices/{id}"), json!({"description": "x"}))
+        .await;
+    assert_eq!(status, 200, "a draft is edited: {body}");
+    assert_eq!(body["data"]["description"], "x");
+
     let (status, body) = api.post_empty(&format!("/v1/invoices/{id}/finalize")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["data"]["status"], "open");

@@ -28,6 +28,7 @@ mod catalog_invoices;
 mod catalog_lists;
 mod catalog_nfes;
 mod catalog_payments;
+mod catalog_settlement;
 mod catalog_subscriptions;
 mod check;
 mod client_matrix;

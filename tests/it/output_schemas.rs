@@ -19,6 +19,8 @@ const INV_PAID_NFE_ERROR: &str = "0d6e1f2a-3b4c-4d5e-8f60-718293a4b5c6";
 const PAY_CARD: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
 const NFE_ISSUED: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
 const NFE_ERROR: &str = "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a";
+const BA_PADARIA: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
+const CREDIT_WELCOME: &str = crate::fake_common::ids::CREDIT_WELCOME;
 
 /// One successful call per tool (each on a fresh fake, so writes do not interfere).
 fn calls(customer: &str) -> Vec<(&'static str, Value)> {
@@ -79,6 +81,21 @@ fn calls(customer: &str) -> Vec<(&'static str, Value)> {
         ("billing_nfes_xml", json!({"id": NFE_ISSUED})),
         ("billing_reports_month", json!({"month": "2026-08"})),
         ("billing_nfes_issue", json!({"id": NFE_ERROR})),
+        ("billing_customers_statement", json!({"id": customer})),
+        ("billing_accounts_credits", json!({"id": BA_PADARIA})),
+        (
+            "billing_invoices_change_due_date",
+            json!({"id": INV_OPEN, "due_date": crate::catalog_support::future_day(30)}),
+        ),
+        ("billing_invoices_mark_paid", json!({"id": INV_OPEN})),
+        (
+            "billing_invoices_undo_payment",
+            json!({"id": INV_PAID_NFE_ERROR, "reason": "Baixa em duplicidade"}),
+        ),
+        (
+            "billing_invoices_apply_credits",
+            json!({"id": INV_OPEN, "credit_ids": [CREDIT_WELCOME]}),
+        ),
         (
             "billing_nfes_cancel",
             json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),

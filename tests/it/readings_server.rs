@@ -322,8 +322,9 @@ async fn rk3_an_invoice_whose_unit_cannot_be_verified_shows_both_candidates_neve
             "{name}: {row}"
         );
         // The question about it names no total as fact, only what is owed (unit certain).
-        let void = json!({"id": UNVERIFIED, "reason": "Lançada em duplicidade"});
-        let (question, _) = ask(&stack, "billing_invoices_void", &void).await;
+        // (It is paid: undoing its payment is what can be asked; voiding it is not, FH-3.)
+        let undo = json!({"id": UNVERIFIED, "reason": "Lançada em duplicidade"});
+        let (question, _) = ask(&stack, "billing_invoices_undo_payment", &undo).await;
         assert!(
             question.contains("FAT-2026-000540 de total não conferido (saldo em aberto R$ 0,00)"),
             "{name}: {question}"

@@ -146,6 +146,39 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
             None,
         ),
         (
+            call("billing_customers_statement", json!({"id": "crm-000202"})),
+            None,
+        ),
+        (
+            call("billing_accounts_credits", json!({"id": ACCOUNT})),
+            None,
+        ),
+        (
+            call(
+                "billing_invoices_change_due_date",
+                json!({"id": OPEN_INVOICE, "due_date": crate::catalog_support::future_day(30)}),
+            ),
+            None,
+        ),
+        (
+            call(
+                "billing_invoices_apply_credits",
+                json!({"id": OPEN_INVOICE, "credit_ids": [crate::fake_common::ids::CREDIT_WELCOME]}),
+            ),
+            None,
+        ),
+        (
+            call("billing_invoices_mark_paid", json!({"id": OPEN_INVOICE})),
+            None,
+        ),
+        (
+            call(
+                "billing_invoices_undo_payment",
+                json!({"id": OPEN_INVOICE, "reason": "Baixa registrada por engano"}),
+            ),
+            None,
+        ),
+        (
             call(
                 "billing_invoices_issue_nfe",
                 json!({"id": PAID_INVOICE_NFE_ERROR}),
@@ -186,7 +219,7 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
             ),
             None,
         ),
-        // The draft was finalized above: deleting it now is refused by Kobana.
+        // The draft was finalized above: deleting it now is refused without asking (FH-3).
         (
             call("billing_invoices_delete", json!({"id": DRAFT_INVOICE})),
             Some("rascunho"),
@@ -215,7 +248,8 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
                 "billing_invoices_void",
                 json!({"id": VOID_INVOICE, "reason": "Duplicada"}),
             ),
-            Some("situação atual"),
+            // Already void: refused without asking (FH-3).
+            Some("Situação atual da fatura: anulada"),
         ),
         (
             call(
@@ -287,10 +321,12 @@ async fn t4_every_tool_runs_through_each_real_client_in_both_eras() {
         }
         let elicited = report["elicitations"].as_array().unwrap().len();
         if runner.modern() {
-            // Every destructive call that passes its own argument checks asks (8); the NF-e cancel
-            // with a 10-character reason is refused before anyone is asked.
+            // Every destructive call that passes its own argument checks asks (12), save the
+            // ones the record makes impossible (deleting a finalized invoice, voiding a void
+            // one: FH-3); the NF-e cancel with a 10-character reason is refused before anyone
+            // is asked.
             assert_eq!(
-                elicited, 8,
+                elicited, 12,
                 "{runner:?}: each destructive call asked the person (CF-2)"
             );
         } else {

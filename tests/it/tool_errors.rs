@@ -96,6 +96,6 @@ async fn cl7_a_declined_confirmation_has_its_code_in_meta_in_era_2026() {
         "declined",
         &declined["result"],
         "USER_DECLINED",
-        "a pessoa recusou a confirmação",
+        "A pessoa recusou a confirmação",
     );
 }

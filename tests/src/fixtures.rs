@@ -15,6 +15,8 @@ pub const BILLING_FIXTURES: &str = include_str!("../fixtures/billing.json");
 pub const PAYMENT_FIXTURES: &str = include_str!("../fixtures/payments.json");
 /// The fake's own [P] plans, plan items, products and price table.
 pub const CATALOG_FIXTURES: &str = include_str!("../fixtures/catalog.json");
+/// The fake's own credits (`CreditV1`).
+pub const CREDIT_FIXTURES: &str = include_str!("../fixtures/credits.json");
 
 /// The fake's own invoice whose money unit nothing can verify (reading
 /// `invoice_totals_unit`): paid (nothing owed), no net value, no line items. R$ 1.234,00 as
@@ -316,6 +318,24 @@ pub fn normalize_payment(rec: &mut Record) {
     );
 }
 
+/// Full `CreditV1` shape.
+pub fn normalize_credit(rec: &mut Record, org_id: &str) {
+    public_id(rec);
+    let created = rec.get("created_at").cloned().unwrap_or(Value::Null);
+    fill_nulls(
+        rec,
+        "external_id company_id description expires_at metadata custom_metadata",
+    );
+    fill(
+        rec,
+        &[
+            ("organization_id", Value::String(org_id.to_string())),
+            ("currency", json!("BRL")),
+            ("updated_at", created),
+        ],
+    );
+}
+
 /// Full [P] `ProductV1` shape.
 pub fn normalize_product(rec: &mut Record, org_id: &str) {
     public_id(rec);
@@ -445,6 +465,11 @@ pub fn fixture_org() -> OrgData {
     let mut plans = records(&catalog, "plans");
     plans.iter_mut().for_each(|p| normalize_plan(p, &org_id));
     let plan_items = records(&catalog, "plan_items");
+    let credit_doc: Value = serde_json::from_str(CREDIT_FIXTURES).expect("credit fixtures parse");
+    let mut credits = records(&credit_doc, "credits");
+    credits
+        .iter_mut()
+        .for_each(|c| normalize_credit(c, &org_id));
     let prices = records(&catalog, "prices")
         .iter()
         .map(|p| Price {
@@ -476,6 +501,9 @@ pub fn fixture_org() -> OrgData {
         products,
         prices,
         refunded_cents: Default::default(),
+        credits,
+        credit_applications: Vec::new(),
+        boleto_due_dates: Default::default(),
         invoice_seq,
     }
 }
@@ -503,6 +531,8 @@ mod tests {
             json!("23b8c1e9-3924-46de-beb1-3b9046685257")
         );
         assert_eq!(org.payments.len(), 4);
+        assert_eq!(org.credits.len(), 3);
+        assert!(org.credits.iter().all(|c| c["metadata"].is_null()));
         assert_eq!(org.plans.len(), 3);
         assert_eq!(org.products.len(), 5);
         for plan in &org.plans {

@@ -244,8 +244,8 @@ impl FakeKobana {
     }
 
     /// A record of the fixture organization as stored (`collection`: `customers`,
-    /// `billing_accounts`, `subscriptions`, `invoices`, `payments`, `nfes`; customers also by
-    /// `external_id`).
+    /// `billing_accounts`, `subscriptions`, `invoices`, `payments`, `nfes`, `credits`;
+    /// customers also by `external_id`).
     pub fn record(&self, collection: &str, id: &str) -> Option<serde_json::Value> {
         let mut inner = self.app.lock();
         let org = inner.org(FIXTURE_ORG_ID);
@@ -288,6 +288,32 @@ impl FakeKobana {
             record.extend(fields);
         }
         true
+    }
+
+    /// Adds a record to a collection of the fixture organization, as Kobana itself could have
+    /// (a pending boleto, an invoice with installments). Returns whether the collection
+    /// exists.
+    pub fn insert_record(&self, collection: &str, record: serde_json::Value) -> bool {
+        let mut inner = self.app.lock();
+        let org = inner.org(FIXTURE_ORG_ID);
+        match (records_of(org, collection), record) {
+            (Some(list), serde_json::Value::Object(record)) => {
+                list.push(record);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A boleto's due date (`YYYY-MM-DD`) as `POST /v1/payments/{id}/change-due-date` last set
+    /// it (the fixture organization), `None` while never changed.
+    pub fn boleto_due_date(&self, payment_id: &str) -> Option<String> {
+        self.app
+            .lock()
+            .org(FIXTURE_ORG_ID)
+            .boleto_due_dates
+            .get(payment_id)
+            .cloned()
     }
 
     /// Removes every queued fault.
@@ -349,6 +375,7 @@ fn records_of<'a>(
         "nfes" => &mut org.nfes,
         "plans" => &mut org.plans,
         "products" => &mut org.products,
+        "credits" => &mut org.credits,
         _ => return None,
     })
 }

@@ -47,6 +47,14 @@ pub struct OrgData {
     pub prices: Vec<Price>,
     /// Refunded cents per payment id, kept outside the `PaymentV1` record.
     pub refunded_cents: HashMap<String, i64>,
+    /// Credits (`CreditV1`).
+    pub credits: Vec<Record>,
+    /// Credits applied to invoices: `{id, invoice_id, credit_id, billing_account_id,
+    /// amount_cents, created_at}` (what the statement lists; not served on their own).
+    pub credit_applications: Vec<Record>,
+    /// A pending boleto's due date (`YYYY-MM-DD`) once changed, kept outside `PaymentV1`
+    /// (which has no due date member).
+    pub boleto_due_dates: HashMap<String, String>,
     /// Last invoice number used (`FAT-2026-000812` → 812).
     pub invoice_seq: u64,
     /// The generic responder's records (operations without a hand-written route).
@@ -128,6 +136,11 @@ impl OrgData {
     /// The price with this id.
     pub fn price(&self, id: &str) -> Option<&Price> {
         self.prices.iter().find(|p| p.id == id)
+    }
+
+    /// The credit with this id.
+    pub fn credit(&self, id: &str) -> Option<&Record> {
+        self.credits.iter().find(|r| s(r, "id") == Some(id))
     }
 }
 

@@ -1,6 +1,6 @@
 //! Argument errors that name the argument and say what to send, read from the tool's own
 //! input schema — the one `tools/list` shows the model — so the text and the schema cannot
-//! disagree: `page: esperado um número inteiro ≥ 1, recebido "primeira"`.
+//! disagree: `per_page: esperado um número inteiro ≤ 100, recebido "cem"`.
 //!
 //! The registry runs this before deserializing. serde alone cannot say which argument was
 //! wrong for the flattened paging fields, and its texts are English and name Rust types
@@ -281,19 +281,19 @@ mod tests {
             (
                 "billing_customers_list",
                 json!({"page": "primeira"}),
-                "`page`: esperado um número inteiro ≥ 1, recebido \"primeira\"",
+                "`page`: esperado um número inteiro, recebido \"primeira\"",
             ),
             // Out of range.
             (
                 "billing_customers_list",
                 json!({"per_page": 500}),
-                "`per_page`: esperado um número inteiro de 1 a 100, recebido 500",
+                "`per_page`: esperado um número inteiro ≤ 100, recebido 500",
             ),
             // A float where an integer goes.
             (
                 "billing_customers_list",
                 json!({"page": 1.5}),
-                "`page`: esperado um número inteiro ≥ 1, recebido 1.5",
+                "`page`: esperado um número inteiro, recebido 1.5",
             ),
             // Unknown enum value, listing the valid ones (a `oneOf` of consts too).
             (

@@ -29,15 +29,15 @@ pub struct NoArgs {}
 /// comments where the model needs no text: a doc comment becomes a schema description.
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 pub struct Paging {
-    // Page number, starting at 1 (default 1).
-    #[schemars(range(min = 1))]
+    // Page number, starting at 1 (default 1; 0 is refused in pt-BR).
     #[allow(missing_docs)]
     pub page: Option<u32>,
-    // Items per page, 1 to MAX_PER_PAGE (default DEFAULT_PER_PAGE).
-    #[schemars(range(min = 1, max = super::context::MAX_PER_PAGE))]
+    // Items per page, 1 to MAX_PER_PAGE (default DEFAULT_PER_PAGE; 0 is refused in pt-BR).
+    #[schemars(range(max = super::context::MAX_PER_PAGE))]
     #[allow(missing_docs)]
     pub per_page: Option<u32>,
-    /// Sortable field (billing_schemas_get).
+    // A sortable field (billing_schemas_get lists them; a wrong one is refused naming them).
+    #[allow(missing_docs)]
     pub sort_by: Option<String>,
     // Sort direction (default desc).
     #[allow(missing_docs)]

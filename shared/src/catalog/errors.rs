@@ -27,8 +27,18 @@ pub enum ToolError {
     #[error("{}", kobana_text(.0))]
     Kobana(Box<KobanaError>),
     /// The person declined the confirmation.
-    #[error("USER_DECLINED: a pessoa recusou a confirmação; nada foi executado.")]
+    #[error("A pessoa recusou a confirmação; nada foi executado (USER_DECLINED).")]
     UserDeclined,
+    /// The record the action names is in a state that makes the action impossible (an
+    /// invoice already void, a payment not paid, …): seen when the question was about to be
+    /// asked, so nobody was asked, nothing was stored and nothing was sent.
+    #[error("{message} Nada foi perguntado nem enviado ao Kobana.")]
+    StateForbids {
+        /// Why, in pt-BR, naming the record's current state.
+        message: String,
+        /// The record's `status` as Kobana wrote it (for the machine-readable error).
+        status: String,
+    },
     /// A confirmation could not be recorded or checked (e.g. the store is down): nothing ran.
     /// The text is fixed; what went wrong goes to the log only (it can name the account, the
     /// role or the table).
@@ -119,6 +129,7 @@ impl ToolError {
                 }
             }
             ToolError::UserDeclined => "USER_DECLINED".to_owned(),
+            ToolError::StateForbids { .. } => "STATE_FORBIDS_ACTION".to_owned(),
             ToolError::ConfirmationUnavailable => "CONFIRMATION_UNAVAILABLE".to_owned(),
             ToolError::ConfirmationMismatch => "CONFIRMATION_MISMATCH".to_owned(),
             ToolError::AuditUnavailable => "AUDIT_UNAVAILABLE".to_owned(),
@@ -131,14 +142,17 @@ impl ToolError {
     }
 
     /// The machine-readable error, carried in the result's `_meta` under [`ERROR_META_KEY`]:
-    /// `{error, message}`, plus `kobana_status`, `invoice_id` or `outcome` and `check_with`
-    /// where they apply.
+    /// `{error, message}`, plus `kobana_status`, `invoice_id`, `record_status` or `outcome`
+    /// and `check_with` where they apply.
     pub fn details(&self) -> Value {
         let mut value = json!({"error": self.code(), "message": self.to_string()});
         if let ToolError::Kobana(e) = self
             && let Some(status) = e.status()
         {
             value["kobana_status"] = json!(status);
+        }
+        if let ToolError::StateForbids { status, .. } = self {
+            value["record_status"] = json!(status);
         }
         if let ToolError::AmountMismatch { invoice_id, .. }
         | ToolError::DraftHasNoPdf { invoice_id } = self
@@ -339,6 +353,25 @@ mod tests {
             request_id: Some("rid-1".to_owned()),
             retry_after: Some(7),
         })
+    }
+
+    /// FH-3: what a person reads first is pt-BR; the code comes last, for the machine.
+    #[test]
+    fn fh3_user_declined_reads_pt_br_first() {
+        let text = ToolError::UserDeclined.to_string();
+        assert!(text.starts_with("A pessoa recusou a confirmação"), "{text}");
+        assert!(text.ends_with("(USER_DECLINED)."), "{text}");
+        let forbids = ToolError::StateForbids {
+            message: "A fatura já está anulada.".to_owned(),
+            status: "void".to_owned(),
+        };
+        assert_eq!(forbids.code(), "STATE_FORBIDS_ACTION");
+        assert_eq!(forbids.details()["record_status"], "void");
+        assert!(
+            forbids
+                .to_string()
+                .ends_with("Nada foi perguntado nem enviado ao Kobana.")
+        );
     }
 
     #[test]

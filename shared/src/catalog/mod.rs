@@ -25,6 +25,7 @@ pub use context::{
     MAX_NFE_REASON_CHARS, MAX_PER_PAGE, MAX_REASON_CHARS, PlannedWrite, ToolCtx, WriteGate,
     reason_arg, uuid_arg,
 };
+pub use curated::invoice_payments::{CREDITS, MAX_CREDIT_IDS, MAX_INSTALLMENT_IDS};
 pub use errors::{ERROR_META_KEY, ToolError};
 pub use lists::names::NameCache;
 pub use registry::{

@@ -11,12 +11,12 @@ use serde_json::Value;
 
 use super::{Report, Row};
 use crate::access::Resource;
-use crate::access::slugs::{INVOICES, NFES, ORGANIZATION, PLANS};
+use crate::access::slugs::{BILLING_ACCOUNTS, CUSTOMERS, INVOICES, NFES, ORGANIZATION, PLANS};
 use crate::format::money::{Scale, Settlement, settle_invoice, settle_line_item};
 use crate::kobana::contract::contract;
 
 /// The page every list probe asks for.
-const PAGE: &[(&str, &str)] = &[("page", "1"), ("per_page", "20")];
+pub(super) const PAGE: &[(&str, &str)] = &[("page", "1"), ("per_page", "20")];
 
 /// The reading of a probe whose connection failed.
 const UNREACHABLE: &str = "unreachable";
@@ -52,12 +52,12 @@ struct Seen {
 }
 
 /// The probe of one Kobana account.
-struct Prober {
+pub(super) struct Prober {
     http: reqwest::Client,
     base: String,
     token: String,
     user_agent: String,
-    rows: Vec<Row>,
+    pub(super) rows: Vec<Row>,
     seen: Seen,
 }
 
@@ -87,7 +87,7 @@ pub async fn run(api_url: &str, token: &str) -> Result<Report, String> {
 }
 
 /// The id of the first record of a list's `data`.
-fn first_id(data: &Option<Value>) -> Option<String> {
+pub(super) fn first_id(data: &Option<Value>) -> Option<String> {
     let first = data.as_ref()?.as_array()?.first()?;
     Some(first.get("id")?.as_str()?.to_owned())
 }
@@ -104,6 +104,7 @@ impl Prober {
         if self.rows.last().is_some_and(|r| r.reading == UNREACHABLE) {
             return Err(format!("cannot reach Kobana at {}", self.base));
         }
+        let (mut customer, mut account) = (None, None);
         for resource in LISTED {
             let segment = resource.slug();
             let data = self
@@ -119,8 +120,14 @@ impl Prober {
                 self.seen.listed_account_customer =
                     Some(accounts.iter().any(|a| a.get("customer").is_some()));
             }
-            self.get_first(&format!("{segment}.get"), segment, first_id(&data))
+            let got = self
+                .get_first(&format!("{segment}.get"), segment, first_id(&data))
                 .await?;
+            match segment {
+                CUSTOMERS => customer = first_id(&data),
+                BILLING_ACCOUNTS => account = got,
+                _ => {}
+            }
             if resource == Resource::Plans
                 && let Some(plan) = first_id(&data)
             {
@@ -129,30 +136,29 @@ impl Prober {
             }
         }
         self.invoices().await?;
-        self.nfes().await
+        self.nfes().await?;
+        super::ledger::probe(self, customer, account).await
     }
 
     /// `get` of `id` under `segment`, or a row saying there was nothing to read.
-    async fn get_first(
+    pub(super) async fn get_first(
         &mut self,
         get: &str,
         segment: &str,
         id: Option<String>,
-    ) -> Result<(), String> {
-        match id {
-            Some(id) => {
-                let data = self.fetch(get, &[segment, &id], &[]).await?;
-                if get == "billing_accounts.get"
-                    && let Some(data) = data
-                {
-                    self.seen.account_customer = Some(data.get("customer").is_some());
-                }
-            }
-            None => self
-                .rows
-                .push(Row::fine(get, "not probed", "the list came back empty")),
+    ) -> Result<Option<Value>, String> {
+        let Some(id) = id else {
+            let row = Row::fine(get, "not probed", "the list came back empty");
+            self.rows.push(row);
+            return Ok(None);
+        };
+        let data = self.fetch(get, &[segment, &id], &[]).await?;
+        if get == "billing_accounts.get"
+            && let Some(data) = &data
+        {
+            self.seen.account_customer = Some(data.get("customer").is_some());
         }
-        Ok(())
+        Ok(data)
     }
 
     async fn invoices(&mut self) -> Result<(), String> {
@@ -212,7 +218,7 @@ impl Prober {
 
     /// `GET /v1/<segments>` as operation `op`: one row, and the answer's `data` when it is
     /// JSON on the contract's success status. A 401 stops the whole check.
-    async fn fetch(
+    pub(super) async fn fetch(
         &mut self,
         op: &str,
         segments: &[&str],

@@ -12,6 +12,7 @@
 //! also come from `KOBANA_TOKEN`, keeping it out of the process list; it is never printed.
 
 pub mod api;
+mod ledger;
 pub mod mcp;
 
 use std::fmt::Write as _;

@@ -83,3 +83,29 @@ impl Stack {
         fail(&self.call(&full_token(), tool, args).await)
     }
 }
+
+/// A day `days` after today, `YYYY-MM-DD`, in the future for the server (the real date in
+/// São Paulo) and for the fake (its own clock) alike: what a new due date must be.
+pub fn future_day(days: i64) -> String {
+    let today = sao_paulo_today().max(fake_kobana::clock::today());
+    fake_kobana::clock::format_date(today + days)
+}
+
+/// A pending boleto of the open invoice FAT-2026-000812, issued through Kobana's gateway
+/// (`gateway`: its `payment_gateway`), added to the fake as Kobana itself would have.
+pub fn add_pending_boleto(stack: &Stack, id: &str, gateway: Option<&str>) {
+    let added = stack.fake.insert_record(
+        "payments",
+        json!({
+            "id": id, "public_id": id, "external_id": null, "invoice_id": INV_OPEN,
+            "billing_account_id": BA_PADARIA, "company_id": null, "payment_method_id": null,
+            "gateway_id": null, "payment_method_type": "bank_slip", "amount_cents": 49_900,
+            "paid_amount_cents": null, "currency": "BRL", "status": "pending",
+            "payment_gateway": gateway, "gateway_payment_id": null, "failure_code": null,
+            "failure_message": null, "idempotency_key": null, "paid_at": null,
+            "metadata": {}, "custom_metadata": null,
+            "created_at": "2026-08-11T09:00:00Z", "updated_at": "2026-08-11T09:00:00Z"
+        }),
+    );
+    assert!(added, "the fake keeps payments");
+}

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::common::Stack;
-use fake_kobana::clock::{civil_from_days, local_day, parse_date_or_datetime};
 pub use fake_kobana::routes::payments::brl;
 use fake_kobana::{RecordedCall, full_token};
 use kobana_mcp::confirm::{Clock, MemoryStore, NonceStore, StoreError};
@@ -101,179 +100,15 @@ impl Rig {
     }
 }
 
-// ---------------------------------------------------------------------------------------
-// This file's own reading of a question and of what Kobana received.
-
-/// Characters a person cannot see, or that reorder what they see.
-pub fn hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c as u32,
-            0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x180E | 0x200B..=0x200F
-            | 0x2028..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF
-            | 0xE0000..=0xE0FFF)
-}
-
-/// The text a quote must show (before delimiters are replaced): one plain line.
-pub fn shown(raw: &str) -> String {
-    let words: Vec<String> = raw
-        .split(char::is_whitespace)
-        .map(|w| w.chars().filter(|c| !hidden(*c)).collect::<String>())
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.join(" ")
-}
-
-/// Whether a quote shows `raw` whole: the same characters, except that `«`/`»` became `"`
-/// (and any other angle-quote look-alike may have). What is sent — a reason — is held to
-/// this (BW-6): every character sent is a character shown, whatever its length.
-pub fn same_whole_quote(quoted: &str, raw: &str) -> bool {
-    let expected: Vec<char> = shown(raw).chars().collect();
-    let got: Vec<char> = quoted.chars().collect();
-    got.len() == expected.len() && got.iter().zip(&expected).all(|(g, e)| same_char(*e, *g))
-}
-
-/// Whether a quote shows `raw`, a text from Kobana's records (shown, never sent): whole as
-/// in [`same_whole_quote`], or cut at 120 characters with `…`.
-pub fn same_quote(quoted: &str, raw: &str) -> bool {
-    if same_whole_quote(quoted, raw) {
-        return true;
-    }
-    let expected: Vec<char> = shown(raw).chars().collect();
-    let got: Vec<char> = quoted.chars().collect();
-    // Cut: at most 120 characters, ending in `…`, a prefix of the whole text.
-    got.len() <= 120
-        && got.len() >= 100
-        && got.last() == Some(&'…')
-        && got.len() - 1 <= expected.len()
-        && got[..got.len() - 1]
-            .iter()
-            .zip(&expected)
-            .all(|(g, e)| same_char(*e, *g))
-}
-
-/// Whether `got` shows the expected character `e`: itself, or `"` for a quote delimiter.
-fn same_char(e: char, got: char) -> bool {
-    match e {
-        '«' | '»' => got == '"',
-        '‹' | '›' | '≪' | '≫' | '《' | '》' | '〈' | '〉' | '⟨' | '⟩' | '⟪' | '⟫' | '❮' | '❯'
-        | '❬' | '❭' | '﹤' | '﹥' | '＜' | '＞' => got == e || got == '"',
-        _ => got == e,
-    }
-}
-
-pub const LABELS: [&str; 6] = [
-    "Cliente (nome no cadastro): ",
-    "Cliente (e-mail de cobrança no cadastro): ",
-    "Tomador (nome na nota): ",
-    "Motivo informado: ",
-    "Documento (no cadastro): ",
-    "Número da fatura (no cadastro): ",
-];
-
-/// A question split into its facts (the server's voice, before the first quote) and its
-/// quoted texts by label. Fails unless every quote is closed, labelled, and clean.
-#[derive(Debug)]
-pub struct Read {
-    pub facts: String,
-    pub quotes: Vec<(String, String)>,
-}
-
-pub fn read_question(message: &str) -> Result<Read, String> {
-    if message.chars().any(hidden) {
-        return Err(format!("hidden characters in the question: {message:?}"));
-    }
-    // The facts and the quoted names stay short; a reason is shown whole (BW-6), up to the
-    // longest a tool takes.
-    if message.chars().count() > 700 + kobana_mcp::catalog::MAX_NFE_REASON_CHARS {
-        return Err(format!("question too long: {message}"));
-    }
-    let (mut head, mut rest) = match message.split_once('«') {
-        Some((head, rest)) => (head.to_owned(), rest),
-        None => {
-            return Ok(Read {
-                facts: message.to_owned(),
-                quotes: vec![],
-            });
-        }
-    };
-    let facts_end = LABELS
-        .iter()
-        .find_map(|l| head.strip_suffix(l).map(|f| (f.to_owned(), *l)))
-        .ok_or_else(|| format!("the first quote has no label: {message}"))?;
-    let facts = facts_end.0.trim_end().to_owned();
-    let mut label = facts_end.1.to_owned();
-    let mut quotes = Vec::new();
-    loop {
-        let (inner, after) = rest
-            .split_once('»')
-            .ok_or_else(|| format!("unclosed quote: {message}"))?;
-        if inner.contains('«') {
-            return Err(format!("a quote inside a quote: {message}"));
-        }
-        // Names taken from Kobana's records are cut at 120 characters; the reason, which is
-        // sent, is shown whole (BW-6), up to the longest reason a tool takes.
-        let longest = if label == "Motivo informado: " {
-            kobana_mcp::catalog::MAX_NFE_REASON_CHARS
-        } else {
-            120
-        };
-        if inner.chars().count() > longest {
-            return Err(format!("a quote over {longest} characters: {inner}"));
-        }
-        quotes.push((label.trim_end_matches(": ").to_owned(), inner.to_owned()));
-        if after == "." {
-            break;
-        }
-        let (between, next) = after
-            .split_once('«')
-            .ok_or_else(|| format!("text after the last quote: {after:?} in {message}"))?;
-        head = between.to_owned();
-        label = LABELS
-            .iter()
-            .find(|l| head == format!(". {l}"))
-            .ok_or_else(|| format!("server text between quotes: {head:?} in {message}"))?
-            .to_string();
-        rest = next;
-    }
-    Ok(Read { facts, quotes })
-}
-
-pub fn day(value: &Value) -> Option<String> {
-    let epoch = parse_date_or_datetime(value.as_str()?)?;
-    let (y, m, d) = civil_from_days(local_day(epoch));
-    Some(format!("{d:02}/{m:02}/{y:04}"))
-}
-
-/// Every `R$ …` amount in `text`.
-pub fn amounts(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("R$ ") {
-        let tail = &rest[at + 3..];
-        let number: String = tail
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
-            .collect();
-        let number = number.trim_end_matches(['.', ',']).to_owned();
-        let negative = rest[..at].ends_with('-');
-        out.push(format!("{}R$ {number}", if negative { "-" } else { "" }));
-        rest = tail;
-    }
-    out
-}
-
-pub fn plain_reference(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 40
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
-}
+mod reading;
+pub use reading::*;
 
 /// The records as they were when the person was asked.
 pub struct Snapshot {
     pub customers: Vec<Value>,
     pub accounts: Vec<Value>,
     pub records: Vec<Value>,
+    pub credits: Vec<Value>,
 }
 
 pub fn find<'a>(list: &'a [Value], id: &str) -> Option<&'a Value> {
@@ -288,6 +123,7 @@ impl Snapshot {
             customers: fake.records("customers"),
             accounts: fake.records("billing_accounts"),
             records: fake.records(collection),
+            credits: fake.records("credits"),
         }
     }
 
@@ -309,9 +145,15 @@ pub fn collection_of(tool: &str) -> &'static str {
     match tool {
         "billing_customers_delete" => "customers",
         "billing_subscriptions_cancel" => "subscriptions",
-        "billing_invoices_void" | "billing_invoices_delete" => "invoices",
+        "billing_invoices_void"
+        | "billing_invoices_delete"
+        | "billing_invoices_finalize"
+        | "billing_invoices_issue_nfe"
+        | "billing_invoices_mark_paid"
+        | "billing_invoices_undo_payment"
+        | "billing_invoices_apply_credits" => "invoices",
         "billing_payments_refund" => "payments",
-        "billing_nfes_cancel" => "nfes",
+        "billing_nfes_cancel" | "billing_nfes_issue" => "nfes",
         other => panic!("not a destructive tool: {other}"),
     }
 }
@@ -319,7 +161,10 @@ pub fn collection_of(tool: &str) -> &'static str {
 /// What one case came to.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// An argument error, before anything was stored or sent.
     Refused,
+    /// The record's state makes the action impossible: said, not asked (FH-3).
+    Impossible,
     Asked,
 }
 
@@ -330,6 +175,9 @@ macro_rules! ensure {
         }
     };
 }
+
+mod settlement;
+use settlement::{Seen, compare_settlement};
 
 /// Runs one call of a destructive tool: an argument error before anything is stored or sent,
 /// or a question whose facts equal those of the request the fake received after a yes.
@@ -345,9 +193,11 @@ pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome,
     let body = rig.call(&token, tool, args, json!({})).await;
     let result = &body["result"];
     if result["resultType"] != "input_required" {
+        let code = crate::common::error_code(result);
         ensure!(
-            result["isError"] == true && crate::common::error_code(result) == "INVALID_ARGUMENTS",
-            "neither a question nor an argument error: {body}"
+            result["isError"] == true
+                && (code == "INVALID_ARGUMENTS" || code == "STATE_FORBIDS_ACTION"),
+            "neither a question nor an argument or state error: {body}"
         );
         ensure!(
             rig.puts() == puts,
@@ -357,7 +207,12 @@ pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome,
             rig.writes().len() == writes,
             "an argument error reached Kobana"
         );
-        return Ok((Outcome::Refused, crate::common::text_of(result)));
+        let outcome = if code == "STATE_FORBIDS_ACTION" {
+            Outcome::Impossible
+        } else {
+            Outcome::Refused
+        };
+        return Ok((outcome, crate::common::text_of(result)));
     }
     ensure!(
         rig.puts() == puts + 1,
@@ -399,7 +254,16 @@ pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome,
             .fake
             .refunded_cents("9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d")
         - refunded_before;
-    compare(tool, &read, &message, call, &snapshot, succeeded, refunded)?;
+    let after = Snapshot::take(rig, collection_of(tool));
+    compare(
+        tool,
+        &read,
+        &message,
+        call,
+        (&snapshot, &after),
+        succeeded,
+        refunded,
+    )?;
     Ok((Outcome::Asked, message))
 }
 
@@ -410,7 +274,7 @@ pub fn compare(
     read: &Read,
     message: &str,
     call: &RecordedCall,
-    snapshot: &Snapshot,
+    (snapshot, after): (&Snapshot, &Snapshot),
     succeeded: bool,
     refunded: i64,
 ) -> Result<(), String> {
@@ -667,7 +531,24 @@ pub fn compare(
             }
             check_reason()?;
         }
-        other => return Err(format!("not a destructive tool: {other}")),
+        other => {
+            let quote = |label: &str| quote(label).map(str::to_owned);
+            let seen = Seen {
+                tool: other,
+                facts,
+                body: &body,
+                call,
+                segments: &segments,
+                record,
+                before: snapshot,
+                after,
+                succeeded,
+                quote: &quote,
+                payer: &check_payer,
+                reason: &check_reason,
+            };
+            compare_settlement(&seen, &mut expected_amounts)?;
+        }
     }
     for amount in amounts(facts) {
         ensure!(

@@ -36,3 +36,8 @@ pub const PROD_ONBOARDING: &str = "ac6aacab-3773-4cc2-a7a5-51672be3f350";
 pub const PRICE_PRO_LICENSE: &str = "dd1b937f-89b0-4f61-b7bd-3e1896799ed9";
 pub const PRICE_EXTRA_USER: &str = "afb266c8-b379-492a-9bf7-fde6eb806a8a";
 pub const PRICE_ENTERPRISE_LICENSE: &str = "33d3a897-0112-4619-b69a-14c6863ff68b";
+/// The fake's own credits (`tests/fixtures/credits.json`): Padaria's available R$ 50,00, its
+/// used one, and Horizonte's expired one.
+pub const CREDIT_WELCOME: &str = "b7e4c1d2-3f5a-4b6c-9d8e-0a1b2c3d4e5f";
+pub const CREDIT_USED: &str = "c8f5d2e3-4a6b-4c7d-8e9f-1b2c3d4e5f60";
+pub const CREDIT_EXPIRED: &str = "d9a6e3f4-5b7c-4d8e-9fa0-2c3d4e5f6a71";

@@ -186,7 +186,11 @@ const ITEM_REFS: &[&str] = &["product_id", "price_id", "service_item_id"];
 
 /// Parses `line_items` (`InvoiceLineItemCreateInput`: `unit_amount_subcents` in subcentavos,
 /// ÷10000); `amount_cents` is `quantity × unit ÷ 100`, rounded.
-fn parse_line_items(org: &OrgData, v: Option<&Value>, errors: &mut Errors) -> Vec<Record> {
+pub(super) fn parse_line_items(
+    org: &OrgData,
+    v: Option<&Value>,
+    errors: &mut Errors,
+) -> Vec<Record> {
     let items = v.and_then(Value::as_array).cloned().unwrap_or_default();
     let mut out = Vec::new();
     for (n, item) in items.iter().enumerate() {
@@ -228,7 +232,7 @@ fn parse_line_items(org: &OrgData, v: Option<&Value>, errors: &mut Errors) -> Ve
 }
 
 /// Recomputes the money fields from the line items (subcents ÷10000, cents ÷100).
-fn compute_totals(rec: &mut Record) {
+pub(super) fn compute_totals(rec: &mut Record) {
     let subtotal: i64 = rec
         .get("line_items")
         .and_then(Value::as_array)
@@ -261,7 +265,7 @@ fn compute_totals(rec: &mut Record) {
 
 /// A `YYYY-MM-DD` (midnight in São Paulo, written `…T03:00:00Z`) or RFC 3339 value as the
 /// date-time an `InvoiceV1` carries.
-fn parse_day_or_datetime(v: &str) -> Option<String> {
+pub(super) fn parse_day_or_datetime(v: &str) -> Option<String> {
     if let Some(day) = clock::parse_date(v) {
         return Some(clock::due_date_string(day));
     }
@@ -272,7 +276,7 @@ fn parse_day_or_datetime(v: &str) -> Option<String> {
 const DATE_FIELDS: &[&str] = &["due_date", "period_start", "period_end"];
 
 /// Gives new line items their ids and the full item shape.
-fn finish_items(ids: Vec<String>, rec: &mut Record, items: Vec<Record>) {
+pub(super) fn finish_items(ids: Vec<String>, rec: &mut Record, items: Vec<Record>) {
     let mut with_ids: Vec<Value> = items
         .into_iter()
         .zip(ids)
@@ -429,7 +433,7 @@ pub async fn delete(ById { app, ctx, id }: ById) -> ApiResult {
     Ok(deleted())
 }
 
-fn status_pt(status: &str) -> &'static str {
+pub(super) fn status_pt(status: &str) -> &'static str {
     match status {
         "draft" => "em rascunho",
         "open" => "em aberto",

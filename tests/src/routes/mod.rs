@@ -3,7 +3,9 @@
 pub mod catalog;
 pub mod customers;
 pub mod filters;
+pub mod invoice_updates;
 pub mod invoices;
+pub mod ledger;
 pub mod nfes;
 pub mod organization;
 pub mod payments;
@@ -39,6 +41,7 @@ pub fn router() -> Router<App> {
                 .patch(customers::update)
                 .delete(customers::delete),
         )
+        .route("/v1/customers/{id}/statement", get(ledger::statement))
         .route("/v1/billing_accounts", get(customers::list_accounts))
         .route("/v1/billing_accounts/{id}", get(customers::get_account))
         .route(
@@ -60,7 +63,18 @@ pub fn router() -> Router<App> {
         .route("/v1/invoices/pending-nfe", get(invoices::pending_nfe))
         .route(
             "/v1/invoices/{id}",
-            get(invoices::get).delete(invoices::delete),
+            get(invoices::get)
+                .patch(invoice_updates::update)
+                .delete(invoices::delete),
+        )
+        .route("/v1/invoices/{id}/pay", post(invoice_updates::pay))
+        .route(
+            "/v1/invoices/{id}/undo-payment",
+            post(invoice_updates::undo_payment),
+        )
+        .route(
+            "/v1/invoices/{id}/apply-credits",
+            post(invoice_updates::apply_credits),
         )
         .route("/v1/invoices/{id}/finalize", post(invoices::finalize))
         .route("/v1/invoices/{id}/void", post(invoices::void))
@@ -73,6 +87,12 @@ pub fn router() -> Router<App> {
         .route("/v1/payments", stored_list(&payments::LIST))
         .route("/v1/payments/{id}", stored_get(payments::LIST.records))
         .route("/v1/payments/{id}/refund", post(payments::refund))
+        .route(
+            "/v1/payments/{id}/change-due-date",
+            post(payments::change_due_date),
+        )
+        .route("/v1/credits", get(ledger::list_credits))
+        .route("/v1/credits/{id}", stored_get(ledger::CREDITS.records))
         .route("/v1/nfes", stored_list(&nfes::LIST))
         .route("/v1/nfes/{id}", stored_get(nfes::LIST.records))
         // A literal the `{id}` above would take (the other operations: the fallback).
@@ -288,14 +308,16 @@ fn transition(
 #[cfg(test)]
 mod tests {
     use super::filters::{PAGING, PERSON, Table};
-    use super::{catalog, customers, invoices, nfes, payments, subscriptions, valid_document};
+    use super::{
+        catalog, customers, invoices, ledger, nfes, payments, subscriptions, valid_document,
+    };
     use crate::contract::contract;
 
     /// Every list operation's filter tables: each declared query parameter is a filter (or
     /// paging), and each filter is declared.
     #[test]
     fn every_declared_list_filter_is_implemented() {
-        let lists: [(&str, Vec<&Table>); 10] = [
+        let lists: [(&str, Vec<&Table>); 11] = [
             ("customers.list", vec![customers::CUSTOMER_FILTERS]),
             (
                 "billing_accounts.list",
@@ -309,6 +331,7 @@ mod tests {
             ("nfes.list", vec![&PERSON, nfes::FILTERS]),
             ("plans.list", vec![&PERSON, catalog::PLAN_FILTERS]),
             ("products.list", vec![catalog::PRODUCT_FILTERS]),
+            ("get-credits", vec![&PERSON, ledger::CREDIT_FILTERS]),
         ];
         for (id, tables) in lists {
             let op = contract().operation(id).unwrap();

@@ -151,6 +151,47 @@ pub async fn refund(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
     }
 }
 
+/// `POST /v1/payments/{id}/change-due-date` (`{due_date}`, `YYYY-MM-DD`): a pending boleto
+/// issued through Kobana's own gateway, to a day after the fake's today. The new day is kept
+/// beside the payment ([`crate::store::OrgData::boleto_due_dates`]).
+pub async fn change_due_date(ById { app, ctx, id }: ById, body: Bytes) -> ApiResult {
+    let body = parse_body(&body)?;
+    let due = body
+        .get("due_date")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let day = clock::parse_date(&due).ok_or_else(|| {
+        ApiError::field(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "due_date",
+            "deve ser uma data AAAA-MM-DD",
+        )
+    })?;
+    let mut inner = app.lock();
+    let org = inner.org(ctx.org());
+    let idx = OrgData::idx(&org.payments, &id).ok_or_else(ApiError::not_found)?;
+    let pay = &org.payments[idx];
+    let kobana = s(pay, "payment_gateway").is_some_and(|g| g.eq_ignore_ascii_case("kobana"));
+    if s(pay, "payment_method_type") != Some("bank_slip")
+        || s(pay, "status") != Some("pending")
+        || !kobana
+    {
+        return Err(ApiError::invalid_state(
+            "Só o vencimento de um boleto pendente emitido pelo gateway Kobana pode ser alterado.",
+        ));
+    }
+    if day <= clock::today() {
+        return Err(ApiError::field(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "due_date",
+            "deve ser uma data futura",
+        ));
+    }
+    org.boleto_due_dates.insert(id, due.clone());
+    Ok(data(json!({"due_date": due, "updated": true})))
+}
+
 /// The payment record a refund creates (the `new_payment` reading): the refunded amount,
 /// status `refunded`, pointing back at the payment in `metadata.refund_of`.
 fn refund_record(payment: &Record, (id, public_id): (String, String), amount: i64) -> Record {

@@ -3,7 +3,10 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
+use super::invoice_payments::CREDITS;
+use super::pages::{self, PageArgs};
 use crate::access::slugs::BILLING_ACCOUNTS;
 use crate::access::{Permission, Resource};
 use crate::catalog::args::{id_args, wire_enum};
@@ -25,11 +28,12 @@ wire_enum! {
 // Arguments of `billing_accounts_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListArgs {
-    /// Customer UUID (billing_customers_list): that customer's accounts.
+    /// Customer UUID.
     pub customer_id: Option<String>,
-    /// Customer CPF/CNPJ, exact.
+    /// Customer CPF/CNPJ.
     pub document_number: Option<String>,
-    /// Free text.
+    // Free text.
+    #[allow(missing_docs)]
     pub search: Option<String>,
     // Status.
     pub status: Option<AccountStatus>,
@@ -37,7 +41,59 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-id_args!("Billing account UUID.");
+id_args!("UUID.");
+
+wire_enum! {
+    // Which credits.
+    CreditUsage {
+        // Something left to use.
+        Available => "available",
+        // Used up.
+        Used => "used",
+        // Expired.
+        Expired => "expired",
+    }
+}
+
+// Arguments of `billing_accounts_credits`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreditsArgs {
+    /// UUID.
+    pub id: String,
+    // Which credits.
+    pub usage: Option<CreditUsage>,
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub paging: PageArgs,
+}
+
+/// The list member of the credits' answer.
+const CREDITS_KEY: &str = "credits";
+
+/// One credit: its id (what `billing_invoices_apply_credits` takes), kind, what is left of
+/// how much, until when.
+fn credit_row(credit: &Map<String, Value>) -> Value {
+    let mut row = pages::pick(
+        credit,
+        &[
+            "id",
+            "type",
+            "amount_remaining_brl",
+            "amount_brl",
+            "expires_at",
+            "description",
+        ],
+    );
+    if let Some(at) = row.get_mut("expires_at") {
+        *at = pages::sao_paulo(at);
+    }
+    row
+}
+
+fn credits_schema() -> Value {
+    pages::schema(CREDITS_KEY)
+}
 
 /// The query of `GET /v1/billing_accounts` for these arguments (also used by
 /// `billing_customers_get` to attach a customer's accounts).
@@ -64,7 +120,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_accounts_list",
                 title: "Listar contas de cobrança",
-                description: "Lists billing accounts (contas de cobrança), the billing_account_id that invoices, subscriptions and NF-e take. Filter by customer_id, CPF/CNPJ, search or status.",
+                description: "Lists billing accounts (contas de cobrança), whose ids invoices and subscriptions take.",
                 toolset: Toolset::BillingAccounts,
                 permission: read,
                 effect: Effect::Read,
@@ -79,7 +135,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_accounts_get",
                 title: "Ver conta de cobrança",
-                description: "Returns one billing account: status, billing_email, payment terms, balance (cents and BRL) and its customer when Kobana embeds it.",
+                description: "One billing account: status, billing_email, terms, balance, customer.",
                 toolset: Toolset::BillingAccounts,
                 permission: read,
                 effect: Effect::Read,
@@ -101,6 +157,35 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                     );
                 }
                 Ok(result)
+            },
+        ),
+        ToolSpec::new(
+            ToolMeta {
+                name: "billing_accounts_credits",
+                title: "Créditos da conta",
+                description: "A billing account's credits: what is left (BRL), expiry, and their ids for applying them.",
+                toolset: Toolset::BillingAccounts,
+                permission: read,
+                effect: Effect::Read,
+                output: Output::Custom(credits_schema),
+            },
+            |ctx, args: CreditsArgs| async move {
+                let mut query = Vec::new();
+                push_opt(
+                    &mut query,
+                    "billing_account_id",
+                    Some(uuid_arg("id", &args.id)?),
+                );
+                push_opt(&mut query, "usage", args.usage.map(CreditUsage::as_str));
+                pages::page(
+                    &ctx,
+                    &[CREDITS],
+                    query,
+                    &args.paging,
+                    CREDITS_KEY,
+                    credit_row,
+                )
+                .await
             },
         ),
     ]

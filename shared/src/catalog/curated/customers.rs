@@ -10,7 +10,7 @@ use crate::access::slugs::{BILLING_ACCOUNTS, CUSTOMERS};
 use crate::access::{Permission, Resource};
 use crate::catalog::Asks;
 use crate::catalog::args::{MAX_ARRAY_ITEMS, each_once, id_args};
-use crate::catalog::context::{MAX_PER_PAGE, push_opt, ref_arg};
+use crate::catalog::context::{MAX_PER_PAGE, destructive_description, push_opt, ref_arg};
 use crate::catalog::{Effect, Output, Paging, ToolCtx, ToolError, ToolMeta, ToolSpec, Toolset};
 
 const RECORD: Output = Output::Record {
@@ -40,22 +40,23 @@ impl CustomerKind {
 // Arguments of `billing_customers_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListArgs {
-    /// Free text matched against name, CPF/CNPJ and e-mail.
+    /// Name, CPF/CNPJ or e-mail.
     pub search: Option<String>,
-    /// Only people (natural) or only companies (juridical).
+    /// natural: person; juridical: company.
     pub kind: Option<CustomerKind>,
     #[serde(flatten)]
     #[allow(missing_docs)]
     pub paging: Paging,
 }
 
-id_args!("Customer UUID, or your own external_id.");
+id_args!("UUID or external_id.");
 
 // A postal address.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Address {
-    /// billing, shipping, …
+    // billing, shipping, …
+    #[allow(missing_docs)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     // Street.
@@ -67,19 +68,20 @@ pub struct Address {
     // Complement.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub complement: Option<String>,
-    /// Neighborhood (bairro).
+    /// Bairro.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub neighborhood: Option<String>,
     // City.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub city: Option<String>,
-    /// State (UF), e.g. SP.
+    /// UF.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
-    /// CEP, e.g. 01304-001.
+    /// CEP.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub postal_code: Option<String>,
-    /// Country code, e.g. BR.
+    // Country code, e.g. BR.
+    #[allow(missing_docs)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
 }
@@ -87,32 +89,37 @@ pub struct Address {
 /// Customer fields that can be set on create or update.
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct CustomerFields {
-    /// Name or razão social.
+    // Name or razão social.
+    #[allow(missing_docs)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Person (natural) or company (juridical).
+    // Person (natural) or company (juridical).
+    #[allow(missing_docs)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<CustomerKind>,
-    /// CPF (11 digits) or CNPJ (14 digits), mask allowed.
+    /// CPF or CNPJ, mask allowed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub document_number: Option<String>,
-    /// Nickname / nome fantasia.
+    /// Nome fantasia.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nickname: Option<String>,
-    /// Razão social (companies).
+    /// Razão social.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub legal_name: Option<String>,
-    /// Your system's id for this customer.
+    /// Your own id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub external_id: Option<String>,
-    /// Free notes.
+    // Free notes.
+    #[allow(missing_docs)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
-    /// Tags (each kept once).
+    // Tags (each kept once).
+    #[allow(missing_docs)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = MAX_ARRAY_ITEMS))]
     pub tags: Option<Vec<String>>,
-    /// Addresses.
+    // Addresses.
+    #[allow(missing_docs)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = MAX_ARRAY_ITEMS))]
     pub addresses: Option<Vec<Address>>,
@@ -132,16 +139,18 @@ pub struct CreateArgs {
     #[serde(flatten)]
     #[allow(missing_docs)]
     pub fields: CustomerFields,
-    /// Contact e-mail.
+    // Contact e-mail.
+    #[allow(missing_docs)]
     pub email: Option<String>,
-    /// Contact phone.
+    // Contact phone.
+    #[allow(missing_docs)]
     pub phone: Option<String>,
-    /// E-mail that receives invoices (defaults to `email`).
+    /// Invoice e-mail (default: email).
     pub billing_email: Option<String>,
-    /// Days between invoice and due date, 1 to 90 (default 10).
+    /// Days to due date (default 10).
     #[schemars(range(min = 1, max = 90))]
     pub payment_terms_days: Option<u32>,
-    /// Also create the billing account invoices hang off (default true).
+    /// Default true.
     pub create_billing_account: Option<bool>,
 }
 
@@ -239,7 +248,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_customers_list",
                 title: "Listar clientes",
-                description: "Lists customers (clientes), newest first. Filter with `search` (name, CPF/CNPJ or e-mail) and `kind`; more: page=next_page. Use it to find a customer's id.",
+                description: "Lists customers (clientes), newest first: finds a customer's id.",
                 toolset: Toolset::Customers,
                 permission: Some(Permission::read(Resource::Customers)),
                 effect: Effect::Read,
@@ -256,7 +265,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_customers_get",
                 title: "Ver cliente",
-                description: "Returns one customer by UUID or external_id, plus its billing_accounts (the billing_account_id that invoices, subscriptions and NF-e take).",
+                description: "One customer and its billing_accounts, whose ids invoices and subscriptions take.",
                 toolset: Toolset::Customers,
                 permission: Some(Permission::read(Resource::Customers)),
                 effect: Effect::Read,
@@ -276,7 +285,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_customers_create",
                 title: "Criar cliente",
-                description: "Creates a customer and, unless create_billing_account is false, its billing account. `name` is required. Returns the customer and the billing account.",
+                description: "Creates a customer and, unless create_billing_account is false, its billing account.",
                 toolset: Toolset::Customers,
                 permission: Some(Permission::write(Resource::Customers)),
                 effect: Effect::Write { idempotent: false },
@@ -321,7 +330,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_customers_update",
                 title: "Alterar cliente",
-                description: "Changes a customer's fields; only the fields you pass change. Returns the updated customer.",
+                description: "Changes only the customer fields passed. Returns the customer.",
                 toolset: Toolset::Customers,
                 permission: Some(Permission::write(Resource::Customers)),
                 effect: Effect::Write { idempotent: true },
@@ -344,7 +353,9 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_customers_delete",
                 title: "Remover cliente",
-                description: "Removes a customer (soft delete: history kept, gone from lists). Cannot be undone through the API. Protocol 2026-07-28 with form elicitation: the server asks the person first; else the client's own confirmation applies.",
+                description: destructive_description!(
+                    "Removes a customer (soft delete: history kept)."
+                ),
                 toolset: Toolset::Customers,
                 permission: Some(Permission::write(Resource::Customers)),
                 effect: Effect::Destructive {

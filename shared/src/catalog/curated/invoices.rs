@@ -24,7 +24,7 @@ use crate::catalog::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Tool
 use crate::format::{brl_from_cents, brl_from_unsigned_cents};
 use crate::kobana::KobanaError;
 
-const RECORD: Output = Output::Record {
+pub(super) const RECORD: Output = Output::Record {
     key: "invoice",
     schema: Resource::Invoices,
 };
@@ -72,31 +72,32 @@ pub struct ListArgs {
     pub date_from: Option<String>,
     /// Created until, YYYY-MM-DD.
     pub date_to: Option<String>,
-    /// Free text (number, customer).
+    /// Number or customer.
     pub search: Option<String>,
     /// Customer CPF/CNPJ.
     pub document_number: Option<String>,
-    /// true: open and past due. Only with billing_account_id and paging.
+    /// Open past due; only with billing_account_id and paging.
     pub overdue: Option<bool>,
-    /// true: paid, NF-e missing or failed. Only with billing_account_id and paging.
+    /// Paid, NF-e missing or failed; same limits.
     pub without_nfe: Option<bool>,
     #[serde(flatten)]
     pub paging: Paging,
 }
 
-id_args!("Invoice UUID.");
+id_args!("UUID.");
 
 // One line of a new invoice.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(inline)]
 pub struct LineItem {
-    /// What is billed.
+    // What is billed.
+    #[allow(missing_docs)]
     pub description: String,
-    /// Quantity (default 1).
+    /// Default 1.
     #[schemars(range(min = 1))]
     pub quantity: Option<u32>,
-    /// Unit price in cents (R$ 150,00 = 15000); sent as unit_amount_subcents = ×100.
+    /// Unit price in cents (R$ 150,00 = 15000).
     pub unit_amount_cents: u64,
 }
 
@@ -110,7 +111,7 @@ pub struct CreateArgs {
     #[schemars(length(min = 1, max = MAX_LINE_ITEMS), description = LINE_ITEMS_TEXT)]
     #[allow(missing_docs)]
     pub line_items: Vec<LineItem>,
-    /// YYYY-MM-DD (default: account's payment terms).
+    /// YYYY-MM-DD (default: payment terms).
     pub due_date: Option<String>,
     /// Shown on the invoice.
     pub description: Option<String>,
@@ -120,7 +121,7 @@ pub struct CreateArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VoidArgs {
-    /// Invoice UUID.
+    /// UUID.
     pub id: String,
     /// Why (required).
     pub reason: String,
@@ -141,7 +142,7 @@ fn derive(invoice: &mut Value, today: Date) {
 
 /// Adds `_derived` to the invoice (`invoice`) or invoices (`invoices`) of a result, as of
 /// the call's billing day ([`crate::format::BillingClock`]).
-fn derived(ctx: &ToolCtx, mut result: Value) -> Value {
+pub(super) fn derived(ctx: &ToolCtx, mut result: Value) -> Value {
     let today = ctx.clock.today();
     if let Some(invoice) = result.get_mut("invoice") {
         derive(invoice, today);
@@ -175,10 +176,7 @@ pub(crate) async fn missing_pdf(ctx: &ToolCtx, id: &str, error: KobanaError) -> 
 fn issuance_schema() -> Value {
     json!({
         "type": "object",
-        "properties": {"issuance": {
-            "type": "object",
-            "description": "A resposta do Kobana ao pedido de emissão (objeto sem tipo definido na documentação); a NF-e aparece em billing_nfes_list com invoice_id."
-        }},
+        "properties": {"issuance": {"type": "object"}},
         "required": ["issuance"]
     })
 }
@@ -405,7 +403,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_list",
                 title: "Listar faturas",
-                description: "Lists invoices (faturas) with days_overdue. Filter by status, account, subscription, dates, search or CPF/CNPJ; overdue=true: open past due; without_nfe=true: paid lacking NF-e.",
+                description: "Lists invoices (faturas), with days_overdue.",
                 toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,
@@ -417,7 +415,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_get",
                 title: "Ver fatura",
-                description: "Returns one invoice with totals (cents and BRL), line items when Kobana includes them, _derived.is_overdue and, when open, payment_codes (Pix, boleto line). Next: billing_invoices_pdf.",
+                description: "One invoice: totals (cents and BRL), line items when sent, _derived.is_overdue and, when open, payment_codes (Pix, boleto line).",
                 toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,
@@ -434,7 +432,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_pdf",
                 title: "PDF da fatura",
-                description: "Describes a finalized invoice's PDF: mime_type, size_bytes and the resource_uri to read it. Never the bytes.",
+                description: "Describes a finalized invoice's PDF (size, resource_uri); never the bytes.",
                 toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,
@@ -463,7 +461,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_invoices_create",
                 title: "Criar fatura",
                 description: formatcp!(
-                    "Creates a draft invoice: billing_account_id (billing_accounts_list) and 1-{MAX_LINE_ITEMS} line_items priced in cents. Returns it with amounts checked against the request (a mismatch is an error saying how to undo); then billing_invoices_finalize."
+                    "Creates a draft invoice of 1-{MAX_LINE_ITEMS} line_items in cents, its stored total checked. Then finalize."
                 ),
                 toolset: Toolset::Invoices,
                 permission: write,
@@ -479,15 +477,20 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         action(
             "billing_invoices_finalize",
             "Finalizar fatura",
-            "Finalizes a draft invoice: status open, numbered, payable. Returns it.",
-            Effect::Write { idempotent: true },
+            destructive_description!(
+                "Finalizes a draft: open, numbered, payable; may charge the saved card and issue the NF-e."
+            ),
+            Effect::Destructive {
+                idempotent: true,
+                asks: Asks::FinalizeInvoice,
+            },
             "finalize",
             RECORD,
         ),
         action(
             "billing_invoices_send_reminder",
             "Enviar lembrete de fatura",
-            "E-mails a payment reminder for an open invoice to the account's billing_email; each call sends one. Returns it.",
+            "E-mails a payment reminder of an open invoice to the billing_email; one per call.",
             Effect::Write { idempotent: false },
             "send-reminder",
             RECORD,
@@ -495,8 +498,11 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         action(
             "billing_invoices_issue_nfe",
             "Emitir NF-e da fatura",
-            "Asks Kobana to issue the NF-e (nota fiscal) of an invoice, asynchronously. Returns Kobana's issuance answer (not an NF-e record); follow with billing_nfes_list invoice_id=….",
-            Effect::Write { idempotent: false },
+            destructive_description!("Issues the invoice's NF-e (async); see billing_nfes_list."),
+            Effect::Destructive {
+                idempotent: false,
+                asks: Asks::IssueInvoiceNfe,
+            },
             "issue-nfe",
             Output::Keyed {
                 key: "issuance",
@@ -508,7 +514,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_invoices_void",
                 title: "Anular fatura",
                 description: destructive_description!(
-                    "Voids (anula) an open invoice; reason required. Paid: billing_payments_refund; drafts: billing_invoices_delete. Returns it."
+                    "Voids (anula) an open invoice; reason required."
                 ),
                 toolset: Toolset::Invoices,
                 permission: write,
@@ -540,7 +546,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_invoices_delete",
                 title: "Excluir rascunho de fatura",
                 description: destructive_description!(
-                    "Deletes a draft invoice (drafts only; void finalized ones). Returns {deleted: true}."
+                    "Deletes a draft invoice (finalized ones are voided)."
                 ),
                 toolset: Toolset::Invoices,
                 permission: write,

@@ -51,7 +51,8 @@ wire_enum! {
 // Arguments of `billing_nfes_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListArgs {
-    /// Status (issued = authorized, error = rejected).
+    // Status (issued = authorized, error = rejected).
+    #[allow(missing_docs)]
     pub status: Option<NfeStatus>,
     /// Invoice UUID.
     pub invoice_id: Option<String>,
@@ -65,13 +66,13 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-id_args!("NF-e UUID.");
+id_args!("UUID.");
 
 // Arguments of `billing_nfes_cancel`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CancelArgs {
-    /// NF-e UUID.
+    /// UUID.
     pub id: String,
     // Why; at least MIN_CANCEL_REASON characters.
     #[schemars(length(min = MIN_CANCEL_REASON), description = REASON_TEXT)]
@@ -129,7 +130,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_nfes_list",
                 title: "Listar notas fiscais",
-                description: "Lists NF-e (notas fiscais); filter by status (error = rejected), invoice_id, billing_account_id or issue dates.",
+                description: "Lists NF-e (notas fiscais); status error = rejected by the city hall.",
                 toolset: Toolset::Nfes,
                 permission: read,
                 effect: Effect::Read,
@@ -160,7 +161,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_nfes_get",
                 title: "Ver nota fiscal",
-                description: "Returns one NF-e: status, number, access key, amount, tomador, taxes, error_message. Next: billing_nfes_pdf or billing_nfes_xml.",
+                description: "One NF-e: status, number, access key, amount, tomador, taxes, error_message.",
                 toolset: Toolset::Nfes,
                 permission: read,
                 effect: Effect::Read,
@@ -174,7 +175,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         file_tool(
             "billing_nfes_pdf",
             "DANFE da nota fiscal",
-            "Describes an issued NF-e's DANFE PDF: mime_type, size_bytes and the resource_uri to read it. Never the bytes.",
+            "Describes an issued NF-e's DANFE PDF (size, resource_uri); never the bytes.",
             "pdf",
             "application/pdf",
             pdf_schema,
@@ -182,7 +183,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         file_tool(
             "billing_nfes_xml",
             "XML da nota fiscal",
-            "Describes an issued NF-e's XML: mime_type, size_bytes and the resource_uri to read it. Never the content.",
+            "Describes an issued NF-e's XML (size, resource_uri); never the content.",
             "xml",
             "application/xml",
             xml_schema,
@@ -191,10 +192,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_nfes_issue",
                 title: "Emitir nota fiscal",
-                description: "Issues a draft NF-e or retries a pending/error one, asynchronously. Returns the NF-e; check it later with billing_nfes_get.",
+                description: destructive_description!(
+                    "Issues a draft NF-e or retries a pending/error one (async)."
+                ),
                 toolset: Toolset::Nfes,
                 permission: write,
-                effect: Effect::Write { idempotent: true },
+                effect: Effect::Destructive {
+                    idempotent: true,
+                    asks: Asks::IssueNfe,
+                },
                 output: RECORD,
             },
             |ctx, args: IdArgs| async move {
@@ -207,7 +213,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_nfes_cancel",
                 title: "Cancelar nota fiscal",
                 description: destructive_description!(formatcp!(
-                    "Cancels an issued NF-e; reason needs {MIN_CANCEL_REASON}+ characters. Async: returns the NF-e (pending_cancel)."
+                    "Cancels an issued NF-e; reason of {MIN_CANCEL_REASON}+ characters. Async (pending_cancel)."
                 )),
                 toolset: Toolset::Nfes,
                 permission: write,

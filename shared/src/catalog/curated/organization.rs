@@ -9,7 +9,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ToolMeta {
             name: "billing_organization_get",
             title: "Ver organização",
-            description: "Returns the Kobana organization the token belongs to (id, name, CNPJ). Use it to confirm which company you are acting for before anything else.",
+            description: "The organization the token acts for (id, name, CNPJ): confirm the company first.",
             toolset: Toolset::Organization,
             permission: Some(Permission::read(Resource::Organization)),
             effect: Effect::Read,

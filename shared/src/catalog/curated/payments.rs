@@ -50,13 +50,13 @@ pub struct ListArgs {
     pub paging: Paging,
 }
 
-id_args!("Payment UUID.");
+id_args!("UUID.");
 
 // Arguments of `billing_payments_refund`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RefundArgs {
-    /// Payment UUID.
+    /// UUID.
     pub id: String,
     /// Cents to refund (R$ 100,00 = 10000); omit for all that is left.
     #[schemars(range(min = 1))]
@@ -106,7 +106,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_payments_list",
                 title: "Listar pagamentos",
-                description: "Lists payments (Pix, boleto, card) behind invoices; filter by invoice_id or status (succeeded = paid).",
+                description: "Lists payments (Pix, boleto, card) of invoices; succeeded = paid.",
                 toolset: Toolset::Payments,
                 permission: read,
                 effect: Effect::Read,
@@ -125,7 +125,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_payments_get",
                 title: "Ver pagamento",
-                description: "Returns one payment: invoice, payment_method_type, status, amount and paid_amount (cents and BRL), paid_at.",
+                description: "One payment: invoice, method, status, amount and paid_amount (cents and BRL), paid_at.",
                 toolset: Toolset::Payments,
                 permission: read,
                 effect: Effect::Read,
@@ -141,7 +141,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_payments_refund",
                 title: "Estornar pagamento",
                 description: destructive_description!(
-                    "Refunds (estorna) a succeeded payment: all of it, or amount_cents (partial). Returns it."
+                    "Refunds (estorna) a succeeded payment: all of it, or amount_cents."
                 ),
                 toolset: Toolset::Payments,
                 permission: Some(Permission::write(Resource::Payments)),

@@ -27,15 +27,15 @@ wire_enum! {
 pub struct ListArgs {
     // Status.
     pub status: Option<PlanStatus>,
-    /// Billing account UUID: only the plans it can subscribe to.
+    /// Only plans this account can use.
     pub billing_account_id: Option<String>,
-    /// Free text (name, slug).
+    /// Name or slug.
     pub search: Option<String>,
     #[serde(flatten)]
     pub paging: Paging,
 }
 
-id_args!("Plan UUID.");
+id_args!("UUID.");
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Plans));
@@ -44,7 +44,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_plans_list",
                 title: "Listar planos",
-                description: "Lists plans (planos), the plan_id billing_subscriptions_create takes. Filter by status, search, or billing_account_id (the plans that account can use). Prices: billing_plans_get.",
+                description: "Lists plans (planos), whose ids subscriptions take. Prices: billing_plans_get.",
                 toolset: Toolset::Plans,
                 permission: read,
                 effect: Effect::Read,
@@ -68,7 +68,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_plans_get",
                 title: "Ver plano",
-                description: "Returns one plan with its items: each item's product_id, price_id, quantity and whether it is included in the plan price (the ids billing_subscriptions_create items take).",
+                description: "One plan and its items (product_id, price_id, quantity): what subscription items take.",
                 toolset: Toolset::Plans,
                 permission: read,
                 effect: Effect::Read,

@@ -48,13 +48,13 @@ pub struct ListArgs {
     pub status: Option<ProductStatus>,
     // Type.
     pub product_type: Option<ProductType>,
-    /// Free text (name, slug).
+    /// Name or slug.
     pub search: Option<String>,
     #[serde(flatten)]
     pub paging: Paging,
 }
 
-id_args!("Product UUID.");
+id_args!("UUID.");
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Products));
@@ -63,7 +63,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_products_list",
                 title: "Listar produtos",
-                description: "Lists products (produtos), the product_id subscription items take; filter by status, product_type or search.",
+                description: "Lists products (produtos), whose ids subscription items take.",
                 toolset: Toolset::Products,
                 permission: read,
                 effect: Effect::Read,
@@ -85,7 +85,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_products_get",
                 title: "Ver produto",
-                description: "Returns one product: name, type, status, unit label and group. Its prices appear as plan items (billing_plans_get).",
+                description: "One product: name, type, status, unit label, group. Prices: billing_plans_get.",
                 toolset: Toolset::Products,
                 permission: read,
                 effect: Effect::Read,

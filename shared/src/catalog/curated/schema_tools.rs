@@ -11,7 +11,7 @@ use crate::catalog::{Effect, NoArgs, Output, ToolError, ToolMeta, ToolSpec, Tool
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchemaArgs {
-    /// Resource name: customers, billing_accounts, plans, products, subscriptions, invoices, payments or nfes.
+    /// A name billing_schemas_list gives.
     pub resource: String,
 }
 
@@ -21,8 +21,7 @@ fn list_schema() -> Value {
 }
 
 fn get_schema() -> Value {
-    json!({"type": "object", "properties": {"schema": {"type": "object",
-        "description": "name, title, description, default_sort e fields [{name, type, nullable, sortable, meaning, values}]"}},
+    json!({"type": "object", "properties": {"schema": {"type": "object"}},
         "required": ["schema"]})
 }
 
@@ -62,7 +61,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_schemas_list",
                 title: "Listar esquemas",
-                description: "Lists the billing resources (customers, billing_accounts, plans, products, subscriptions, invoices, payments, nfes), one line each, plus how money and dates are expressed. Use it before filtering or sorting by a field you are unsure of.",
+                description: "Lists the billing resources and how money and dates are written.",
                 toolset: Toolset::Schemas,
                 permission: None,
                 effect: Effect::Read,
@@ -74,7 +73,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_schemas_get",
                 title: "Ver esquema de um recurso",
-                description: "Returns one resource's fields: type, whether nullable, whether `sort_by` accepts it, a one-line meaning, and each enum value with its meaning (e.g. invoice status open = finalizada aguardando pagamento). Use it to read a record correctly or to pick a valid sort_by.",
+                description: "One resource's fields: type, nullable, sortable, meaning, enum values.",
                 toolset: Toolset::Schemas,
                 permission: None,
                 effect: Effect::Read,

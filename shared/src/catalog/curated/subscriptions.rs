@@ -73,27 +73,27 @@ pub struct ListArgs {
     pub billing_account_id: Option<String>,
     /// Plan UUID.
     pub plan_id: Option<String>,
-    /// Free text: customer name, CPF/CNPJ.
+    /// Customer name or CPF/CNPJ.
     pub search: Option<String>,
     #[serde(flatten)]
     pub paging: Paging,
 }
 
-id_args!("Subscription UUID.");
+id_args!("UUID.");
 
 // One item of a subscription without a plan: a product at one of its prices.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(inline)]
 pub struct Item {
-    /// Product UUID (billing_products_list).
+    /// Product UUID.
     pub product_id: String,
-    /// Price UUID (a plan item's price_id, billing_plans_get).
+    /// Price UUID (a plan item's).
     pub price_id: String,
-    /// Quantity (default 1).
+    /// Default 1.
     #[schemars(range(min = 1))]
     pub quantity: Option<u32>,
-    /// Optional unit price override in cents (R$ 99,90 = 9990); sent as unit_amount_subcents = ×100.
+    /// Unit price override in cents (R$ 99,90 = 9990).
     pub unit_amount_cents: Option<u64>,
 }
 
@@ -101,14 +101,14 @@ pub struct Item {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateArgs {
-    /// Payer's billing account UUID (billing_accounts_list).
+    /// Payer's billing account UUID.
     pub billing_account_id: String,
-    /// Plan UUID (billing_plans_list); or pass items.
+    /// Plan UUID; or items.
     pub plan_id: Option<String>,
-    /// Products billed each cycle (no plan).
+    /// Products billed each cycle, instead of a plan.
     #[schemars(length(max = MAX_ARRAY_ITEMS))]
     pub items: Option<Vec<Item>>,
-    /// Cycle (default monthly).
+    /// Default monthly.
     pub billing_cycle: Option<BillingCycle>,
 }
 
@@ -116,11 +116,11 @@ pub struct CreateArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PauseArgs {
-    /// Subscription UUID.
+    /// UUID.
     pub id: String,
     /// Invoices meanwhile (default mark_uncollectible).
     pub behavior: Option<PauseBehavior>,
-    /// Auto-resume: YYYY-MM-DD (midnight in São Paulo) or ISO date-time; omit = until resumed.
+    /// Auto-resume: YYYY-MM-DD or ISO date-time; omit: until resumed.
     pub resumes_at: Option<String>,
 }
 
@@ -128,9 +128,9 @@ pub struct PauseArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CancelArgs {
-    /// Subscription UUID.
+    /// UUID.
     pub id: String,
-    /// true: at period end; default now.
+    /// Default false: now.
     pub cancel_at_period_end: Option<bool>,
     /// Why.
     pub reason: Option<String>,
@@ -218,7 +218,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_subscriptions_list",
                 title: "Listar assinaturas",
-                description: "Lists subscriptions; filter by status, billing_account_id, plan_id or search. Then billing_subscriptions_get.",
+                description: "Lists subscriptions (assinaturas), with customer, cycle and amount.",
                 toolset: Toolset::Subscriptions,
                 permission: read,
                 effect: Effect::Read,
@@ -249,7 +249,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_subscriptions_get",
                 title: "Ver assinatura",
-                description: "Returns one subscription: status, plan, cycle, recurring amount, current period, pause and cancellation.",
+                description: "One subscription: status, plan, cycle, recurring amount, period, pause, cancellation.",
                 toolset: Toolset::Subscriptions,
                 permission: read,
                 effect: Effect::Read,
@@ -264,7 +264,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_subscriptions_create",
                 title: "Criar assinatura",
-                description: "Creates a subscription for a billing account (billing_accounts_list) from plan_id (billing_plans_list) or from items of product_id + price_id (billing_products_list, billing_plans_get). Returns it.",
+                description: "Creates a subscription from plan_id, or items of product_id + price_id (billing_plans_get).",
                 toolset: Toolset::Subscriptions,
                 permission: write,
                 effect: Effect::Write { idempotent: false },
@@ -279,7 +279,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_subscriptions_pause",
                 title: "Pausar assinatura",
-                description: "Pauses collection of an active, past_due or trialing subscription until resumes_at or billing_subscriptions_resume. Returns it (paused).",
+                description: "Pauses collection of an active, past_due or trialing subscription.",
                 toolset: Toolset::Subscriptions,
                 permission: write,
                 effect: Effect::Write { idempotent: true },
@@ -306,7 +306,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_subscriptions_resume",
                 title: "Retomar assinatura",
-                description: "Resumes billing of a paused subscription (only status paused). Returns it (active).",
+                description: "Resumes billing of a paused subscription (status back to active).",
                 toolset: Toolset::Subscriptions,
                 permission: write,
                 effect: Effect::Write { idempotent: true },
@@ -323,7 +323,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                 name: "billing_subscriptions_cancel",
                 title: "Cancelar assinatura",
                 description: destructive_description!(
-                    "Cancels a subscription now, or at period end with cancel_at_period_end=true. Returns it."
+                    "Cancels a subscription, now or at period end."
                 ),
                 toolset: Toolset::Subscriptions,
                 permission: write,
