@@ -3,7 +3,25 @@
 
 use super::row::Row;
 
+mod billing_accounts;
+mod customers;
+mod invoices;
+mod nfes;
 mod organization;
+mod payments;
+mod plans;
+mod products;
+mod subscriptions;
 
 /// Every row, by resource.
-pub const ROWS: &[&[Row]] = &[organization::ROWS];
+pub const ROWS: &[&[Row]] = &[
+    organization::ROWS,
+    customers::ROWS,
+    billing_accounts::ROWS,
+    subscriptions::ROWS,
+    invoices::ROWS,
+    payments::ROWS,
+    nfes::ROWS,
+    plans::ROWS,
+    products::ROWS,
+];
