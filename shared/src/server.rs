@@ -214,6 +214,12 @@ impl KobanaMcp {
     }
 
     fn tool_ctx(&self, principal: Arc<Principal>, context: &RequestContext<RoleServer>) -> ToolCtx {
+        let narrowing = parts(context)
+            .ok()
+            .and_then(|parts| parts.extensions.get::<Result<Narrowing, String>>())
+            .and_then(|narrowing| narrowing.as_ref().ok())
+            .cloned()
+            .unwrap_or_default();
         ToolCtx {
             kobana: self.state.kobana.for_request(request_record(context)),
             principal,
@@ -221,6 +227,7 @@ impl KobanaMcp {
             gate: WriteGate::Open,
             rows: self.state.rows,
             names: self.state.names.clone(),
+            narrowing,
             output: None,
         }
     }
@@ -481,11 +488,11 @@ impl KobanaMcp {
         let visibility = visibility(&context)?;
         let tool = shown_tool(&visibility, &request.name)?;
         if !visibility.may_run(tool) {
+            // A generic writing tool has no permission of its own: any `<resource>:write`.
             let permission = tool
                 .meta
                 .permission
-                .map(|p| p.to_string())
-                .unwrap_or_default();
+                .map_or_else(|| "<recurso>:write".to_owned(), |p| p.to_string());
             return Ok(render_error(&ToolError::PermissionDenied(permission)).into());
         }
         let ctx = self.call_ctx(principal, &context, tool)?;

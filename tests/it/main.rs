@@ -13,6 +13,7 @@ mod hostile_support;
 mod hostile_upstream_support;
 mod house_support;
 mod lambda_support;
+mod operations_support;
 mod token_front_support;
 
 // The areas.
@@ -54,6 +55,8 @@ mod load;
 mod log_scan;
 mod metrics;
 mod oauth_discovery;
+mod operations;
+mod operations_confirm;
 mod origin_grammar;
 mod output_schemas;
 mod prompts;

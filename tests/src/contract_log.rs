@@ -89,3 +89,18 @@ impl ContractLog {
         }
     }
 }
+
+/// Records that a test saw the generic tools refuse `operation` (an excluded row) without
+/// calling Kobana: one `{"refused":"<operationId>"}` line in this process's
+/// `<pid>-refused.jsonl` under `$KOBANA_CONTRACT_LOG`, when it is set. I/O errors are ignored.
+pub fn record_refused(operation: &str) {
+    let Some(dir) = std::env::var_os(ENV).filter(|d| !d.is_empty()) else {
+        return;
+    };
+    let path = Path::new(&dir).join(format!("{}-refused.jsonl", std::process::id()));
+    if let Ok(mut file) = OpenOptions::new().create(true).append(true).open(path) {
+        let mut line = json!({ "refused": operation }).to_string();
+        line.push('\n');
+        let _ = file.write_all(line.as_bytes());
+    }
+}

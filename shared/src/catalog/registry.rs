@@ -21,7 +21,7 @@ use crate::access::{Permission, Resource};
 
 /// Largest `tools/list` answer the server promises (every tool listed), in bytes: what a
 /// client's context pays before the first call.
-pub const MAX_TOOLS_LIST_BYTES: usize = 36 * 1024;
+pub const MAX_TOOLS_LIST_BYTES: usize = 40 * 1024;
 
 /// What a tool does to the world. Decides the annotations and the confirmation rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +59,9 @@ pub enum Asks {
     RefundPayment,
     /// Cancel an NF-e.
     CancelNfe,
+    /// Any destructive operation the generic tool runs: its reviewed row's sentence
+    /// (`catalog::operations`, `confirm::operation`).
+    Operation,
 }
 
 /// The shape of a tool's structured result, for its `outputSchema`.
@@ -399,7 +402,9 @@ pub struct Registry {
 impl Registry {
     /// The tools as the code defines them, without their wire definitions yet.
     fn defined() -> Vec<ToolSpec> {
-        super::curated::tools()
+        let mut tools = super::curated::tools();
+        tools.extend(super::operations::tools::tools());
+        tools
     }
 
     fn build() -> Self {
@@ -536,7 +541,11 @@ mod tests {
                 assert!(seen.insert(asks), "{} reuses {asks:?}", tool.meta.name);
             }
         }
-        assert_eq!(seen.len(), 6, "the six destructive tools of CF-1");
+        assert_eq!(
+            seen.len(),
+            7,
+            "the six destructive tools of CF-1 and the generic one"
+        );
     }
 
     /// NM-4: each limit is one constant, and what the wire says of it (`tools.json`: the

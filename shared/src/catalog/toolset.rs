@@ -1,6 +1,8 @@
-//! Toolsets: the groups a client may select with `X-MCP-Toolsets`, one file each in this
-//! module's siblings. A toolset knows its slug and the permission resource its tools act on
-//! (whose slug is also the Kobana path segment of its records).
+//! Toolsets: the groups a client may select with `X-MCP-Toolsets`, one file each in
+//! `catalog/curated` (and `operations`, the generic tools). A toolset knows its slug and the
+//! permission resource its tools act on (whose slug is also the Kobana path segment of its
+//! records). Every resource's slug is a name a client may write too (see
+//! [`super::Narrowing`]): it narrows the generic tools to that resource's operations.
 
 use crate::access::Resource;
 
@@ -27,15 +29,19 @@ pub enum Toolset {
     Payments,
     /// NF-e / NFS-e.
     Nfes,
+    /// The generic tools that reach every operation of the document (`catalog::operations`).
+    Operations,
 }
 
 impl Toolset {
     /// The server's own catalog's slug (`schemas`): its toolset, its resource URIs
     /// (`kobana://billing/schemas/…`).
     pub const SCHEMAS: &'static str = Toolset::Schemas.slug();
+    /// The generic tools' slug (`operations`).
+    pub const OPERATIONS: &'static str = Toolset::Operations.slug();
 
     /// Every toolset, in catalog order.
-    pub const ALL: [Toolset; 10] = [
+    pub const ALL: [Toolset; 11] = [
         Toolset::Organization,
         Toolset::Schemas,
         Toolset::Customers,
@@ -46,12 +52,13 @@ impl Toolset {
         Toolset::Invoices,
         Toolset::Payments,
         Toolset::Nfes,
+        Toolset::Operations,
     ];
 
     /// The permission resource its tools act on; `None` for the server's own catalog.
     pub const fn resource(self) -> Option<Resource> {
         Some(match self {
-            Toolset::Schemas => return None,
+            Toolset::Schemas | Toolset::Operations => return None,
             Toolset::Organization => Resource::Organization,
             Toolset::Customers => Resource::Customers,
             Toolset::BillingAccounts => Resource::BillingAccounts,
@@ -64,11 +71,16 @@ impl Toolset {
         })
     }
 
-    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, or `schemas`).
+    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, `schemas` or
+    /// `operations`).
     pub const fn slug(self) -> &'static str {
-        match self.resource() {
-            Some(resource) => resource.slug(),
-            None => "schemas",
+        match self {
+            Toolset::Schemas => "schemas",
+            Toolset::Operations => "operations",
+            _ => match self.resource() {
+                Some(resource) => resource.slug(),
+                None => "",
+            },
         }
     }
 
@@ -106,12 +118,12 @@ mod tests {
     }
 
     #[test]
-    fn every_permission_resource_has_its_toolset() {
-        for resource in Resource::ALL {
-            assert!(
-                Toolset::ALL.iter().any(|s| s.resource() == Some(resource)),
-                "{resource:?}"
-            );
+    fn every_toolset_of_a_resource_is_named_by_its_slug() {
+        for set in Toolset::ALL {
+            if let Some(resource) = set.resource() {
+                assert_eq!(set.slug(), resource.slug());
+            }
         }
+        assert_eq!(Toolset::from_slug("operations"), Some(Toolset::Operations));
     }
 }

@@ -208,17 +208,19 @@ impl KobanaClient {
         Ok(envelope)
     }
 
-    /// A write (`POST`, `PATCH`, `DELETE`). Retried only when it carries an idempotency key,
-    /// which Kobana honours for 24 h (the same key replays the original answer).
+    /// A write (`POST`, `PUT`, `PATCH`, `DELETE`), or one of the document's `POST` look-ups.
+    /// Retried only when it carries an idempotency key, which Kobana honours for 24 h (the
+    /// same key replays the original answer).
     pub async fn send(
         &self,
         method: Method,
         token: &BearerToken,
         segments: &[&str],
+        query: &[(String, String)],
         body: Option<&Value>,
         idempotency_key: Option<&str>,
     ) -> Result<Envelope, KobanaError> {
-        self.call(method, token, segments, &[], body, idempotency_key)
+        self.call(method, token, segments, query, body, idempotency_key)
             .await
     }
 

@@ -10,6 +10,7 @@
 //! percent-decoding, query strings) in [`text`].
 
 mod check;
+pub mod operations;
 pub mod subset;
 #[cfg(test)]
 mod tests;
