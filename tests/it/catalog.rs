@@ -61,14 +61,23 @@ const CONTRACT_TOOLS: [&str; 6] = [
     "billing_products_get",
 ];
 
-/// The destructive (D) tools of the spec table.
-const DESTRUCTIVE: [&str; 6] = [
+/// The destructive (D) tools of the spec table, and the generic one (#32).
+const DESTRUCTIVE: [&str; 7] = [
     "billing_customers_delete",
     "billing_subscriptions_cancel",
     "billing_invoices_void",
     "billing_invoices_delete",
     "billing_payments_refund",
     "billing_nfes_cancel",
+    "billing_operations_write_destructive",
+];
+
+/// The four generic tools that reach every operation of the document (#32).
+const GENERIC_TOOLS: [&str; 4] = [
+    "billing_operations_search",
+    "billing_operations_read",
+    "billing_operations_write",
+    "billing_operations_write_destructive",
 ];
 
 // ---------------------------------------------------------------- the catalog itself
@@ -80,9 +89,13 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
         .iter()
         .map(|t| t.meta.name)
         .collect();
-    let spec: BTreeSet<&str> = SPEC_TOOLS.into_iter().chain(CONTRACT_TOOLS).collect();
+    let spec: BTreeSet<&str> = SPEC_TOOLS
+        .into_iter()
+        .chain(CONTRACT_TOOLS)
+        .chain(GENERIC_TOOLS)
+        .collect();
     assert_eq!(registry, spec);
-    assert_eq!(registry.len(), 38, "one registry entry per catalog tool");
+    assert_eq!(registry.len(), 42, "one registry entry per catalog tool");
 
     let stack = Stack::start().await;
     let tools = tools_list(&stack, &full_token()).await;
@@ -349,7 +362,7 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
     for t in &tools {
         let name = t["name"].as_str().unwrap();
         let verb = name.rsplit('_').next().unwrap();
-        let is_read = matches!(verb, "list" | "get" | "pdf" | "xml");
+        let is_read = matches!(verb, "list" | "get" | "pdf" | "xml" | "search" | "read");
         assert_eq!(t["annotations"]["readOnlyHint"], is_read, "{name}");
         if is_read {
             assert_ne!(t["annotations"]["destructiveHint"], true, "{name}");

@@ -65,16 +65,25 @@ pub struct SearchArgs {
 pub struct CallArgs {
     /// operationId (billing_operations_search).
     pub operation: String,
-    /// Path parameters.
+    // Path parameters (the tool's description names the three objects).
+    #[allow(missing_docs)]
     pub path: Option<Map<String, Value>>,
-    /// Query parameters.
+    // Query parameters.
+    #[allow(missing_docs)]
     pub query: Option<Map<String, Value>>,
-    /// JSON body.
+    // JSON body.
+    #[allow(missing_docs)]
     pub body: Option<Map<String, Value>>,
 }
 
-fn schema() -> Value {
-    json!({"type": "object"})
+/// The result of a search: hits under `operations`, or one operation described.
+fn search_schema() -> Value {
+    json!({"type": "object", "properties": {"operations": {"type": "array"}}})
+}
+
+/// The result of a run: the operation, and its answer under `data`.
+fn run_schema() -> Value {
+    json!({"type": "object", "properties": {"operation": {"type": "string"}}, "required": ["operation"]})
 }
 
 /// The four generic tools.
@@ -86,7 +95,11 @@ pub fn tools() -> Vec<ToolSpec> {
         toolset: Toolset::Operations,
         permission: None,
         effect,
-        output: Output::Custom(schema),
+        output: Output::Custom(if name == SEARCH {
+            search_schema
+        } else {
+            run_schema
+        }),
     };
     vec![
         ToolSpec::new(
