@@ -57,6 +57,7 @@ mod metrics;
 mod oauth_discovery;
 mod operations;
 mod operations_confirm;
+mod operations_rows;
 mod origin_grammar;
 mod output_schemas;
 mod prompts;

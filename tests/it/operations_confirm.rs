@@ -94,21 +94,38 @@ fn read_question(message: &str) -> Result<Read, String> {
     if message.chars().any(hidden) {
         return Err(format!("hidden characters: {message:?}"));
     }
-    let (sentence, rest) = message
-        .split_once('?')
-        .ok_or_else(|| format!("no sentence: {message}"))?;
-    let (head, mut quoted) = match rest.split_once('«') {
-        Some((head, _)) => (head, &rest[head.len()..]),
-        None => (rest, ""),
-    };
-    // The quoted texts come last: `<label>: «…».`, each closed, none inside another.
-    let label_end = if quoted.is_empty() {
-        head.len()
+    // The server's voice comes first and holds no quote: the row's sentence (its question and
+    // consequence), then the plain values after `Dados enviados:`, then the quoted texts, each
+    // `<label>: «…».`, closed, none inside another.
+    let first_quote = message.find('«').unwrap_or(message.len());
+    let voice = &message[..first_quote];
+    let label_start = if first_quote == message.len() {
+        voice.len()
     } else {
-        head.rfind(". ").map_or(0, |at| at + 2)
+        voice.rfind(". ").map_or(0, |at| at + 2)
     };
-    let (head, mut label) = head.split_at(label_end);
+    let (voice, mut label) = voice.split_at(label_start);
+    let (sentence, list) = match voice.split_once(" Dados enviados: ") {
+        Some((sentence, list)) => (sentence, Some(list.trim_end())),
+        None => (voice.trim_end(), None),
+    };
+    if !sentence.contains('?') {
+        return Err(format!("the sentence asks nothing: {message}"));
+    }
+    let mut values = Vec::new();
+    if let Some(list) = list {
+        let list = list
+            .strip_suffix('.')
+            .ok_or_else(|| format!("the values do not end: {list:?}"))?;
+        for item in list.split("; ") {
+            let (place, value) = item
+                .split_once(" = ")
+                .ok_or_else(|| format!("not a value: {item:?}"))?;
+            values.push((place.to_owned(), value.to_owned()));
+        }
+    }
     let mut quotes = Vec::new();
+    let mut quoted = &message[first_quote..];
     while let Some(inner) = quoted.strip_prefix('«') {
         let (text, after) = inner
             .split_once('»')
@@ -128,20 +145,6 @@ fn read_question(message: &str) -> Result<Read, String> {
             }
             None if after.is_empty() => break,
             None => return Err(format!("server text after the quotes: {after:?}")),
-        }
-    }
-    let mut values = Vec::new();
-    let head = head.trim();
-    if !head.is_empty() {
-        let list = head
-            .strip_prefix("Dados enviados: ")
-            .and_then(|l| l.strip_suffix('.'))
-            .ok_or_else(|| format!("server text between the sentence and the values: {head:?}"))?;
-        for item in list.split("; ") {
-            let (place, value) = item
-                .split_once(" = ")
-                .ok_or_else(|| format!("not a value: {item:?}"))?;
-            values.push((place.to_owned(), value.to_owned()));
         }
     }
     Ok(Read {
@@ -424,12 +427,16 @@ async fn wa2_cf2_money_in_the_question_is_in_brl_by_its_unit() {
     let (message, state) = rig.ask(&token, &args).await;
     println!("{message}");
     let read = read_question(&message).unwrap();
-    assert!(read.sentence.contains("valor R$ 10,00"), "{message}");
-    assert!(
-        read.sentence
-            .starts_with(&format!("Estornar o pagamento {PAY_CARD}")),
-        "{message}"
+    // The amount sent in BRL by its unit (centavos), the payment by the id the path names and
+    // its own amount read from Kobana.
+    let paid = rig.stack.fake.record("payments", PAY_CARD).unwrap()["amount_cents"]
+        .as_i64()
+        .unwrap();
+    let expected = format!(
+        "Estornar R$ 10,00 do pagamento {PAY_CARD} de {}?",
+        crate::confirm_support::brl(paid)
     );
+    assert!(read.sentence.starts_with(&expected), "{message}");
     assert!(
         read.values
             .contains(&("body.amount_cents".to_owned(), "R$ 10,00".to_owned())),
@@ -626,11 +633,11 @@ fn record_is_named(read: &Read, record: &Value, message: &str) -> Result<(), Str
     };
     if record.get("total_subcents").is_some() {
         match record["number"].as_str() {
-            Some(n) if plain_reference(n) && !read.sentence.contains(&format!("a fatura {n} ")) => {
+            Some(n) if plain_reference(n) && !read.sentence.contains(&format!(" {n} de ")) => {
                 return Err(format!("number {n} not in {message}"));
             }
             Some(n) if plain_reference(n) => {}
-            Some(n) => match quote("Número da fatura (no cadastro)") {
+            Some(n) => match quote("Número (no cadastro)") {
                 Some(q) if same_quote(q, n) => {}
                 _ => return Err(format!("number {n:?} not quoted: {message}")),
             },

@@ -16,15 +16,15 @@
 
 use serde_json::{Map, Value};
 
-use super::question::{Question, day, due_day, invoice_object, is_reference, quoted, text};
-use crate::access::Resource;
+use super::question::{quoted, quoted_whole};
 use crate::catalog::operations::facts::{Answer, Code, Facts, Kind, Operation, facts};
+use crate::catalog::operations::find;
 use crate::catalog::operations::money::{brl, unit_label, unit_of};
 use crate::catalog::operations::row::{Row, Unit};
-use crate::catalog::operations::template::{Piece, parse, places};
-use crate::catalog::operations::{answer::resource_of, find};
+use crate::catalog::operations::template::{Place, Values, record_path};
 use crate::catalog::{PlannedWrite, ToolCtx, ToolError};
-use crate::format::money::is_invoice;
+use crate::format::brl_from_cents;
+use crate::format::money::{invoice_total_cents, is_invoice};
 
 /// Most values a question lists; a request with more is not put into words (refused).
 pub const MAX_LISTED_VALUES: usize = 60;
@@ -54,25 +54,34 @@ pub async fn question(ctx: &ToolCtx, write: &PlannedWrite) -> Result<String, Too
         .and_then(find)
         .and_then(|row| Some((row, facts.operation(row.operation)?)))
         .ok_or(ToolError::Undescribable)?;
-    let template = row.asks().ok_or(ToolError::Undescribable)?;
-    let pieces = parse(template).map_err(|error| {
-        tracing::error!(%error, "a destructive row's sentence does not parse: refused");
-        ToolError::Undescribable
-    })?;
+    let template = row
+        .template()
+        .ok_or(ToolError::Undescribable)?
+        .map_err(|error| {
+            tracing::error!(%error, "a destructive row's sentence does not parse: refused");
+            ToolError::Undescribable
+        })?;
     let values = shown_values(facts, row, op, write)?;
     let mut quotes = Vec::new();
-    let record = if places(&pieces).contains(&"record") {
+    let record = if template.places().contains(&Place::Record) {
         Some(record(ctx, facts, row, op, write, &mut quotes).await?)
     } else {
         None
     };
-    let mut sentence = render(&pieces, &values, record.as_deref());
-    sentence.push('?');
+    let request = Request {
+        write,
+        values: &values,
+        record: record.as_deref(),
+    };
+    // The rows' sentences ask (`…?`) and may say the consequence after.
+    let mut out = template.render(&request).trim().to_owned();
+    if !out.contains('?') {
+        out.push('?');
+    }
     let plain: Vec<String> = values
         .iter()
         .filter_map(|v| Some(format!("{} = {}", v.place, v.plain.as_ref()?)))
         .collect();
-    let mut out = sentence;
     if !plain.is_empty() {
         out.push_str(&format!(" Dados enviados: {}.", plain.join("; ")));
     }
@@ -80,7 +89,7 @@ pub async fn question(ctx: &ToolCtx, write: &PlannedWrite) -> Result<String, Too
         out.push_str(&format!(
             " {} (texto enviado): {}.",
             value.place,
-            super::question::quoted_whole(&value.raw)
+            quoted_whole(&value.raw)
         ));
     }
     for (label, text) in quotes {
@@ -92,38 +101,83 @@ pub async fn question(ctx: &ToolCtx, write: &PlannedWrite) -> Result<String, Too
     Ok(out)
 }
 
-/// The sentence with its placeholders filled; a group with a placeholder the request lacks
-/// is left out.
-fn render(pieces: &[Piece], values: &[Shown], record: Option<&str>) -> String {
-    let value = |place: &str| -> Option<String> {
-        if place == "record" {
-            return record.map(str::to_owned);
+/// The request (and the record) a sentence is rendered with.
+struct Request<'a> {
+    write: &'a PlannedWrite,
+    values: &'a [Shown],
+    record: Option<&'a str>,
+}
+
+impl Values for Request<'_> {
+    fn raw(&self, place: &Place<'_>) -> Option<Value> {
+        let value = match place {
+            Place::Record => return self.record.map(|_| Value::Bool(true)),
+            Place::Path(_) | Place::Query(_) => {
+                let key = place.key();
+                let shown = self.values.iter().find(|v| v.place == key)?;
+                Value::String(shown.raw.clone())
+            }
+            Place::Body(path) => member(self.write.body.as_ref()?, path)?,
+        };
+        (!value.is_null()).then_some(value)
+    }
+
+    fn shown(&self, place: &Place<'_>, _: &Value) -> String {
+        if *place == Place::Record {
+            return self.record.unwrap_or_default().to_owned();
         }
-        let shown = values.iter().find(|v| v.place == place)?;
-        // A free text is never put in the sentence: it is quoted after it.
-        Some(
-            shown
-                .plain
-                .clone()
-                .unwrap_or_else(|| "(texto abaixo)".to_owned()),
-        )
-    };
-    let mut out = String::new();
-    for piece in pieces {
-        match piece {
-            Piece::Text(text) => out.push_str(text),
-            Piece::Place(place) => match value(place) {
-                Some(text) => out.push_str(&text),
-                None => out.push_str("(não informado)"),
-            },
-            Piece::Group(inner) => {
-                if places(inner).iter().all(|p| value(p).is_some()) {
-                    out.push_str(&render(inner, values, record));
-                }
+        // Every leaf at the place (arrays walked through), as the list after the sentence
+        // shows it; a free text is never put in the sentence: it is quoted after it.
+        let key = place.key();
+        let shown: Vec<String> = self
+            .values
+            .iter()
+            .filter(|v| without_indexes(&v.place) == key)
+            .map(|v| {
+                v.plain
+                    .clone()
+                    .unwrap_or_else(|| "(texto abaixo)".to_owned())
+            })
+            .collect();
+        shown.join(", ")
+    }
+}
+
+/// The member at a dotted `path` of `body`, arrays walked through (their members' values
+/// gathered in a list).
+fn member(body: &Value, path: &str) -> Option<Value> {
+    let mut current = vec![body];
+    for name in path.split('.') {
+        let mut next = Vec::new();
+        for value in current {
+            match value {
+                Value::Object(map) => next.extend(map.get(name)),
+                Value::Array(items) => next.extend(items.iter().filter_map(|i| i.get(name))),
+                _ => {}
             }
         }
+        current = next;
     }
-    out.trim().to_owned()
+    match current.as_slice() {
+        [] => None,
+        [one] => Some((*one).clone()),
+        many => Some(Value::Array(many.iter().map(|v| (*v).clone()).collect())),
+    }
+}
+
+/// `body.items[0].amount` → `body.items.amount`.
+fn without_indexes(place: &str) -> String {
+    let mut out = String::with_capacity(place.len());
+    let mut skipping = false;
+    for c in place.chars() {
+        match c {
+            '[' => skipping = true,
+            ']' => skipping = false,
+            c if !skipping => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Every value the request sends, by place, in the order path, query, body.
@@ -311,11 +365,23 @@ async fn record(
     write: &PlannedWrite,
     quotes: &mut Vec<(&'static str, String)>,
 ) -> Result<String, ToolError> {
-    let (get, segments) = record_read(facts, op, write).ok_or_else(|| {
-        tracing::error!("a destructive row asks for {{record}} but no read names it: refused");
-        ToolError::Undescribable
-    })?;
-    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let read = |path: &str| {
+        facts
+            .operations()
+            .iter()
+            .find(|o| o.method == "GET" && o.path == path && matches!(o.answer, Answer::Json(_)))
+    };
+    let get = record_path(&op.path, |path| read(path).is_some())
+        .and_then(read)
+        .ok_or_else(|| {
+            tracing::error!("a destructive row asks for {{record}} but no read names it: refused");
+            ToolError::Undescribable
+        })?;
+    let depth = get.path.trim_start_matches("/v1/").split('/').count();
+    let segments: Vec<&str> = write.segments[..depth.min(write.segments.len())]
+        .iter()
+        .map(String::as_str)
+        .collect();
     let data = ctx
         .kobana
         .get(&ctx.principal.token, &segments, &[])
@@ -325,27 +391,9 @@ async fn record(
     Ok(describe_record(facts, row, get, &data, id, quotes))
 }
 
-/// The read of the record `write` names: the longest prefix of its path ending in a
-/// parameter that a `GET` of one record serves.
-fn record_read<'f>(
-    facts: &'f Facts,
-    op: &Operation,
-    write: &PlannedWrite,
-) -> Option<(&'f Operation, Vec<String>)> {
-    let template: Vec<&str> = op.path.trim_start_matches("/v1/").split('/').collect();
-    (1..=template.len().min(write.segments.len()))
-        .rev()
-        .filter(|&n| template[n - 1].starts_with('{'))
-        .find_map(|n| {
-            let path = format!("/v1/{}", template[..n].join("/"));
-            let get = facts.operations().iter().find(|o| {
-                o.method == "GET" && o.path == path && matches!(o.answer, Answer::Json(_))
-            })?;
-            Some((get, write.segments[..n].to_vec()))
-        })
-}
-
-/// "a fatura FAT-… de R$ 499,00, vencimento 25/08/2026", "o crédito 5f0c… de R$ 50,00".
+/// What follows the record's noun in a sentence ("a fatura {record}"): its number (or the
+/// path's id), amount and due date — "FAT-2026-000812 de R$ 499,00, vencimento 25/08/2026".
+/// A number that is not a plain token, and the record's name, are quoted after.
 fn describe_record(
     facts: &Facts,
     row: &Row,
@@ -354,34 +402,59 @@ fn describe_record(
     id: &str,
     quotes: &mut Vec<(&'static str, String)>,
 ) -> String {
-    if record.as_object().is_some_and(is_invoice) {
-        let mut q = Question::default();
-        let object = invoice_object(record, &mut q);
-        quotes.extend(q.into_quoted());
-        return object;
-    }
-    let mut out = resource_of(get).map_or("o registro", noun).to_owned();
     let number = ["number", "nfe_number", "code"]
         .iter()
         .find_map(|key| text(record, key));
-    match number {
-        Some(n) if is_reference(&n) => out.push_str(&format!(" {n}")),
+    let mut out = match number {
+        Some(n) if is_token(&n) => n,
         Some(n) => {
-            out.push_str(&format!(" {id}"));
             quotes.push(("Número (no cadastro)", quoted(&n)));
+            id.to_owned()
         }
-        None => out.push_str(&format!(" {id}")),
-    }
-    if let Some(amount) = record_amount(facts, row, get, record) {
-        out.push_str(&format!(" de {amount}"));
-    }
-    if let Some(due) = due_day(record).or_else(|| day(record, "expires_at")) {
-        out.push_str(&format!(", vencimento {due}"));
+        None => id.to_owned(),
+    };
+    let amount = match record.as_object() {
+        Some(map) if is_invoice(map) => invoice_amount(map),
+        _ => record_amount(facts, row, get, record).map(|brl| format!(" de {brl}")),
+    };
+    out.push_str(&amount.unwrap_or_default());
+    if let Some(due) = record
+        .get("due_date")
+        .and_then(Value::as_str)
+        .and_then(crate::format::calendar_day)
+    {
+        out.push_str(&format!(", vencimento {}", due.strftime("%d/%m/%Y")));
     }
     if let Some(name) = text(record, "name") {
         quotes.push(("Nome (no cadastro)", quoted(&name)));
     }
     out
+}
+
+/// A non-blank text member (a number as its digits), as Kobana sent it.
+fn text(record: &Value, key: &str) -> Option<String> {
+    match record.get(key)? {
+        Value::String(s) if !crate::format::plain_line(s).is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// An invoice's total under the unit its own members settle (`format::money`); while that is
+/// in doubt, what is still owed, whose unit is not.
+fn invoice_amount(map: &Map<String, Value>) -> Option<String> {
+    let record = Value::Object(map.clone());
+    match (
+        invoice_total_cents(&record),
+        map.get("amount_remaining_cents").and_then(Value::as_i64),
+    ) {
+        (Some(total), _) => Some(format!(" de {}", brl_from_cents(total))),
+        (None, Some(owed)) => Some(format!(
+            " de total não conferido (saldo em aberto {})",
+            brl_from_cents(owed)
+        )),
+        (None, None) => None,
+    }
 }
 
 /// The record's amount in BRL: its first money member whose reviewed unit is money.
@@ -404,38 +477,4 @@ fn record_amount(facts: &Facts, row: &Row, get: &Operation, record: &Value) -> O
         let unit = unit_of(row, "", Some((&schema, &member.name)))?;
         brl(value, unit)
     })
-}
-
-/// How the question names a record of `resource`.
-fn noun(resource: Resource) -> &'static str {
-    match resource {
-        Resource::Organization => "a organização",
-        Resource::Customers => "o cliente",
-        Resource::BillingAccounts => "a conta de cobrança",
-        Resource::Plans => "o plano",
-        Resource::Products => "o produto",
-        Resource::Subscriptions => "a assinatura",
-        Resource::Invoices => "a fatura",
-        Resource::Payments => "o pagamento",
-        Resource::Nfes => "a NF-e",
-        Resource::PlanGroups => "o grupo de planos",
-        Resource::ProductGroups => "o grupo de produtos",
-        Resource::Companies => "a empresa",
-        Resource::Certificates => "o certificado",
-        Resource::Coupons => "o cupom",
-        Resource::Credits => "o crédito",
-        Resource::PaymentMethods => "o método de pagamento",
-        Resource::Proposals => "a proposta",
-        Resource::ProposalTemplates => "o modelo de proposta",
-        Resource::PlanChanges => "a mudança de plano",
-        Resource::SubscriptionChanges => "a mudança de assinatura",
-        Resource::SubscriptionItemChanges => "a mudança de item de assinatura",
-        Resource::Usage => "o registro de uso",
-        Resource::TaxRules => "a regra tributária",
-        Resource::TaxPeriods => "o período tributário",
-        Resource::Withholdings => "a retenção",
-        Resource::ServiceItems => "o item de serviço",
-        Resource::DashboardUsers => "o usuário do painel",
-        Resource::TeamRoles => "o papel da equipe",
-    }
 }

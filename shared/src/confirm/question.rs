@@ -362,7 +362,7 @@ fn cancel_nfe(record: &Value, q: &mut Question) {
 
 /// A question being written: the facts (the server's voice), then the quoted texts.
 #[derive(Debug, Default)]
-pub(super) struct Question {
+struct Question {
     facts: Vec<String>,
     notes: Vec<String>,
     quoted: Vec<(&'static str, String)>,
@@ -388,11 +388,6 @@ impl Question {
                 .push(("Motivo informado", quoted_whole(&reason))),
             None => self.note("Sem motivo informado."),
         }
-    }
-
-    /// The quoted texts, labelled (for a question another module renders).
-    pub(super) fn into_quoted(self) -> Vec<(&'static str, String)> {
-        self.quoted
     }
 
     fn render(self) -> String {
@@ -433,7 +428,7 @@ pub fn quoted_whole(text: &str) -> String {
 }
 
 /// A non-blank string member (numbers as their digits), as Kobana sent it.
-pub(super) fn text(record: &Value, key: &str) -> Option<String> {
+fn text(record: &Value, key: &str) -> Option<String> {
     match record.get(key)? {
         Value::String(s) if !plain_line(s).is_empty() => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
@@ -447,7 +442,7 @@ fn cents(record: &Value, key: &str) -> Option<String> {
 }
 
 /// A date-time (or date) member as `DD/MM/AAAA` in America/Sao_Paulo.
-pub(super) fn day(record: &Value, key: &str) -> Option<String> {
+fn day(record: &Value, key: &str) -> Option<String> {
     let raw = record.get(key)?.as_str()?.trim();
     if let Ok(ts) = raw.parse::<jiff::Timestamp>() {
         return Some(
@@ -461,7 +456,7 @@ pub(super) fn day(record: &Value, key: &str) -> Option<String> {
 }
 
 /// An invoice's due date as `DD/MM/AAAA`, in whichever form Kobana wrote it.
-pub(super) fn due_day(record: &Value) -> Option<String> {
+fn due_day(record: &Value) -> Option<String> {
     let raw = record.get("due_date")?.as_str()?;
     Some(
         crate::format::calendar_day(raw)?
@@ -471,7 +466,7 @@ pub(super) fn due_day(record: &Value) -> Option<String> {
 }
 
 /// An invoice number shown as it is (not quoted): letters, digits and `.`, `_`, `/`, `-`.
-pub(super) fn is_reference(s: &str) -> bool {
+fn is_reference(s: &str) -> bool {
     (1..=40).contains(&s.len())
         && s.bytes().any(|b| b.is_ascii_alphanumeric())
         && s.bytes()
@@ -488,7 +483,7 @@ fn is_document(s: &str) -> bool {
 
 /// "a fatura FAT-2026-000812 de R$ 499,00, vencimento 25/08/2026" (a number that is not a
 /// plain reference is quoted at the end instead).
-pub(super) fn invoice_object(record: &Value, q: &mut Question) -> String {
+fn invoice_object(record: &Value, q: &mut Question) -> String {
     let draft = record.get("status").and_then(Value::as_str) == Some("draft");
     let mut s = match text(record, "number") {
         Some(number) if is_reference(&number) => format!("a fatura {number}"),

@@ -17,6 +17,7 @@ pub mod tools;
 pub mod units;
 
 pub use row::{Class, Row, Unit};
+pub use template::{Place, Template, TemplateError};
 
 /// Every row, in the order of the files of [`rows`].
 pub fn all() -> impl Iterator<Item = &'static Row> {
@@ -27,3 +28,6 @@ pub fn all() -> impl Iterator<Item = &'static Row> {
 pub fn find(operation: &str) -> Option<&'static Row> {
     all().find(|row| row.operation == operation)
 }
+
+#[cfg(test)]
+mod tests;

@@ -7,10 +7,12 @@
 //! the schema-level table ([`super::units`]) does not settle them, the confirmation sentence
 //! of a destructive row, and, for what must never pass through a model, why it is excluded.
 
+use super::template::{Template, TemplateError};
+
 /// What an operation does to the world.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
-    /// Changes nothing at Kobana (every GET but one, and the three POST look-ups).
+    /// Changes nothing at Kobana a person would see (every GET, and the three POST look-ups).
     Read,
     /// Creates or changes data in a way the API itself can undo, and moves no money.
     Write,
@@ -55,32 +57,49 @@ pub struct Row {
     pub class: Class,
     /// Units of the row's own money fields not settled by the schema-level table, by
     /// place: `query.<name>`, `path.<name>`, `body.<dotted.path>` or `answer.<dotted.path>`
-    /// (arrays are walked through: `body.line_items.unit_amount_cents`).
+    /// (from the answer's root, arrays walked through: `answer.data.amount_cents`). A row's
+    /// entry wins over the table; untyped answers get theirs here.
     pub units: &'static [(&'static str, Unit)],
     /// `Some(why)`, in pt-BR: the operation never goes through a model (raw card data,
     /// certificates and their passwords, captured provider traffic, team and role
     /// administration). The generic tools refuse it with this text and call nothing.
     pub excluded: Option<&'static str>,
     /// Why the class differs from the verb or from the first reading in
-    /// `kobana-billing-operations.md`; empty when it does not.
+    /// `kobana-billing-operations.md`, or why a sensitive operation is not excluded; empty
+    /// when there is nothing to explain.
     pub why: &'static str,
 }
 
 impl Row {
     /// The confirmation sentence template of a destructive row.
     ///
-    /// Template language: literal pt-BR text with placeholders `{path.<name>}`,
-    /// `{query.<name>}`, `{body.<dotted.path>}` and `{record}` (the record the path names,
-    /// described from Kobana: number, amount, dates). A placeholder may name only a field
-    /// that is not free text (an id, a date, an enum value, a number, a boolean, money);
-    /// money is rendered in BRL by its unit. A group in `[…]` is kept only when every
-    /// placeholder in it has a value. Free-text members of the request are never put in the
-    /// sentence: the question appends every member that will be sent, free text as quoted
-    /// data.
+    /// Template language ([`super::template`], which parses, checks and renders it): literal
+    /// pt-BR text with placeholders `{path.<name>}`, `{query.<name>}`, `{body.<dotted.path>}`
+    /// and `{record}`; plain groups `[…]`, kept only when every placeholder directly inside
+    /// has a value; conditional groups `[?place: …]`, `[!place: …]`, `[?place=value: …]` and
+    /// `[!place=value: …]`, kept when the member is sent, not sent, sent with that value, or
+    /// not sent with it (the text starts right after the colon).
+    ///
+    /// `{record}` is the record the path names, described from Kobana (number, amount, key
+    /// date) to follow its noun: "a fatura {record}". It is read with the GET of the longest
+    /// path prefix that ends in a parameter and has one ([`super::template::record_path`]).
+    ///
+    /// A placeholder may name only a field that is not free text (an id, a date, an enum
+    /// value, a number, a boolean, money of a certain unit); money is rendered in BRL by its
+    /// unit. A placeholder shown whatever the request (outside plain groups, not guarded by
+    /// `[?place…]` on itself) names a path parameter, the record or a required member. Free-text
+    /// members are never put in the sentence: the question appends every member that will be
+    /// sent, free text as quoted data. The sentence states what will run and its consequence
+    /// (money that moves, a fiscal document issued, what cannot be undone).
     pub fn asks(&self) -> Option<&'static str> {
         match self.class {
             Class::Destructive { asks } => Some(asks),
             _ => None,
         }
+    }
+
+    /// The parsed sentence of a destructive row; `None` for a read or a write.
+    pub fn template(&self) -> Option<Result<Template<'static>, TemplateError>> {
+        self.asks().map(Template::parse)
     }
 }

@@ -1,6 +1,7 @@
 //! Finding rows from what a person says: accent- and case-folded words of the query matched
 //! against each row's title, search words and `operationId` (which spells the path), by
-//! whole word or by a common stem (`prorroga` finds `prorrogar`), best matches first.
+//! whole word or by a common stem (`prorroga` finds `prorrogar`), the same word and the title
+//! counting more, best matches first.
 
 use super::row::Row;
 
@@ -17,18 +18,30 @@ const MIN_STEM: usize = 5;
 /// Longest ending a word may have past the stem it shares with another.
 const MAX_ENDING: usize = 3;
 
-/// `text` lower-cased, accents folded, split into words (letters and digits).
+/// `text` lower-cased, accents folded, split into words (letters and digits). Two spoken
+/// forms are read for what they mean: "dá"/"dê" (the verb, not the article "da") is `dar`,
+/// and an instalment count such as "6x" is `parcelar vezes`.
 pub fn words(text: &str) -> Vec<String> {
-    let folded: String = text
-        .chars()
-        .flat_map(char::to_lowercase)
-        .map(fold)
-        .collect();
-    folded
-        .split(|c: char| !c.is_ascii_alphanumeric())
+    text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(str::to_owned)
+        .flat_map(|w| {
+            let lower: String = w.chars().flat_map(char::to_lowercase).collect();
+            spoken(&lower)
+        })
         .collect()
+}
+
+/// One lower-cased word, accents folded, spoken forms read (see [`words`]).
+fn spoken(word: &str) -> Vec<String> {
+    if word == "dá" || word == "dê" {
+        return vec!["dar".to_owned()];
+    }
+    let folded: String = word.chars().map(fold).collect();
+    let count = folded.strip_suffix('x').unwrap_or_default();
+    if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) {
+        return vec!["parcelar".to_owned(), "vezes".to_owned()];
+    }
+    vec![folded]
 }
 
 /// One character without its accent (Portuguese letters; others unchanged).
@@ -69,22 +82,23 @@ pub fn row_words(row: &Row) -> Vec<String> {
 }
 
 /// How well `query` (its [`words`]) matches a row: each meaningful query word found counts
-/// 1, or 2 in the title; 0 when none is.
+/// 1 by a common stem, 2 as the same word, and twice that in the title; 0 when none is.
 pub fn score(query: &[String], row: &Row) -> u32 {
     let title = words(row.title);
     let all = row_words(row);
+    let best = |list: &[String], q: &str| {
+        if list.iter().any(|w| w == q) {
+            2
+        } else if list.iter().any(|w| matches(q, w)) {
+            1
+        } else {
+            0
+        }
+    };
     query
         .iter()
         .filter(|q| !STOPWORDS.contains(&q.as_str()))
-        .map(|q| {
-            if title.iter().any(|w| matches(q, w)) {
-                2
-            } else if all.iter().any(|w| matches(q, w)) {
-                1
-            } else {
-                0
-            }
-        })
+        .map(|q| (2 * best(&title, q)).max(best(&all, q)))
         .sum()
 }
 
@@ -115,6 +129,10 @@ mod tests {
             ["prorrogar", "o", "vencimento"]
         );
         assert_eq!(words("crédito/AÇÃO"), ["credito", "acao"]);
+        assert_eq!(
+            words("dá R$ 50 em 6x, da conta"),
+            ["dar", "r", "50", "em", "parcelar", "vezes", "da", "conta"]
+        );
         assert!(matches("prorroga", "prorrogar"));
         assert!(matches("vencimento", "vencimento"));
         assert!(matches("creditos", "credito"));

@@ -1,22 +1,26 @@
-//! `/v1/subscriptions` (provisional rows for the 39 operations of the contract; the reviewed rows replace them).
+//! `/v1/subscriptions`.
 
-use crate::catalog::operations::row::{Class, Row};
+use crate::catalog::operations::row::{Class, Row, Unit};
+use crate::catalog::operations::units::UNTYPED_INVOICE;
 
 /// The rows of `/v1/subscriptions`.
 pub const ROWS: &[Row] = &[
     Row {
         operation: "get-subscriptions",
         title: "Listar assinaturas",
-        words: "assinaturas lista recorrência subscriptions list",
+        words: "assinaturas contratos recorrência mensalidades clientes ativos inadimplentes em atraso canceladas trial período de teste filtrar buscar list subscriptions recurring",
         class: Class::Read,
-        units: &[],
+        units: &[
+            ("query.recurring_amount_min", Unit::Reais),
+            ("query.recurring_amount_max", Unit::Reais),
+        ],
         excluded: None,
         why: "",
     },
     Row {
         operation: "post-subscriptions",
         title: "Criar assinatura",
-        words: "nova assinatura assinar plano create subscription",
+        words: "nova assinatura contratar plano recorrência mensalidade cadastrar contrato trial create subscription",
         class: Class::Write,
         units: &[],
         excluded: None,
@@ -25,8 +29,28 @@ pub const ROWS: &[Row] = &[
     Row {
         operation: "get-subscriptions-id",
         title: "Ver assinatura",
-        words: "assinatura dados subscription get",
+        words: "detalhes assinatura contrato status período atual próxima cobrança valor recorrente get subscription",
         class: Class::Read,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "patch-subscriptions-id",
+        title: "Alterar assinatura",
+        words: "editar atualizar assinatura desconto percentual cupom ciclo periodicidade método de cobrança proração nota fiscal observações update subscription discount",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "delete-subscriptions-id",
+        title: "Remover assinatura (cancela e apaga)",
+        words: "apagar excluir remover assinatura encerrar contrato delete subscription",
+        class: Class::Destructive {
+            asks: "Cancelar e remover a assinatura {record}? A cobrança para imediatamente e a assinatura sai das listas (exclusão lógica; o histórico fica). Não há como reativá-la: para voltar a cobrar, é preciso criar outra assinatura.",
+        },
         units: &[],
         excluded: None,
         why: "",
@@ -34,7 +58,7 @@ pub const ROWS: &[Row] = &[
     Row {
         operation: "post-subscriptions-id-pause",
         title: "Pausar assinatura",
-        words: "pausar suspender cobrança assinatura pause subscription",
+        words: "pausar suspender temporariamente congelar assinatura parar de cobrar por um tempo pause subscription",
         class: Class::Write,
         units: &[],
         excluded: None,
@@ -42,8 +66,8 @@ pub const ROWS: &[Row] = &[
     },
     Row {
         operation: "post-subscriptions-id-resume",
-        title: "Retomar assinatura",
-        words: "retomar reativar assinatura resume subscription",
+        title: "Retomar assinatura pausada",
+        words: "retomar despausar reativar voltar a cobrar assinatura pausada resume subscription",
         class: Class::Write,
         units: &[],
         excluded: None,
@@ -52,10 +76,70 @@ pub const ROWS: &[Row] = &[
     Row {
         operation: "post-subscriptions-id-cancel",
         title: "Cancelar assinatura",
-        words: "cancelar encerrar assinatura cancel subscription",
+        words: "cancelar encerrar assinatura churn desistência fim do contrato agendar cancelamento fim do período cancel subscription",
         class: Class::Destructive {
-            asks: "Cancelar {record}[ (no fim do período: {body.cancel_at_period_end})]",
+            asks: "Cancelar a assinatura {record}[?body.cancel_at_period_end=true: no fim do período atual][!body.cancel_at_period_end=true: imediatamente]?[?body.cancel_at_period_end=true: Até lá ela segue ativa e cobrando; o agendamento ainda pode ser retirado alterando a assinatura.][!body.cancel_at_period_end=true: A cobrança para agora e o cancelamento não pode ser desfeito: para voltar a cobrar, é preciso criar outra assinatura.]",
         },
+        units: &[],
+        excluded: None,
+        why: "A POST that ends the contract; nothing brings it back.",
+    },
+    Row {
+        operation: "post-subscriptions-id-activate",
+        title: "Ativar assinatura",
+        words: "ativar iniciar começar a cobrar assinatura rascunho confirmada activate subscription start billing",
+        class: Class::Destructive {
+            asks: "Ativar a assinatura {record}? A cobrança começa agora: a primeira fatura pode ser gerada e, com cobrança automática, cobrada do cliente na hora. Se houver cobrança, desfazê-la exige estorno à parte; reverter a ativação não devolve dinheiro.",
+        },
+        units: &[],
+        excluded: None,
+        why: "First reading: write (revert-to-confirmed undoes it). Activating starts billing: it may issue the first invoice and charge the card at once, and reverting refunds nothing, so money may move: it asks first.",
+    },
+    Row {
+        operation: "post-subscriptions-id-change-plan",
+        title: "Trocar plano da assinatura",
+        words: "trocar mudar plano upgrade downgrade subir descer de plano proração proporcional change plan subscription prorate",
+        class: Class::Destructive {
+            asks: "Trocar o plano da assinatura {record} para o plano {body.plan_id}[?body.timing=end_of_period: no fim do período atual][!body.timing=end_of_period: imediatamente]? A proração segue a regra da assinatura e pode gerar na hora uma fatura da diferença ou um crédito para o cliente. A troca não se desfaz: voltar ao plano anterior é outra troca, com nova proração.",
+        },
+        units: &[],
+        excluded: None,
+        why: "A POST that moves money: proration may invoice the difference or grant a credit at once.",
+    },
+    Row {
+        operation: "post-subscriptions-id-revert-to-confirmed",
+        title: "Reverter ativação da assinatura",
+        words: "reverter desfazer ativação voltar para confirmada assinatura ativada por engano revert activation",
+        class: Class::Destructive {
+            asks: "Reverter a ativação da assinatura {record}, voltando-a para confirmada? A cobrança recorrente para até uma nova ativação. Faturas e pagamentos já gerados não são estornados por esta operação.",
+        },
+        units: &[],
+        excluded: None,
+        why: "A POST that reverses the activation; only a new activation (which bills again) goes back.",
+    },
+    Row {
+        operation: "post-subscriptions-id-create-invoice",
+        title: "Gerar fatura avulsa da assinatura",
+        words: "gerar emitir criar fatura avulsa extra cobrança fora do ciclo assinatura create invoice subscription",
+        class: Class::Write,
+        units: UNTYPED_INVOICE,
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "get-subscriptions-id-items",
+        title: "Listar itens da assinatura",
+        words: "itens produtos preços quantidades da assinatura composição subscription items",
+        class: Class::Read,
+        units: &[("answer.data.unit_amount_subcents", Unit::Subcents)],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "post-subscriptions-id-sync-plan-items",
+        title: "Ressincronizar itens da assinatura com o plano",
+        words: "sincronizar ressincronizar alinhar itens assinatura com o plano atual reconciliar sync plan items",
+        class: Class::Write,
         units: &[],
         excluded: None,
         why: "",

@@ -1,0 +1,90 @@
+//! `/v1/product_groups`.
+
+use crate::catalog::operations::row::{Class, Row};
+
+/// The rows of `/v1/product_groups`.
+pub const ROWS: &[Row] = &[
+    Row {
+        operation: "get-product-groups",
+        title: "Listar grupos de produtos",
+        words: "grupos de produtos linhas de produto categorias list product groups",
+        class: Class::Read,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "post-product-groups",
+        title: "Criar grupo de produtos",
+        words: "novo grupo de produtos linha categoria create product group",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "get-product-groups-id",
+        title: "Ver grupo de produtos",
+        words: "detalhes grupo de produtos get product group",
+        class: Class::Read,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "patch-product-groups-id",
+        title: "Alterar grupo de produtos",
+        words: "editar renomear grupo de produtos empresa item de serviço padrão update product group",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "delete-product-groups-id",
+        title: "Excluir grupo de produtos",
+        words: "excluir apagar remover grupo de produtos delete product group",
+        class: Class::Destructive {
+            asks: "Excluir o grupo de produtos {record}? A exclusão não pode ser desfeita.",
+        },
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "post-product-groups-id-archive",
+        title: "Arquivar grupo de produtos",
+        words: "arquivar esconder grupo de produtos archive product group",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "delete-product-groups-id-archive",
+        title: "Desarquivar grupo de produtos",
+        words: "desarquivar restaurar reativar grupo de produtos arquivado unarchive product group",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "A DELETE that restores: it removes the archived mark and the group comes back.",
+    },
+    Row {
+        operation: "post-product-groups-reorder",
+        title: "Reordenar grupos de produtos",
+        words: "reordenar ordem de exibição grupos de produtos reorder product groups",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "put-product-groups-reorder",
+        title: "Reordenar grupos de produtos (PUT)",
+        words: "reordenar ordem de exibição grupos de produtos reorder product groups",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+];

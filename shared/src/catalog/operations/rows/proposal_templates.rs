@@ -1,0 +1,90 @@
+//! `/v1/proposal_templates`.
+
+use crate::catalog::operations::row::{Class, Row};
+
+/// The rows of `/v1/proposal_templates`.
+pub const ROWS: &[Row] = &[
+    Row {
+        operation: "get-proposal-templates",
+        title: "Listar modelos de proposta",
+        words: "modelos templates de proposta google docs slides list proposal templates",
+        class: Class::Read,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "post-proposal-templates",
+        title: "Criar modelo de proposta",
+        words: "novo modelo template de proposta google docs create proposal template",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "get-proposal-templates-id",
+        title: "Ver modelo de proposta",
+        words: "detalhes modelo template de proposta get proposal template",
+        class: Class::Read,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "patch-proposal-templates-id",
+        title: "Alterar modelo de proposta",
+        words: "editar modelo template de proposta update proposal template",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "delete-proposal-templates-id",
+        title: "Excluir modelo de proposta",
+        words: "excluir apagar modelo template de proposta delete proposal template",
+        class: Class::Destructive {
+            asks: "Excluir o modelo de proposta {record}? A exclusão não pode ser desfeita.",
+        },
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "post-proposal-templates-id-activate",
+        title: "Ativar modelo de proposta",
+        words: "ativar habilitar modelo template de proposta activate",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "post-proposal-templates-id-deactivate",
+        title: "Desativar modelo de proposta",
+        words: "desativar desabilitar modelo template de proposta deactivate",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "post-proposal-templates-id-duplicate",
+        title: "Duplicar modelo de proposta",
+        words: "duplicar copiar modelo template de proposta duplicate",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+    Row {
+        operation: "post-proposal-templates-id-set-default",
+        title: "Tornar modelo de proposta padrão",
+        words: "modelo padrão template principal de proposta set default",
+        class: Class::Write,
+        units: &[],
+        excluded: None,
+        why: "",
+    },
+];
