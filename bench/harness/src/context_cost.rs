@@ -34,8 +34,12 @@ pub(crate) fn context_cost(
         ),
         "",
         "",
-        "≤ 36 KB (36,864 B)",
-        Verdict::of(largest <= 36 * 1024),
+        format!(
+            "≤ {} KB ({} B)",
+            kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES / 1024,
+            thousands(kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES as f64)
+        ),
+        Verdict::of(largest <= kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES),
     );
     let _ = modern_body;
     let mut per_set = serde_json::Map::new();
