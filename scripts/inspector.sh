@@ -43,6 +43,11 @@ check() {
 
 for mode in legacy modern; do
   check "$mode" '"billing_invoices_void"' --method tools/list
+  # MCP Apps (UI-3): each linked tool's view, read as a host would (era 2026 declares the
+  # extension with --advertise-apps; era 2025 is always linked).
+  check "$mode" '"resourceUri":"ui://kobana/invoice"' --method tools/call --tool-name billing_invoices_get --app-info --advertise-apps
+  check "$mode" '"resourceUri":"ui://kobana/customer"' --method tools/call --tool-name billing_customers_get --app-info --advertise-apps
+  check "$mode" '"resourceUri":"ui://kobana/month"' --method tools/call --tool-name billing_reports_month --app-info --advertise-apps
   check "$mode" 'Padaria P' --method tools/call --tool-name billing_customers_list --tool-arg per_page=10
   check "$mode" 'Acme Software Ltda' --method resources/read --uri kobana://billing/organization
   check "$mode" 'billing_invoices_list' --method prompts/get --prompt-name monthly_billing_summary --prompt-args month=2026-08

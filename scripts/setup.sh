@@ -6,8 +6,9 @@
 #                             jsonc-parser, with which clients/mcp_json.mjs reads the editors'
 #                             mcp.json snippets
 #   - chromium                Debian's package (apt-get, when missing) for the browser test
-#   - clients/browser/, clients/oauth/   their own npm dirs (puppeteer-core and esbuild; the
-#                             stand-in authorization server oauth2-mock-server)
+#   - clients/browser/, clients/oauth/, clients/apps/   their own npm dirs (puppeteer-core and
+#                             esbuild; the stand-in authorization server oauth2-mock-server; the
+#                             MCP Apps test host on @modelcontextprotocol/ext-apps)
 #   - .venv-matrix-mcp1/, .venv-matrix-mcp2/, clients/matrix/node_modules/
 #                             the client-library matrix (clients/matrix/), one env per `mcp` line
 #   - clients/hosts/          the host CLIs (Claude Code, Gemini CLI, Codex, opencode, Copilot CLI)
@@ -144,6 +145,7 @@ setup_browser_and_oauth() {
 
   npm_ci_stamped "$CLIENTS/browser"
   npm_ci_stamped "$CLIENTS/oauth"
+  npm_ci_stamped "$CLIENTS/apps"
 }
 
 # npm_ci_stamped DIR [NPM-COMMAND...]: `npm ci` (or NPM-COMMAND) in DIR, from its own

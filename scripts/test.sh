@@ -246,7 +246,7 @@ mkdir -p "$KOBANA_CONTRACT_LOG"
 # quick loop `common::node()` fails any other test that asks for Node (its setup installs
 # the Python venv only).
 EXTERNAL_TESTS=(client_matrix:: real_clients:: real_client_flows:: browser_cors:: oauth_discovery::
-  host_clis:: token_front_browser::
+  host_clis:: token_front_browser:: views_browser::
   compact_rows::t2_fields_work_through_each_real_client)
 test_filter=()
 if [[ $QUICK == 1 ]]; then

@@ -29,6 +29,7 @@ pub mod protocol_errors;
 pub mod resources;
 pub mod server;
 pub mod telemetry;
+pub mod views;
 
 pub use config::Config;
 pub use http::{App, serve};

@@ -8,6 +8,7 @@ use rmcp::model::{GetPromptResult, Prompt};
 use serde_json::{Value, json};
 
 use crate::access::slugs::BILLING_ACCOUNTS;
+use crate::catalog::month_report::Month;
 use crate::catalog::{MAX_PER_PAGE, ToolCtx, Visibility, registry};
 use crate::format::sao_paulo;
 
@@ -88,7 +89,7 @@ pub const PROMPTS: [PromptDef; 4] = [
             description: "Mês no formato YYYY-MM (ex.: 2026-08). Padrão: o mês atual em America/Sao_Paulo.",
             required: false,
         }],
-        tools: &["billing_invoices_list"],
+        tools: &["billing_reports_month", "billing_invoices_list"],
     },
 ];
 
@@ -140,34 +141,20 @@ pub enum PromptError {
 
 /// A month `YYYY-MM` as (year, month), or an error naming the argument and the form.
 pub fn parse_month(value: &str) -> Result<(i16, i8), PromptError> {
-    let bad = || {
-        PromptError::InvalidArgument(format!(
-            "Argumento `month` inválido: {value:?}. Use o formato YYYY-MM com um mês real (01 a 12), ex.: 2026-08."
-        ))
-    };
-    let (y, m) = value.trim().split_once('-').ok_or_else(bad)?;
-    if y.len() != 4 || m.len() != 2 || !y.bytes().chain(m.bytes()).all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let year: i16 = y.parse().map_err(|_| bad())?;
-    let month: i8 = m.parse().map_err(|_| bad())?;
-    if !(1..=12).contains(&month) || year < 1900 {
-        return Err(bad());
-    }
-    Ok((year, month))
+    let month =
+        Month::parse(value).map_err(|e| PromptError::InvalidArgument(format!("Argumento {e}")))?;
+    Ok((month.first().year(), month.first().month()))
 }
 
 /// First and last day of a month, `YYYY-MM-DD`.
 pub fn month_range(year: i16, month: i8) -> (String, String) {
-    let first = jiff::civil::date(year, month, 1);
-    let last = first.last_of_month();
-    (first.to_string(), last.to_string())
+    let month = Month::of(jiff::civil::date(year, month, 1));
+    (month.first().to_string(), month.last().to_string())
 }
 
 /// The current month in America/Sao_Paulo, `YYYY-MM`.
 pub fn current_month() -> String {
-    let today = jiff::Timestamp::now().to_zoned_datetime(sao_paulo()).date();
-    format!("{:04}-{:02}", today.year(), today.month())
+    Month::of(crate::catalog::month_report::today_in_sao_paulo()).id()
 }
 
 fn user_text(text: String) -> Value {
@@ -282,7 +269,7 @@ pub async fn get(
         "collect_overdue_invoices" => collect_overdue_invoices(&ctx, args).await?,
         "review_pending_nfes" => review_pending_nfes(&ctx).await,
         "customer_overview" => customer_overview(&ctx, args).await?,
-        "monthly_billing_summary" => monthly_billing_summary(args)?,
+        "monthly_billing_summary" => monthly_billing_summary(&ctx, args).await?,
         _ => return Err(PromptError::Unknown(name.to_owned())),
     };
     let mut result: GetPromptResult =
@@ -379,9 +366,10 @@ async fn customer_overview(
     Ok(vec![steps, resource])
 }
 
-/// `monthly_billing_summary`: the month's range (this month in São Paulo by default) and the
-/// steps to total what was billed, received and left open.
-fn monthly_billing_summary(
+/// `monthly_billing_summary`: the month's figures as `billing_reports_month` computes them
+/// (read now, so the model adds nothing up itself), and the steps to present them.
+async fn monthly_billing_summary(
+    ctx: &ToolCtx,
     args: &serde_json::Map<String, Value>,
 ) -> Result<Vec<Value>, PromptError> {
     let month = match args.get("month").and_then(Value::as_str).map(str::trim) {
@@ -390,15 +378,34 @@ fn monthly_billing_summary(
     };
     let (year, mon) = parse_month(&month)?;
     let (from, to) = month_range(year, mon);
+    let figures = match registry().get("billing_reports_month") {
+        Some(tool) => match tool
+            .run(ctx.clone(), json!({"month": month}).as_object().cloned())
+            .await
+        {
+            Ok(report) => format!(
+                "{}\n\nOs mesmos números em JSON (centavos em cents):\n{report}",
+                crate::catalog::month_report::summary(&report)
+            ),
+            Err(error) => format!(
+                "(não foi possível calcular agora: {error}; chame `billing_reports_month` com `month: \"{month}\"`)"
+            ),
+        },
+        None => "(billing_reports_month indisponível)".to_owned(),
+    };
     Ok(vec![user_text(format!(
         "Quero o resumo do faturamento de {month} (de {from} a {to}, America/Sao_Paulo).\n\n\
+         Os totais abaixo foram calculados agora pelo servidor com `billing_reports_month` \
+         (faturado = faturas com vencimento no mês, sem rascunhos nem anuladas; recebido = pagamentos \
+         confirmados no mês; em aberto = o que falta pagar das faturas em aberto do mês; vencido = a \
+         parte delas já vencida). Use esses números como estão: não some valores você mesmo.\n\n\
          Passos, nesta ordem:\n\
-         1. Chame `billing_invoices_list` com `date_from: \"{from}\"`, `date_to: \"{to}\"` e `per_page: {MAX_PER_PAGE}`; siga `next_page` até ler todas.\n\
-         2. Faturado: some `total_brl` das faturas com status `open`, `paid` ou `uncollectible` (ignore `draft` e `void`).\n\
-         3. Recebido: some `total_brl` das faturas com status `paid`.\n\
-         4. Em aberto: some `amount_remaining_brl` das faturas com status `open`, destacando as vencidas (as que têm `days_overdue`).\n\
-         5. Responda com os três totais em reais (formato R$ 1.234,56), a quantidade de faturas de cada grupo e as cinco maiores em aberto.\n\n\
-         Apenas leitura: não altere nada."
+         1. Apresente os quatro totais em reais e a quantidade de faturas de cada um, e repita as \
+         observações (Atenção) que vierem com eles.\n\
+         2. Para as cinco maiores em aberto, chame `billing_invoices_list` com `status: \"open\"`, \
+         `due_date_from: \"{from}\"`, `due_date_to: \"{to}\"` e `per_page: {MAX_PER_PAGE}`, e mostre \
+         número, cliente, valor em aberto (`amount_remaining_brl`) e vencimento.\n\n\
+         Apenas leitura: não altere nada.\n\n{figures}"
     ))])
 }
 

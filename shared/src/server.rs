@@ -21,8 +21,8 @@ use const_format::formatcp;
 
 use crate::access::Principal;
 use crate::catalog::{
-    ERROR_META_KEY, Effect, MAX_PER_PAGE, Narrowing, ToolCtx, ToolDef, ToolError, Visibility,
-    WriteGate, registry,
+    ERROR_META_KEY, Effect, MAX_PER_PAGE, Narrowing, Output, ToolCtx, ToolDef, ToolError,
+    Visibility, WriteGate, registry,
 };
 use crate::confirm::{self, Clock, Gate, NonceStore, form_elicitation_declared};
 use crate::deferred::{self, DeferredSlot};
@@ -97,6 +97,13 @@ pub const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
 fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
     ctx.protocol_version()
         .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Whether the client may render MCP Apps views (see [`crate::catalog::ui_links`]): an era
+/// 2026 client that declares the extension on this request, or any era 2025 client, whose
+/// declaration at `initialize` a stateless server cannot know.
+pub fn views_may_render(ctx: &RequestContext<RoleServer>) -> bool {
+    !is_modern(ctx) || crate::catalog::ui_links::declared(ctx.client_capabilities().as_ref())
 }
 
 /// The request's HTTP parts, put there by the front.
@@ -184,6 +191,19 @@ pub fn render_success(structured: Value) -> CallToolResult {
     result
 }
 
+/// Renders a tool's successful result: as [`render_success`], except that a tool declared with
+/// [`Output::Summary`] writes its own pt-BR text as the content.
+pub fn render_result(output: Output, structured: Value) -> CallToolResult {
+    match output {
+        Output::Summary { text, .. } => {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text(&structured))]);
+            result.structured_content = Some(structured);
+            result
+        }
+        _ => render_success(structured),
+    }
+}
+
 /// Renders a tool failure as an `isError` result the model can act on (T-4): the pt-BR text
 /// as its content, and the machine-readable error in `_meta` under [`ERROR_META_KEY`]. No
 /// `structuredContent`: it would have to match the tool's `outputSchema`, and clients that
@@ -239,7 +259,7 @@ impl KobanaMcp {
         args: Option<rmcp::model::JsonObject>,
     ) -> CallToolResult {
         match tool.run(ctx, args).await {
-            Ok(structured) => render_success(structured),
+            Ok(structured) => render_result(tool.meta.output, structured),
             Err(error) => {
                 tracing::info!(tool = tool.meta.name, code = %error.code(), "tool failed");
                 render_error(&error)
@@ -327,9 +347,13 @@ impl ServerHandler for KobanaMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let visibility = visibility(&context)?;
+        let views = views_may_render(&context);
         let visible = registry().all().iter().filter(|t| visibility.shows(t));
         // The front swaps the stand-in for the definitions serialized once at start.
-        let tools = deferred::tool_list::defer(deferred_slot(&context)?, visible.map(|t| &t.wire));
+        let tools = deferred::tool_list::defer(
+            deferred_slot(&context)?,
+            visible.map(|t| t.wire_for(views)),
+        );
         let mut result = ListToolsResult::with_all_items(tools);
         if is_modern(&context) {
             result.ttl_ms = Some(LIST_TTL_MS);
@@ -376,6 +400,18 @@ impl ServerHandler for KobanaMcp {
         let visibility = visibility(&context)?;
         let principal = principal(&context)?;
         let not_found = || protocol_errors::resource_not_found(&uri);
+        if let Some(view) = crate::views::find(&uri) {
+            if !crate::views::readable(&visibility, view) {
+                return Err(not_found());
+            }
+            let mut result = ReadResourceResult::new(vec![crate::views::contents(view)]);
+            if is_modern(&context) {
+                result = result
+                    .with_ttl_ms(LIST_TTL_MS)
+                    .with_cache_scope(CacheScope::Public);
+            }
+            return Ok(result.into());
+        }
         let target = resources::parse(&uri).ok_or_else(not_found)?;
         let entry = resources::entry(target.kind);
         if !resources::readable(&visibility, entry) {

@@ -61,6 +61,9 @@ const CONTRACT_TOOLS: [&str; 6] = [
     "billing_products_get",
 ];
 
+/// The tools of issue #34 (server-side reports; they link the MCP Apps views).
+const REPORT_TOOLS: [&str; 1] = ["billing_reports_month"];
+
 /// The destructive (D) tools of the spec table, and the generic one (#32).
 const DESTRUCTIVE: [&str; 7] = [
     "billing_customers_delete",
@@ -92,10 +95,11 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
     let spec: BTreeSet<&str> = SPEC_TOOLS
         .into_iter()
         .chain(CONTRACT_TOOLS)
+        .chain(REPORT_TOOLS)
         .chain(GENERIC_TOOLS)
         .collect();
     assert_eq!(registry, spec);
-    assert_eq!(registry.len(), 42, "one registry entry per catalog tool");
+    assert_eq!(registry.len(), 43, "one registry entry per catalog tool");
 
     let stack = Stack::start().await;
     let tools = tools_list(&stack, &full_token()).await;
@@ -171,7 +175,8 @@ async fn t1_tools_list_bytes_equal_the_serialized_tools_in_both_eras() {
                     .collect();
                 let tools: Vec<_> = names
                     .iter()
-                    .map(|n| registry.get(n).expect("a catalog tool").tool.clone())
+                    // Era 2026 without the MCP Apps extension: the same tools, no view links.
+                    .map(|n| registry.get(n).expect("a catalog tool").tool_for(!modern))
                     .collect();
                 let expected = format!(
                     r#""tools":{}"#,
@@ -362,7 +367,9 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
     for t in &tools {
         let name = t["name"].as_str().unwrap();
         let verb = name.rsplit('_').next().unwrap();
-        let is_read = matches!(verb, "list" | "get" | "pdf" | "xml" | "search" | "read");
+        // The reports (`billing_reports_*`) only read, whatever their last word.
+        let is_read = matches!(verb, "list" | "get" | "pdf" | "xml" | "search" | "read")
+            || name.starts_with("billing_reports_");
         assert_eq!(t["annotations"]["readOnlyHint"], is_read, "{name}");
         if is_read {
             assert_ne!(t["annotations"]["destructiveHint"], true, "{name}");

@@ -60,6 +60,7 @@ async fn rk6_check_reports_our_readings_against_the_default_fake() {
         ("line_items", "embedded_on_get"),
         ("account_customer", "embedded_on_get"),
         ("rate_limit_headers", "x_ratelimit"),
+        ("payment_codes", "payment_metadata"),
         ("request_id_header", "Request-Id sent"),
     ] {
         assert_eq!(
@@ -98,6 +99,7 @@ async fn rk6_check_reports_every_other_reading_against_the_others_fake() {
         ("line_items", "include_only"),
         ("account_customer", "when_loaded"),
         ("rate_limit_headers", "ratelimit"),
+        ("payment_codes", "pay_answer_only"),
     ] {
         assert_eq!(
             reading(&report, point),

@@ -387,6 +387,8 @@ fn backticked_fields(text: &str) -> Vec<String> {
         "next_page",
         "date_from",
         "date_to",
+        "due_date_from",
+        "due_date_to",
         "billing_account_id",
         "without_nfe",
         "open",

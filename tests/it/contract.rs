@@ -511,7 +511,7 @@ async fn every_fixture_record_validates_against_its_schema() {
         ("/v1/billing_accounts", "BillingAccount", 4),
         ("/v1/subscriptions", "Subscription", 3),
         ("/v1/invoices", "Invoice", 8),
-        ("/v1/payments", "Payment", 3),
+        ("/v1/payments", "Payment", 4),
         ("/v1/nfes", "Nfe", 2),
         ("/v1/plans", "Plan", 3),
         ("/v1/products?status=all", "Product", 5),

@@ -245,6 +245,32 @@ async fn rk1_each_profile_plays_its_alternative_of_the_request_side_points() {
     assert_eq!(a["data"]["id"], PAY_CARD);
     assert_ne!(b["data"]["id"], PAY_CARD);
     assert_eq!(b["data"]["metadata"]["refund_of"], PAY_CARD);
+
+    // payment_codes: the boleto awaiting payment carries its digitable line and Pix code in
+    // its metadata, or no read carries them (on the single read and in the list alike).
+    for path in [
+        format!("/v1/payments/{PAY_BOLETO_PENDING}"),
+        format!("/v1/payments?invoice_id={INV_OPEN}"),
+    ] {
+        let (a, b) = (data(&ours, &path).await, data(&others, &path).await);
+        let meta = |v: &Value| {
+            if v.is_array() {
+                v[0]["metadata"].clone()
+            } else {
+                v["metadata"].clone()
+            }
+        };
+        assert!(meta(&a)["bank_slip"]["digitable_line"].is_string(), "{a}");
+        assert!(
+            meta(&a)["pix"]["emv"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("000201"))
+        );
+        assert!(
+            meta(&b).get("bank_slip").is_none() && meta(&b).get("pix").is_none(),
+            "{b}"
+        );
+    }
     // Neither profile's answers leave the contract as the fake checks them.
     assert!(
         ours.fake.contract_violations().is_empty() && others.fake.contract_violations().is_empty()

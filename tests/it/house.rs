@@ -293,7 +293,7 @@ fn rank(module: &str) -> Option<u8> {
         "lib" => 8,
         "http" => 7,
         "server" => 6,
-        "catalog" | "confirm" | "resources" | "prompts" | "completions" | "check" => 5,
+        "catalog" | "confirm" | "resources" | "prompts" | "completions" | "check" | "views" => 5,
         "deferred" => 4,
         "kobana" => 3,
         "telemetry" => 2,

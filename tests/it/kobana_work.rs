@@ -259,3 +259,20 @@ async fn bw2_a_retried_list_stays_within_its_bound_and_every_attempt_counts_in_k
     assert_eq!(calls, 2, "{:#?}", upstream.seen());
     assert_eq!(field(&line, "kobana_statuses"), Some("503,200"), "{line}");
 }
+
+#[tokio::test]
+async fn ui1_the_month_report_costs_at_most_two_rounds() {
+    let fake = FakeKobana::start().await;
+    let app = cold_app(&fake).await;
+    let (result, calls, rounds) = work_of(
+        &app,
+        "tools/call",
+        json!({"name": "billing_reports_month", "arguments": {"month": "2026-08"}}),
+    )
+    .await;
+    assert_ne!(result["isError"], true, "{result}");
+    // The fixture month fits a page of each list: both first pages, at once.
+    assert_eq!((calls, rounds), (2, 1), "{result}");
+    let most = 2 * kobana_mcp::catalog::curated::reports::MAX_PAGES as usize;
+    assert!(calls <= most && rounds <= MAX_ROUNDS);
+}

@@ -77,6 +77,7 @@ fn calls(customer: &str) -> Vec<(&'static str, Value)> {
         ("billing_nfes_get", json!({"id": NFE_ISSUED})),
         ("billing_nfes_pdf", json!({"id": NFE_ISSUED})),
         ("billing_nfes_xml", json!({"id": NFE_ISSUED})),
+        ("billing_reports_month", json!({"month": "2026-08"})),
         ("billing_nfes_issue", json!({"id": NFE_ERROR})),
         (
             "billing_nfes_cancel",

@@ -137,12 +137,12 @@ async fn pr7_each_prompt_names_registered_tools_in_pt_br() {
             (
                 "monthly_billing_summary",
                 json!({"month": "2026-08"}),
-                vec!["billing_invoices_list"],
+                vec!["billing_reports_month", "billing_invoices_list"],
             ),
             (
                 "monthly_billing_summary",
                 json!({}),
-                vec!["billing_invoices_list"],
+                vec!["billing_reports_month", "billing_invoices_list"],
             ),
         ] {
             let body = get(&stack, &full_token(), name, args.clone(), modern).await;
@@ -302,7 +302,8 @@ async fn pr4_month_range_is_computed() {
     .await;
     let text = all_text(&body["result"]);
     assert!(
-        text.contains("`date_from: \"2026-02-01\"`") && text.contains("`date_to: \"2026-02-28\"`"),
+        text.contains("`due_date_from: \"2026-02-01\"`")
+            && text.contains("`due_date_to: \"2026-02-28\"`"),
         "{text}"
     );
     let body = get(

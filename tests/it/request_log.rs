@@ -255,7 +255,8 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
         .legacy(
             "resources/read",
             json!({"uri": format!("kobana://billing/invoices/{OPEN_INVOICE}")}),
-            tool_ok("kobana://billing/invoices/{id}", "200"),
+            // The open invoice, then its payments (the codes it is paid with).
+            tool_ok("kobana://billing/invoices/{id}", "200,200"),
         )
         .await;
     client

@@ -501,7 +501,7 @@ mod tests {
             org.nfes[1]["person_id"],
             json!("23b8c1e9-3924-46de-beb1-3b9046685257")
         );
-        assert_eq!(org.payments.len(), 3);
+        assert_eq!(org.payments.len(), 4);
         assert_eq!(org.plans.len(), 3);
         assert_eq!(org.products.len(), 5);
         for plan in &org.plans {

@@ -1,6 +1,7 @@
 //! Section 6: context cost — what `tools/list` and the other lists cost a model's context.
 
 use super::*;
+use kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES;
 
 pub(crate) fn context_cost(
     bench: &Bench,
@@ -36,10 +37,10 @@ pub(crate) fn context_cost(
         "",
         format!(
             "≤ {} KB ({} B)",
-            kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES / 1024,
-            thousands(kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES as f64)
+            MAX_TOOLS_LIST_BYTES / 1024,
+            thousands(MAX_TOOLS_LIST_BYTES as f64)
         ),
-        Verdict::of(largest <= kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES),
+        Verdict::of(largest <= MAX_TOOLS_LIST_BYTES),
     );
     let _ = modern_body;
     let mut per_set = serde_json::Map::new();

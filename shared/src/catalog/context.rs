@@ -172,7 +172,7 @@ impl ToolCtx {
             Some(Output::Record { key, schema }) => (key, Some(schema)),
             Some(Output::List(resource)) => (resource.slug(), Some(resource)),
             Some(Output::Keyed { key, .. }) => (key, None),
-            Some(Output::Custom(_)) | None => ("result", None),
+            Some(Output::Custom(_) | Output::Summary { .. }) | None => ("result", None),
         }
     }
 

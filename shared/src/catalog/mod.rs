@@ -12,10 +12,12 @@ mod context;
 pub mod curated;
 mod errors;
 pub mod lists;
+pub mod month_report;
 pub mod operations;
 mod registry;
 pub mod schemas;
 mod toolset;
+pub mod ui_links;
 
 pub use crate::config::{DEFAULT_ANSWER_BUDGET_BYTES, MIN_ANSWER_BUDGET_BYTES, RowPolicy};
 pub use args::{MAX_ARRAY_ITEMS, NoArgs, Paging};

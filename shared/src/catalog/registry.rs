@@ -87,6 +87,14 @@ pub enum Output {
     },
     /// A result the handler builds whole, described by a schema of its own.
     Custom(fn() -> Value),
+    /// Like [`Output::Custom`], with `content` a pt-BR text the tool writes from its result
+    /// (for clients that show no structured content) instead of the JSON again.
+    Summary {
+        /// Its output schema.
+        schema: fn() -> Value,
+        /// The text of a result.
+        text: fn(&Value) -> String,
+    },
 }
 
 /// Everything about a tool except its handler.
@@ -174,6 +182,9 @@ pub struct ToolDef {
     pub tool: Tool,
     /// `tool` serialized as `tools/list` writes it, once (see `http::tool_list`).
     pub wire: Bytes,
+    /// The same without its view links, for clients that render no view (see
+    /// [`super::ui_links`]); `None` when the tool links none.
+    pub wire_plain: Option<Bytes>,
     /// The argument names its input schema declares.
     allowed_args: Vec<String>,
     handler: Handler,
@@ -203,12 +214,34 @@ impl ToolDef {
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default();
         let wire = Bytes::from(serde_json::to_vec(&tool).expect("a tool serializes"));
+        let wire_plain = super::ui_links::view_of(spec.meta.name).map(|_| {
+            let plain = super::ui_links::without_links(&tool);
+            Bytes::from(serde_json::to_vec(&plain).expect("a tool serializes"))
+        });
         Self {
             meta: spec.meta,
             tool,
             wire,
+            wire_plain,
             allowed_args,
             handler: spec.handler,
+        }
+    }
+
+    /// The definition as a client sees it: with its view links when it may render views.
+    pub fn tool_for(&self, views: bool) -> Tool {
+        if views {
+            self.tool.clone()
+        } else {
+            super::ui_links::without_links(&self.tool)
+        }
+    }
+
+    /// The serialized definition as a client sees it (see [`ToolDef::tool_for`]).
+    pub fn wire_for(&self, views: bool) -> &Bytes {
+        match (&self.wire_plain, views) {
+            (Some(plain), false) => plain,
+            _ => &self.wire,
         }
     }
 
@@ -261,10 +294,12 @@ fn generate<A: JsonSchema + 'static>(meta: &ToolMeta) -> Tool {
             super::lists::compact::fields_schema(shape),
         );
     }
-    Tool::new(meta.name, meta.description, Arc::new(input))
+    let mut tool = Tool::new(meta.name, meta.description, Arc::new(input))
         .with_title(meta.title)
         .with_raw_output_schema(Arc::new(output_schema(meta.output)))
-        .with_annotations(annotations)
+        .with_annotations(annotations);
+    tool.meta = super::ui_links::view_of(meta.name).map(super::ui_links::meta);
+    tool
 }
 
 #[cfg(test)]
@@ -384,7 +419,9 @@ fn output_schema(output: Output) -> JsonObject {
             },
             "required": [(resource.slug()), "page", "total"]
         }),
-        Output::Keyed { schema, .. } | Output::Custom(schema) => schema(),
+        Output::Keyed { schema, .. } | Output::Custom(schema) | Output::Summary { schema, .. } => {
+            schema()
+        }
     };
     match value {
         Value::Object(map) => map,

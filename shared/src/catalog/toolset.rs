@@ -29,6 +29,8 @@ pub enum Toolset {
     Payments,
     /// NF-e / NFS-e.
     Nfes,
+    /// Figures the server computes from several lists (`billing_reports_month`).
+    Reports,
     /// The generic tools that reach every operation of the document (`catalog::operations`).
     Operations,
 }
@@ -41,7 +43,7 @@ impl Toolset {
     pub const OPERATIONS: &'static str = Toolset::Operations.slug();
 
     /// Every toolset, in catalog order.
-    pub const ALL: [Toolset; 11] = [
+    pub const ALL: [Toolset; 12] = [
         Toolset::Organization,
         Toolset::Schemas,
         Toolset::Customers,
@@ -52,13 +54,18 @@ impl Toolset {
         Toolset::Invoices,
         Toolset::Payments,
         Toolset::Nfes,
+        Toolset::Reports,
         Toolset::Operations,
     ];
 
-    /// The permission resource its tools act on; `None` for the server's own catalog.
+    /// The reports' slug (`reports`).
+    pub const REPORTS: &'static str = "reports";
+
+    /// The permission resource its tools act on; `None` for the server's own catalog and for
+    /// the reports, which read several resources (each tool names the permission it needs).
     pub const fn resource(self) -> Option<Resource> {
         Some(match self {
-            Toolset::Schemas | Toolset::Operations => return None,
+            Toolset::Schemas | Toolset::Reports | Toolset::Operations => return None,
             Toolset::Organization => Resource::Organization,
             Toolset::Customers => Resource::Customers,
             Toolset::BillingAccounts => Resource::BillingAccounts,
@@ -74,13 +81,11 @@ impl Toolset {
     /// The name a client writes in `X-MCP-Toolsets` (the permission slug, `schemas` or
     /// `operations`).
     pub const fn slug(self) -> &'static str {
-        match self {
-            Toolset::Schemas => "schemas",
-            Toolset::Operations => "operations",
-            _ => match self.resource() {
-                Some(resource) => resource.slug(),
-                None => "",
-            },
+        match (self, self.resource()) {
+            (Toolset::Reports, _) => Self::REPORTS,
+            (Toolset::Operations, _) => "operations",
+            (_, Some(resource)) => resource.slug(),
+            (_, None) => "schemas",
         }
     }
 

@@ -44,6 +44,9 @@ struct Seen {
     date_times: BTreeSet<&'static str>,
     line_items: Option<bool>,
     account_customer: Option<bool>,
+    /// Payments awaiting payment on the first page, and how many carry a Pix code or a
+    /// digitable line in their metadata (reading `payment_codes`).
+    payment_codes: (usize, usize),
 }
 
 /// The probe of one Kobana account.
@@ -104,6 +107,9 @@ impl Prober {
             let data = self
                 .fetch(&format!("{segment}.list"), &[segment], PAGE)
                 .await?;
+            if resource == Resource::Payments {
+                self.seen.payment_codes = payment_codes(&data);
+            }
             self.get_first(&format!("{segment}.get"), segment, first_id(&data))
                 .await?;
             if resource == Resource::Plans
@@ -442,6 +448,7 @@ fn readings(seen: &Seen, token: &str, api_url: &str) -> Vec<Row> {
         "the answer's id tells the refunded payment from a new record; settle it in the sandbox by refunding a throwaway payment",
     ));
     rows.push(rate_limit_row(&seen.headers));
+    rows.push(codes_row(seen.payment_codes));
     rows.push(not_read(
         "idempotent_methods",
         "keys are sent on every write; nothing relies on a DELETE replay",
@@ -634,6 +641,44 @@ fn totals_row(seen: &Seen) -> Row {
         }
     );
     Row::fine("invoice_totals_unit", reading, evidence)
+}
+
+/// `(awaiting, with a code)` among the payments of a list page.
+fn payment_codes(data: &Option<Value>) -> (usize, usize) {
+    let awaiting: Vec<&Value> = data
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|p| matches!(p["status"].as_str(), Some("pending" | "processing")))
+        .collect();
+    let coded = awaiting
+        .iter()
+        .filter(|p| {
+            let mut codes = crate::format::pay_codes::PayCodes::default();
+            codes.collect(&p["metadata"]);
+            codes != crate::format::pay_codes::PayCodes::default()
+        })
+        .count();
+    (awaiting.len(), coded)
+}
+
+fn codes_row((awaiting, coded): (usize, usize)) -> Row {
+    let (reading, evidence) = match (awaiting, coded) {
+        (0, _) => (
+            "not settled",
+            "no payment awaiting payment on the first page".to_owned(),
+        ),
+        (n, 0) => (
+            "pay_answer_only",
+            format!("{n} payment(s) awaiting payment, no code in their metadata"),
+        ),
+        (n, c) => (
+            "payment_metadata",
+            format!("{c} of {n} payment(s) awaiting payment carry a code in their metadata"),
+        ),
+    };
+    Row::fine("payment_codes", reading, evidence)
 }
 
 fn rate_limit_row(headers: &BTreeSet<String>) -> Row {

@@ -5,6 +5,7 @@
 //! sent is lost and the model never has to divide by 100 or 10 000 itself.
 
 pub mod money;
+pub mod pay_codes;
 
 use jiff::Timestamp;
 use jiff::civil::Date;

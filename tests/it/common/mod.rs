@@ -486,15 +486,18 @@ pub fn chromium() -> PathBuf {
 }
 
 /// Panics, saying how to get them, unless Node 22, Chromium, the browser driver `driver`
-/// (under `clients/browser`) and puppeteer-core are all there.
+/// (under `clients/browser` or `clients/apps`) and puppeteer-core beside it are all there.
 pub fn assert_browser_ready(driver: &std::path::Path) {
     for (path, what) in [
         (node(), "Node 22"),
         (chromium(), "Chromium"),
         (driver.to_path_buf(), "the browser driver"),
         (
-            clients_dir().join("browser/node_modules/puppeteer-core/package.json"),
-            "puppeteer-core (clients/browser)",
+            driver
+                .parent()
+                .unwrap_or(driver)
+                .join("node_modules/puppeteer-core/package.json"),
+            "puppeteer-core (beside the driver)",
         ),
     ] {
         assert!(

@@ -24,6 +24,7 @@ pub const NFE_ERROR: &str = "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a";
 pub const PAY_CARD: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
 pub const PAY_PIX: &str = "9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
 pub const PAY_FAILED: &str = "e4d3c2b1-a0f9-4e8d-b7c6-a5b4c3d2e1f0";
+pub const PAY_BOLETO_PENDING: &str = "b7e6d5c4-3a2b-4c1d-8e9f-0a1b2c3d4e5f";
 pub const PLAN_PRO: &str = "759cde66-bacf-43d0-8b1f-9163ce9ff57f";
 pub const PLAN_ENTERPRISE_HORIZONTE: &str = "4b0dbb41-8d52-48f1-942c-3fe860e7a113";
 pub const PLAN_BASIC_ARCHIVED: &str = "9d77e57d-07e1-4fda-afdf-551fc94f64f8";

@@ -13,6 +13,8 @@ pub const UA: &str = "Kobana MCP Tests/0.1 <ops@example.com.br>";
 
 /// Fixture ids used across the tests.
 pub mod ids;
+/// A month's figures from the fake's own store (`billing_reports_month`).
+pub mod month;
 
 /// Sends `request` and answers its JSON body.
 pub async fn json_body(request: reqwest::RequestBuilder) -> Value {

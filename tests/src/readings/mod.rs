@@ -151,6 +151,16 @@ point! {
     }
 }
 
+point! {
+    /// `payment_codes`: where an open invoice's Pix code and digitable line can be read.
+    PaymentCodes {
+        /// In the metadata of the invoice's payment awaiting payment (the store's form).
+        PaymentMetadata => "payment_metadata",
+        /// Only in the `pay` answer: no read carries them (the fake drops them from answers).
+        PayAnswerOnly => "pay_answer_only",
+    }
+}
+
 impl IdempotencyHeader {
     /// The header name, lower case.
     pub fn name(self) -> &'static str {
@@ -195,10 +205,12 @@ pub struct Readings {
     pub refund_result: RefundResult,
     /// `rate_limit_headers`.
     pub rate_limit_headers: RateLimitHeaders,
+    /// `payment_codes`.
+    pub payment_codes: PaymentCodes,
 }
 
 /// The ids of the points a profile sets, in the contract's order.
-pub const POINTS: [&str; 12] = [
+pub const POINTS: [&str; 13] = [
     "token_issuer",
     "scope_words",
     "invoice_totals_unit",
@@ -211,6 +223,7 @@ pub const POINTS: [&str; 12] = [
     "account_customer",
     "refund_result",
     "rate_limit_headers",
+    "payment_codes",
 ];
 
 impl Default for Readings {
@@ -235,6 +248,7 @@ impl Readings {
             account_customer: Embedding::EmbeddedOnGet,
             refund_result: RefundResult::RefundedPayment,
             rate_limit_headers: RateLimitHeaders::XRateLimit,
+            payment_codes: PaymentCodes::PaymentMetadata,
         }
     }
 
@@ -253,6 +267,7 @@ impl Readings {
             account_customer: Embedding::WhenLoaded,
             refund_result: RefundResult::NewPayment,
             rate_limit_headers: RateLimitHeaders::RateLimit,
+            payment_codes: PaymentCodes::PayAnswerOnly,
         }
     }
 
@@ -276,6 +291,7 @@ impl Readings {
             "account_customer" => self.account_customer.id(),
             "refund_result" => self.refund_result.id(),
             "rate_limit_headers" => self.rate_limit_headers.id(),
+            "payment_codes" => self.payment_codes.id(),
             _ => return None,
         })
     }
@@ -342,6 +358,11 @@ impl Readings {
             "rate_limit_headers" => pick(
                 &mut self.rate_limit_headers,
                 RateLimitHeaders::from_id(alternative),
+                bad,
+            ),
+            "payment_codes" => pick(
+                &mut self.payment_codes,
+                PaymentCodes::from_id(alternative),
                 bad,
             ),
             _ => Err(format!(

@@ -400,7 +400,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ToolMeta {
                 name: "billing_invoices_get",
                 title: "Ver fatura",
-                description: "Returns one invoice with totals (cents and BRL), line items when Kobana includes them, and _derived.is_overdue. Next: billing_invoices_pdf, billing_payments_list.",
+                description: "Returns one invoice with totals (cents and BRL), line items when Kobana includes them, _derived.is_overdue and, when open, payment_codes (Pix, boleto line). Next: billing_invoices_pdf.",
                 toolset: Toolset::Invoices,
                 permission: read,
                 effect: Effect::Read,
@@ -409,7 +409,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
                 let result = ctx.record(&[INVOICES, id], &[]).await?;
-                Ok(with_line_items_note(with_derived(result)))
+                let result = with_line_items_note(with_derived(result));
+                Ok(super::invoice_codes::with_codes(&ctx, result).await)
             },
         ),
         ToolSpec::new(

@@ -4,12 +4,14 @@
 
 pub(crate) mod billing_accounts;
 pub(crate) mod customers;
+pub(crate) mod invoice_codes;
 pub(crate) mod invoices;
 pub(crate) mod nfes;
 pub(crate) mod organization;
 pub(crate) mod payments;
 pub(crate) mod plans;
 pub(crate) mod products;
+pub mod reports;
 pub(crate) mod schema_tools;
 pub(crate) mod subscriptions;
 
@@ -28,6 +30,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         invoices::tools(),
         payments::tools(),
         nfes::tools(),
+        reports::tools(),
     ]
     .into_iter()
     .flatten()
