@@ -87,6 +87,7 @@ pub async fn shape(
             result[DATA] = rows;
         }
         result["operation"] = json!(op.id);
+        page_hint(&mut result, ctx.rows.budget_bytes);
         return result;
     }
     enrich(&mut data);
@@ -137,20 +138,13 @@ fn page_list(
                 json!({"page": page, "per_page": per_page, "total": total,
                 "total_pages": pages, "next_page": next}),
             );
-            if let Some((keep, count)) = budget::cut(result, DATA, budget) {
+            if let Some((keep, _)) = budget::cut(result, DATA, budget) {
                 let offset = (page - 1).saturating_mul(per_page) + keep as u64;
                 let (next_page, next_per_page) = budget::continuation(offset, per_page);
                 result["next_page"] = json!(next_page);
                 result["next_per_page"] = json!(next_per_page);
-                result["hint"] = json!(format!(
-                    "Resposta cortada para caber em {budget} bytes: vieram {keep} de {count} itens desta página ({total} no total). \
-                     Para continuar exatamente após o último, chame de novo com query.page={next_page} e query.per_page={next_per_page}."
-                ));
-            } else if let Some(next) = next {
-                result["hint"] = json!(format!(
-                    "{total} no total; esta é a página {page} de {pages}. Para a próxima, chame de novo com query.page={next}."
-                ));
             }
+            page_hint(result, budget);
         }
         Paging::Offset => {
             let offset = number(meta, query, "offset").unwrap_or(0);
@@ -179,6 +173,35 @@ fn page_list(
             }
         }
     }
+}
+
+/// The hint of a page-style list, in the generic tools' words (`query.page`): where a cut
+/// page continues, or where the next page is.
+fn page_hint(result: &mut Value, budget: usize) {
+    let number = |k: &str| result.get(k).and_then(Value::as_u64);
+    let (total, page, pages, returned, size) = (
+        number("total").unwrap_or(0),
+        number("page").unwrap_or(1),
+        number("total_pages").unwrap_or(1),
+        number("returned").unwrap_or(0),
+        number("next_per_page").unwrap_or(1),
+    );
+    let hint = match (result["cut"] == true, number("next_page")) {
+        (true, Some(next)) => format!(
+            "Resposta cortada para caber em {budget} bytes: vieram {returned} itens desta página ({total} no total). \
+             Para continuar exatamente após o último, chame de novo com query.page={next} e query.per_page={size}."
+        ),
+        (false, Some(next)) => format!(
+            "{total} no total; esta é a página {page} de {pages}. Para a próxima, chame de novo com query.page={next}."
+        ),
+        (_, None) => {
+            if let Some(map) = result.as_object_mut() {
+                map.remove("hint");
+            }
+            return;
+        }
+    };
+    result["hint"] = json!(hint);
 }
 
 /// `base` with `extra`'s members added.
