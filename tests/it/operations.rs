@@ -596,3 +596,28 @@ async fn wa2_list_answers_stay_within_the_budget_and_say_where_to_continue() {
         "{row}"
     );
 }
+
+/// WA-3: a generic call is held to the request's work budget (`KOBANA_MAX_CALLS`): with one
+/// call allowed, a list that would read a customer's name answers without it, in one call.
+#[tokio::test]
+async fn wa3_a_generic_call_is_held_to_the_work_budget() {
+    let stack = Stack::start_with(|c| c.work.max_calls = 1).await;
+    let before = calls(&stack);
+    let result = stack
+        .call(
+            &full_token(),
+            READ,
+            json!({"operation": "get-invoices", "query": {"per_page": 5}}),
+        )
+        .await;
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(calls(&stack) - before, 1, "one call, as the budget allows");
+    let rows = result["structuredContent"]["data"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        !rows.is_empty() && rows.iter().all(|r| r.get("customer").is_none()),
+        "{result}"
+    );
+}
