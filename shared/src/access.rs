@@ -317,6 +317,14 @@ impl Permissions {
         }
     }
 
+    /// Whether any permission at all is granted (a write implies its read).
+    pub fn reads_something(&self) -> bool {
+        match self {
+            Permissions::Unknown => true,
+            Permissions::Granted(set) => !set.is_empty(),
+        }
+    }
+
     /// Whether any write permission is granted.
     pub fn can_write(&self) -> bool {
         match self {

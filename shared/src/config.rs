@@ -3,6 +3,7 @@
 //! Every variable is optional: with none set the server talks to Kobana's billing sandbox,
 //! listens on loopback and keeps confirmations in memory.
 
+mod audit;
 pub mod origin;
 pub mod variables;
 
@@ -10,6 +11,7 @@ use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+pub use audit::{AuditConfig, DEFAULT_AUDIT_RETENTION_DAYS};
 use variables::LAMBDA_RUNTIME_API;
 pub use variables::{VARIABLES, Variable};
 
@@ -140,6 +142,8 @@ pub struct Config {
     pub authorization_servers: Vec<String>,
     /// DynamoDB table for confirmation nonces (`CONFIRMATIONS_TABLE`); in memory when unset.
     pub confirmations_table: Option<String>,
+    /// The audit trail's store and retention (`AUDIT_TABLE`, `AUDIT_RETENTION_DAYS`).
+    pub audit: AuditConfig,
     /// Deadline for one Kobana call including retries (`KOBANA_TIMEOUT_MS`).
     pub kobana_timeout: Duration,
     /// Largest request body accepted (`MCP_MAX_BODY_BYTES`).
@@ -220,6 +224,7 @@ impl Default for Config {
             public_url: None,
             authorization_servers: Vec::new(),
             confirmations_table: None,
+            audit: AuditConfig::default(),
             kobana_timeout: DEFAULT_KOBANA_TIMEOUT,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             user_agent_contact: DEFAULT_USER_AGENT_CONTACT.to_owned(),
@@ -262,6 +267,7 @@ impl Config {
         let mut config = Self::default();
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         config.read_kobana(&get)?;
+        config.audit = AuditConfig::from_lookup(&get)?;
         // Under Lambda the function sits behind API Gateway, which sets `Host` itself: the
         // DNS-rebinding guard has nothing to guard, and a deployment made without our template
         // (CDK, Terraform, the console) would otherwise refuse every request. Still settable.
@@ -407,7 +413,11 @@ const ORIGINS: &str =
     "each entry must be scheme://host, scheme://host:port or scheme://host:* (http or https)";
 const URL: &str = "must be an http(s):// URL without blanks, quotes, query or fragment";
 
-fn invalid(name: &'static str, value: String, reason: impl Into<Cow<'static, str>>) -> ConfigError {
+pub(crate) fn invalid(
+    name: &'static str,
+    value: String,
+    reason: impl Into<Cow<'static, str>>,
+) -> ConfigError {
     ConfigError::Invalid {
         name,
         value,
@@ -468,7 +478,7 @@ fn millis(name: &'static str, value: &str) -> Result<Duration, ConfigError> {
 
 /// A whole number of `unit` from `name`, within `min..=max`, or `default` when unset; the
 /// refusal quotes the bounds.
-fn bounded(
+pub(crate) fn bounded(
     get: &impl Fn(&str) -> Option<String>,
     name: &'static str,
     (min, max): (u64, u64),

@@ -13,6 +13,7 @@
 //! sides use and which depends on neither. [`check`] is the operator's `kobana-mcp check`.
 
 pub mod access;
+pub mod audit;
 pub mod canonical;
 pub mod catalog;
 pub mod check;

@@ -20,6 +20,9 @@ const DOCUMENT_MB: u64 = MAX_DOCUMENT_BYTES / (1024 * 1024);
 /// The schema catalog's segment of its URIs (`kobana://billing/schemas/…`).
 const SCHEMAS: &str = Toolset::SCHEMAS;
 
+/// The audit trail's segment (`kobana://billing/audit`).
+const AUDIT: &str = Toolset::AUDIT;
+
 /// The one media type a PDF read serves (BW-7).
 pub const PDF_MEDIA_TYPE: &str = "application/pdf";
 
@@ -33,6 +36,8 @@ pub enum Kind {
     Organization,
     /// `kobana://billing/schemas`
     Schemas,
+    /// `kobana://billing/audit`
+    Audit,
     /// `kobana://billing/schemas/{resource}`
     Schema,
     /// `kobana://billing/customers/{id}`
@@ -70,8 +75,8 @@ pub struct Entry {
     pub tool: &'static str,
 }
 
-/// The ten resources, fixed ones first.
-pub const ENTRIES: [Entry; 10] = [
+/// The eleven resources, fixed ones first.
+pub const ENTRIES: [Entry; 11] = [
     Entry {
         kind: Kind::Organization,
         uri: "kobana://billing/organization",
@@ -89,6 +94,18 @@ pub const ENTRIES: [Entry; 10] = [
         description: "O catálogo de recursos da API de faturamento (JSON).",
         mime_type: "application/json",
         tool: "billing_schemas_list",
+    },
+    Entry {
+        kind: Kind::Audit,
+        uri: "kobana://billing/audit",
+        name: AUDIT,
+        title: "Trilha de auditoria",
+        description: formatcp!(
+            "As {} ações de escrita mais recentes desta organização: quem, quando, o quê, como foi confirmado e o resultado (JSON).",
+            crate::catalog::curated::audit::RESOURCE_ENTRIES
+        ),
+        mime_type: "application/json",
+        tool: crate::catalog::curated::audit::NAME,
     },
     Entry {
         kind: Kind::Schema,
@@ -188,6 +205,7 @@ pub fn parse(uri: &str) -> Option<Target> {
     let (kind, param) = match parts.as_slice() {
         [ORGANIZATION] => (Kind::Organization, None),
         [SCHEMAS] => (Kind::Schemas, None),
+        [AUDIT] => (Kind::Audit, None),
         [SCHEMAS, r] => (Kind::Schema, Some(param(r)?)),
         [CUSTOMERS, id] => (Kind::Customer, Some(param(id)?)),
         [SUBSCRIPTIONS, id] => (Kind::Subscription, Some(param(id)?)),
@@ -301,6 +319,11 @@ impl From<ToolError> for ReadError {
 pub async fn read_json(ctx: ToolCtx, target: &Target) -> Result<String, ReadError> {
     let e = entry(target.kind);
     let tool = registry().get(e.tool).ok_or(ReadError::NotFound)?;
+    if target.kind == Kind::Audit {
+        let document = crate::catalog::curated::audit::latest(&ctx).await?;
+        return serde_json::to_string_pretty(&document)
+            .map_err(|e| ReadError::Failed(e.to_string()));
+    }
     let mut args = serde_json::Map::new();
     match (target.kind, &target.param) {
         (Kind::Schema, Some(r)) => {
@@ -438,7 +461,7 @@ mod tests {
         ] {
             assert!(parse(bad).is_none(), "{bad}");
         }
-        assert_eq!(ENTRIES.iter().filter(|e| !e.is_template()).count(), 2);
+        assert_eq!(ENTRIES.iter().filter(|e| !e.is_template()).count(), 3);
         assert_eq!(ENTRIES.iter().filter(|e| e.is_template()).count(), 8);
     }
 }

@@ -20,6 +20,7 @@ use serde_json::Value;
 use const_format::formatcp;
 
 use crate::access::Principal;
+use crate::audit::{CallAudit, Confirmation};
 use crate::catalog::{
     ERROR_META_KEY, Effect, MAX_PER_PAGE, Narrowing, Output, ToolCtx, ToolDef, ToolError,
     Visibility, WriteGate, registry,
@@ -57,6 +58,8 @@ pub struct AppState {
     /// Customers' names by billing account, learned by this instance (see
     /// [`crate::catalog::lists::names`]).
     pub names: Arc<crate::catalog::NameCache>,
+    /// The audit trail of writes.
+    pub audit: Arc<crate::audit::Trail>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -249,6 +252,7 @@ impl KobanaMcp {
             names: self.state.names.clone(),
             narrowing,
             output: None,
+            audit: Some(CallAudit::reader(self.state.audit.clone())),
         }
     }
 
@@ -258,8 +262,14 @@ impl KobanaMcp {
         ctx: ToolCtx,
         args: Option<rmcp::model::JsonObject>,
     ) -> CallToolResult {
+        // AU-5: a destructive tool that runs without the server's question says so.
+        let unasked = ctx.audit.as_ref().and_then(CallAudit::unasked_note);
         match tool.run(ctx, args).await {
-            Ok(structured) => render_result(tool.meta.output, structured),
+            Ok(structured) => {
+                let mut result = render_result(tool.meta.output, structured);
+                result.content.extend(unasked.map(ContentBlock::text));
+                result
+            }
             Err(error) => {
                 tracing::info!(tool = tool.meta.name, code = %error.code(), "tool failed");
                 render_error(&error)
@@ -525,15 +535,29 @@ impl KobanaMcp {
         let tool = shown_tool(&visibility, &request.name)?;
         if !visibility.may_run(tool) {
             // A generic writing tool has no permission of its own: any `<resource>:write`.
-            let permission = tool
-                .meta
-                .permission
-                .map_or_else(|| "<recurso>:write".to_owned(), |p| p.to_string());
+            let permission = tool.meta.permission.map_or_else(
+                || match tool.meta.effect {
+                    Effect::Read => "<recurso>:read".to_owned(),
+                    _ => "<recurso>:write".to_owned(),
+                },
+                |p| p.to_string(),
+            );
             return Ok(render_error(&ToolError::PermissionDenied(permission)).into());
         }
-        let ctx = self.call_ctx(principal, &context, tool)?;
-        let asks = is_modern(&context)
-            && form_elicitation_declared(context.client_capabilities().as_ref());
+        let forms = form_elicitation_declared(context.client_capabilities().as_ref());
+        let asks = is_modern(&context) && forms;
+        let mut ctx = self.call_ctx(principal, &context, tool)?;
+        if tool.meta.effect != Effect::Read {
+            let destructive = matches!(tool.meta.effect, Effect::Destructive { .. });
+            ctx.audit = Some(CallAudit::for_call(
+                self.state.audit.clone(),
+                tool.meta.name,
+                request.arguments.as_ref(),
+                &ctx.principal,
+                request_record(&context),
+                Confirmation::before_gate(destructive, is_modern(&context), forms),
+            ));
+        }
         let store = self.state.store.as_ref();
         Ok(
             match confirm::gate(store, &self.state.clock, tool, ctx, &request, asks).await? {

@@ -96,10 +96,11 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
         .into_iter()
         .chain(CONTRACT_TOOLS)
         .chain(REPORT_TOOLS)
+        .chain(["billing_audit_list"])
         .chain(GENERIC_TOOLS)
         .collect();
     assert_eq!(registry, spec);
-    assert_eq!(registry.len(), 43, "one registry entry per catalog tool");
+    assert_eq!(registry.len(), 44, "one registry entry per catalog tool");
 
     let stack = Stack::start().await;
     let tools = tools_list(&stack, &full_token()).await;

@@ -122,15 +122,6 @@ async fn draft_lifecycle_finalize_void() {
     let inv = create_draft(&api).await;
     let id = inv["id"].as_str().unwrap();
 
-    let (status, body) = api
-        .patch(&format!("/v1/invoices/{id}"), json!({"description": "x"}))
-        .await;
-    assert_violation(
-        status,
-        &body,
-        &format!("unknown operation PATCH /v1/invoices/{id}"),
-    );
-
     let (status, body) = api.post_empty(&format!("/v1/invoices/{id}/finalize")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["data"]["status"], "open");
@@ -470,22 +461,4 @@ async fn nfe_issue_transitions() {
         .post_empty(&format!("/v1/nfes/{}/issue", ids::NFE_ERROR))
         .await;
     assert_eq!(status, 200, "pending may be retried: {body}");
-}
-
-#[tokio::test]
-async fn standalone_nfe_is_not_an_operation() {
-    let api = Api::new().await;
-    let (status, body) = api
-        .post(
-            "/v1/nfes",
-            json!({"billing_account_id": ids::BA_HORIZONTE, "amount_cents": 150_000}),
-        )
-        .await;
-    let details = assert_error(status, &body, 400, "contract_violation");
-    assert!(details["operation"].is_null());
-    assert_eq!(
-        details["violations"],
-        json!(["unknown operation POST /v1/nfes"])
-    );
-    assert_eq!(api.list_ids("/v1/nfes").await.len(), 2, "nothing created");
 }

@@ -30,7 +30,8 @@ async fn send(
         .http
         .request(method, api.url(path))
         .bearer_auth(&api.token)
-        .header("user-agent", UA);
+        .header("user-agent", UA)
+        .header("content-type", "application/json");
     if let Some((name, value)) = key {
         req = req.header(name, value);
     }
@@ -59,6 +60,7 @@ async fn rk1_each_profile_plays_its_alternative_of_every_point() {
             .get(api.url("/v1/organization"))
             .bearer_auth(api.fake.app_oauth_token())
             .header("user-agent", UA)
+            .header("content-type", "application/json")
             .send()
     };
     let (ta, tb) = (

@@ -505,6 +505,7 @@ async fn binary_prints_url_and_tokens_and_serves() {
         .get(format!("{base}/v1/organization"))
         .bearer_auth(&full)
         .header("User-Agent", UA)
+        .header("Content-Type", "application/json")
         .send()
         .await
         .unwrap();

@@ -3,7 +3,7 @@
 //! - data flows one way: no module below the HTTP front imports it, and the layers under the
 //!   handler — the features (`catalog`, `confirm`, `resources`, `prompts`, `completions`, and
 //!   the operator's `check`), then
-//!   `deferred`, `kobana`, `telemetry` (the request record the client fills in), and the base
+//!   `deferred` and `audit`, `kobana`, `telemetry` (the request record the client fills in), and the base
 //!   (`access`, `canonical`, `format`, `config`, `net`, `protocol_errors`) — never import the
 //!   ones above;
 //! - modules of one rank never import each other in a cycle, and the tools (`catalog`) know
@@ -294,7 +294,7 @@ fn rank(module: &str) -> Option<u8> {
         "http" => 7,
         "server" => 6,
         "catalog" | "confirm" | "resources" | "prompts" | "completions" | "check" | "views" => 5,
-        "deferred" => 4,
+        "deferred" | "audit" => 4,
         "kobana" => 3,
         "telemetry" => 2,
         "access" | "canonical" | "format" | "config" | "net" | "protocol_errors" => 1,

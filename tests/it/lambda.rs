@@ -477,7 +477,16 @@ fn a4_template_table_has_the_stores_ttl_and_iam_allows_only_its_operations() {
         .collect();
     used.sort();
     used.dedup();
-    let mut allowed: Vec<String> = lines
+    // The confirmations' own statement: its actions, up to its resource line.
+    let resource = lines
+        .iter()
+        .position(|l| *l == "Resource: !GetAtt ConfirmationsTable.Arn")
+        .expect("the confirmations statement");
+    let statement = lines[..resource]
+        .iter()
+        .rposition(|l| l.starts_with("- Effect:"))
+        .expect("its Effect line");
+    let mut allowed: Vec<String> = lines[statement..resource]
         .iter()
         .filter_map(|l| l.strip_prefix("- dynamodb:"))
         .map(|a| format!("dynamodb:{a}"))
@@ -492,11 +501,14 @@ fn a4_template_table_has_the_stores_ttl_and_iam_allows_only_its_operations() {
         .iter()
         .filter(|l| l.starts_with("Resource:"))
         .collect();
-    // The token front's own statement (its key) is checked in token_front_lambda.rs.
+    // The audit trail's statements are checked in audit.rs (AU-3), the token front's own
+    // (its key) in token_front_lambda.rs.
     assert_eq!(
         resources,
         [
             &"Resource: !GetAtt ConfirmationsTable.Arn",
+            &"Resource: !GetAtt AuditTable.Arn",
+            &r#"Resource: !Sub "${AuditTable.Arn}/index/by_organization""#,
             &"Resource: !Ref TokenFrontKey"
         ]
     );

@@ -4,6 +4,7 @@
 //! named after what it proves. Run one area with `cargo test -p kobana-mcp-tests --test it <area>::`.
 
 // Support shared by the areas.
+mod audit_support;
 mod catalog_support;
 mod common;
 mod confirm_support;
@@ -18,6 +19,9 @@ mod token_front_support;
 
 // The areas.
 mod architecture_doc;
+mod audit;
+mod audit_privacy;
+mod audit_reads;
 mod browser_cors;
 mod catalog;
 mod catalog_contract;
@@ -39,6 +43,7 @@ mod endpoint_identity;
 mod fake_access;
 mod fake_invoices;
 mod fake_lists;
+mod fake_operations;
 mod fake_readings;
 mod fake_resources;
 mod fake_transport;

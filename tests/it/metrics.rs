@@ -20,7 +20,7 @@ fn lambda_id(n: u64) -> String {
 }
 
 /// An era-2026 `server-discover.json` event with another body.
-fn modern_event(method: &str, params: Value) -> Value {
+pub(crate) fn modern_event(method: &str, params: Value) -> Value {
     let mut event = event("server-discover");
     let mut params = params;
     params["_meta"] = json!({

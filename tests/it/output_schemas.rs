@@ -83,6 +83,7 @@ fn calls(customer: &str) -> Vec<(&'static str, Value)> {
             "billing_nfes_cancel",
             json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),
         ),
+        ("billing_audit_list", json!({"per_page": 5})),
         (
             "billing_operations_search",
             json!({"query": "anular fatura"}),

@@ -40,7 +40,11 @@ async fn r1_r2_lists_with_full_token_in_both_eras() {
         .await;
     assert_eq!(
         uris(&body, "resources", "uri"),
-        ["kobana://billing/organization", "kobana://billing/schemas"]
+        [
+            "kobana://billing/organization",
+            "kobana://billing/schemas",
+            "kobana://billing/audit"
+        ]
     );
     let (_, body) = stack
         .legacy(&full_token(), "resources/templates/list", json!({}))
@@ -102,7 +106,11 @@ async fn r3_every_resource_follows_the_permission_of_the_tool_that_reads_it() {
     };
     let nfes_only = scoped_token("person-ana", FIXTURE_ORG_ID, "nfes:read");
     let (fixed, templates) = lists(nfes_only.clone()).await;
-    assert_eq!(fixed, ["kobana://billing/schemas"]);
+    // AU-4: the trail is shown to every token that may read anything.
+    assert_eq!(
+        fixed,
+        ["kobana://billing/schemas", "kobana://billing/audit"]
+    );
     assert_eq!(
         templates,
         [
@@ -120,7 +128,11 @@ async fn r3_every_resource_follows_the_permission_of_the_tool_that_reads_it() {
     .await;
     assert_eq!(
         fixed,
-        ["kobana://billing/organization", "kobana://billing/schemas"]
+        [
+            "kobana://billing/organization",
+            "kobana://billing/schemas",
+            "kobana://billing/audit"
+        ]
     );
     assert_eq!(templates, ["kobana://billing/schemas/{resource}"]);
 

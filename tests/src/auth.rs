@@ -23,8 +23,9 @@ pub const FIXTURE_ORG_ID: &str = "bdd640fb-0667-4ad1-9c80-317fa3b1799d";
 pub const JWT_SECRET: &[u8] = b"fake-kobana-billing-hs512-secret-not-for-production";
 
 /// The resources a permission can name (`<resource>:read`, `<resource>:write`; `write`
-/// implies `read`, and the coarse `read`, `write` and `all` cover every resource).
-pub const RESOURCES: [&str; 9] = [
+/// implies `read`, and the coarse `read`, `write` and `all` cover every resource): the first
+/// path segment under `/v1` of every operation of the contract.
+pub const RESOURCES: [&str; 28] = [
     "organization",
     "customers",
     "billing_accounts",
@@ -34,6 +35,25 @@ pub const RESOURCES: [&str; 9] = [
     "invoices",
     "payments",
     "nfes",
+    "plan_groups",
+    "product_groups",
+    "companies",
+    "certificates",
+    "coupons",
+    "credits",
+    "payment_methods",
+    "proposals",
+    "proposal_templates",
+    "plan_changes",
+    "subscription_changes",
+    "subscription_item_changes",
+    "usage",
+    "tax_rules",
+    "tax_periods",
+    "withholdings",
+    "service_items",
+    "dashboard_users",
+    "team_roles",
 ];
 
 /// The claims carried by a fake Kobana token.

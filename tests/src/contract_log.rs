@@ -1,7 +1,9 @@
 //! The run-wide contract record: when `KOBANA_CONTRACT_LOG` names a directory, every fake
 //! instance appends JSON lines to its own file there (`<pid>-<n>.jsonl`):
 //! `{"exercised":"<op id>"}` the first time the server calls an operation, and
-//! `{"violation":{…}}` for every request or answer of the server off the contract.
+//! `{"violation":{…}}` for every request or answer of the server off the contract. A test
+//! that saw the server refuse an excluded operation without calling Kobana appends
+//! `{"refused":"<operationId>"}` ([`record_refused`]) to its process's own file.
 //!
 //! Only requests whose `User-Agent` starts with [`SERVER_USER_AGENT`] are written: a test
 //! talking to the fake directly is not the server. Writes are one `write` per line on a file
@@ -24,6 +26,17 @@ pub const ENV: &str = "KOBANA_CONTRACT_LOG";
 /// The prefix of the MCP server's `User-Agent` (`Kobana MCP Server/<version> <contact>`).
 pub const SERVER_USER_AGENT: &str = "Kobana MCP Server/";
 
+/// Records, in this run's log (when `KOBANA_CONTRACT_LOG` names a directory), that the server
+/// refused `operation` (Kobana's `operationId`) without calling Kobana: an operation that
+/// must never pass through a model. The contract report counts it as covered. Written once
+/// per operation and process, to the process's own `<pid>-<n>.jsonl`.
+pub fn record_refused(operation: &str) {
+    static LOG: std::sync::OnceLock<Option<ContractLog>> = std::sync::OnceLock::new();
+    if let Some(log) = LOG.get_or_init(ContractLog::from_env) {
+        log.refused(operation);
+    }
+}
+
 /// Whether a request came from the MCP server.
 pub fn is_server(user_agent: Option<&str>) -> bool {
     user_agent.is_some_and(|ua| ua.starts_with(SERVER_USER_AGENT))
@@ -40,6 +53,7 @@ pub struct ContractLog {
 struct LogState {
     file: Option<File>,
     exercised: HashSet<String>,
+    refused: HashSet<String>,
 }
 
 impl ContractLog {
@@ -72,6 +86,15 @@ impl ContractLog {
         }
     }
 
+    /// Records that the server refused `operation` (an `operationId`) without a call
+    /// (written once per instance).
+    pub fn refused(&self, operation: &str) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.refused.insert(operation.to_string()) {
+            Self::write(&self.path, &mut state, &json!({ "refused": operation }));
+        }
+    }
+
     /// Records a request or answer of the server off the contract.
     pub fn violation(&self, violation: &Violation) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -90,17 +113,28 @@ impl ContractLog {
     }
 }
 
-/// Records that a test saw the generic tools refuse `operation` (an excluded row) without
-/// calling Kobana: one `{"refused":"<operationId>"}` line in this process's
-/// `<pid>-refused.jsonl` under `$KOBANA_CONTRACT_LOG`, when it is set. I/O errors are ignored.
-pub fn record_refused(operation: &str) {
-    let Some(dir) = std::env::var_os(ENV).filter(|d| !d.is_empty()) else {
-        return;
-    };
-    let path = Path::new(&dir).join(format!("{}-refused.jsonl", std::process::id()));
-    if let Ok(mut file) = OpenOptions::new().create(true).append(true).open(path) {
-        let mut line = json!({ "refused": operation }).to_string();
-        line.push('\n');
-        let _ = file.write_all(line.as_bytes());
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// WA-5: a refusal is written once per operation, by `operationId`, to the instance's own
+    /// file, beside what the report reads.
+    #[test]
+    fn wa5_a_refusal_is_recorded_once_per_operation() {
+        let dir = std::env::temp_dir().join(format!("kobana-refused-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = ContractLog::in_dir(&dir);
+        log.refused("post-certificates");
+        log.refused("post-certificates");
+        log.exercised("organization.get");
+        let text = std::fs::read_to_string(log.path()).unwrap();
+        assert_eq!(
+            text,
+            "{\"refused\":\"post-certificates\"}\n{\"exercised\":\"organization.get\"}\n"
+        );
+        let mut report = crate::report::Report::default();
+        report.add_file("x", &text);
+        assert!(report.refused.contains("post-certificates"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

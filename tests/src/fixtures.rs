@@ -465,6 +465,7 @@ pub fn fixture_org() -> OrgData {
         organization,
         customers,
         deleted_customers: Default::default(),
+        generic: Default::default(),
         billing_accounts,
         subscriptions,
         invoices,

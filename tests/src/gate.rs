@@ -233,6 +233,10 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
                 return (replay, org);
             }
             parts.extensions.insert(ctx.clone());
+            parts
+                .extensions
+                .insert(crate::generic::Matched(checked.operation));
+            app.lock().handled += 1;
             let mut resp = next
                 .run(Request::from_parts(parts, Body::from(bytes)))
                 .await;
@@ -338,6 +342,7 @@ fn check_contract(
         user_agent: user_agent.as_deref(),
         idempotency_key: x_key.as_deref(),
         idempotency_key_alt: alt_key.as_deref(),
+        content_type: header_str(&parts.headers, header::CONTENT_TYPE).as_deref(),
         body,
     });
     if let Some(op) = verdict.operation {

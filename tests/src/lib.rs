@@ -30,6 +30,7 @@ pub mod documents;
 pub mod faults;
 pub mod fixtures;
 pub mod gate;
+pub mod generic;
 pub mod hostile;
 pub mod ids;
 pub mod readings;
@@ -100,7 +101,7 @@ pub fn app_router(app: App) -> Router {
     Router::new()
         .merge(control::router())
         .merge(routes::router())
-        .fallback(routes::not_found)
+        .fallback(generic::respond)
         .layer(from_fn_with_state(app.clone(), gate::gate))
         .with_state(app)
 }
@@ -201,6 +202,12 @@ impl FakeKobana {
     /// The bound socket address.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// How many `/v1/*` requests passed the gate and reached a route (hand-written or the
+    /// generic responder): an off-contract request never does.
+    pub fn handled(&self) -> u64 {
+        self.app.lock().handled
     }
 
     /// Every `/v1/*` request received so far, in order.
@@ -334,6 +341,8 @@ fn records_of<'a>(
         "invoices" => &mut org.invoices,
         "payments" => &mut org.payments,
         "nfes" => &mut org.nfes,
+        "plans" => &mut org.plans,
+        "products" => &mut org.products,
         _ => return None,
     })
 }

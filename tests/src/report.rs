@@ -1,6 +1,8 @@
-//! The run-wide contract report (`contract-report <dir>`): reads every file the fakes of a
-//! test run wrote (see [`crate::contract_log`]) and says which operations the server never
-//! called and which of its requests, or of the fake's answers, left the contract.
+//! The run-wide contract report (`contract-report <dir>`): reads every file the fakes (and
+//! the tests that saw the server refuse an excluded operation) of a test run wrote (see
+//! [`crate::contract_log`]) and names every operation of the contract: exercised by the
+//! server, refused without a call, or neither; and which of the server's requests, or of the
+//! fake's answers, left the contract.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -31,6 +33,8 @@ pub struct Report {
     pub files: usize,
     /// Operation ids the server called.
     pub exercised: BTreeSet<String>,
+    /// `operationId`s the server refused without a call (excluded operations).
+    pub refused: BTreeSet<String>,
     /// Every recorded violation, in file order.
     pub violations: Vec<Violation>,
     /// Lines that are not a record line (`file:line: text`).
@@ -80,29 +84,51 @@ impl Report {
                 .as_ref()
                 .and_then(|v| v.get("violation"))
                 .and_then(|v| serde_json::from_value::<Violation>(v.clone()).ok());
-            match (exercised, violation) {
-                (Some(op), _) => {
+            let refused = parsed
+                .as_ref()
+                .and_then(|v| v.get("refused"))
+                .and_then(Value::as_str)
+                .filter(|op| contract().operation(op).is_some());
+            match (exercised, violation, refused) {
+                (Some(op), _, _) => {
                     self.exercised.insert(op.to_string());
                 }
-                (None, Some(v)) => self.violations.push(v),
-                (None, None) => self.unreadable.push(format!("{name}:{}: {line}", n + 1)),
+                (None, Some(v), _) => self.violations.push(v),
+                (None, None, Some(op)) => {
+                    let op = contract().operation(op).expect("filtered above");
+                    self.refused.insert(op.operation_id.clone());
+                }
+                (None, None, None) => self.unreadable.push(format!("{name}:{}: {line}", n + 1)),
             }
         }
     }
 
-    /// The contract's operations the server never called, in contract order.
+    /// The contract's operations the server neither called nor refused, in contract order.
     pub fn never_exercised(&self) -> Vec<&'static str> {
         contract()
             .operations
             .iter()
-            .filter(|op| !self.exercised.contains(&op.id))
+            .filter(|op| {
+                !self.exercised.contains(&op.id) && !self.refused.contains(&op.operation_id)
+            })
             .map(|op| op.id.as_str())
             .collect()
     }
 
-    /// True when every operation was called, nothing left the contract and every line read.
+    /// Operations recorded refused without a call that the server called all the same.
+    pub fn refused_but_called(&self) -> Vec<&'static str> {
+        contract()
+            .operations
+            .iter()
+            .filter(|op| self.exercised.contains(&op.id) && self.refused.contains(&op.operation_id))
+            .map(|op| op.id.as_str())
+            .collect()
+    }
+
+    /// True when every operation was called or refused without a call (never both), nothing
+    /// left the contract and every line read.
     pub fn passed(&self) -> bool {
-        self.never_exercised().is_empty() && self.clean()
+        self.never_exercised().is_empty() && self.refused_but_called().is_empty() && self.clean()
     }
 
     /// True when nothing left the contract and every line read (a partial run, e.g. one test
@@ -115,18 +141,24 @@ impl Report {
     pub fn render(&self) -> String {
         let ops = &contract().operations;
         let missing = self.never_exercised();
+        let both = self.refused_but_called();
+        let exercised = ops
+            .iter()
+            .filter(|op| self.exercised.contains(&op.id))
+            .count();
+        let refused = ops.len() - missing.len() - exercised;
         let mut out = format!(
-            "contract: {} of {} operations exercised, {} violations\n",
-            ops.len() - missing.len(),
+            "contract: {} operations: {exercised} exercised, {refused} refused without a call, {} violations\n",
             ops.len(),
             self.violations.len()
         );
         if !missing.is_empty() {
-            let _ = writeln!(out, "never exercised ({}):", missing.len());
-            for id in &missing {
-                let op = contract().operation(id).expect("listed from the contract");
-                let _ = writeln!(out, "  {id}  {} {}", op.method, op.path);
-            }
+            let _ = writeln!(out, "neither exercised nor refused ({}):", missing.len());
+            out.push_str(&by_resource(&missing));
+        }
+        if !both.is_empty() {
+            let _ = writeln!(out, "refused without a call, yet called ({}):", both.len());
+            out.push_str(&by_resource(&both));
         }
         if !self.violations.is_empty() {
             let _ = writeln!(out, "violations ({}):", self.violations.len());
@@ -161,6 +193,29 @@ impl Report {
     }
 }
 
+/// Operation ids, one line per resource (the first path segment): `  nfes (2): a b`.
+fn by_resource(ids: &[&str]) -> String {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for id in ids {
+        let op = contract().operation(id).expect("listed from the contract");
+        let resource = op
+            .path
+            .trim_start_matches("/v1/")
+            .split('/')
+            .next()
+            .unwrap_or("");
+        match groups.iter_mut().find(|(r, _)| *r == resource) {
+            Some((_, list)) => list.push(id),
+            None => groups.push((resource, vec![id])),
+        }
+    }
+    let mut out = String::new();
+    for (resource, list) in groups {
+        let _ = writeln!(out, "  {resource} ({}): {}", list.len(), list.join(" "));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,10 +234,9 @@ mod tests {
         let mut r = Report::default();
         r.add_file("1-0.jsonl", &all_exercised());
         assert!(r.passed(), "{}", r.render());
-        assert!(
-            r.render()
-                .starts_with("contract: 39 of 39 operations exercised, 0 violations")
-        );
+        assert!(r.render().starts_with(
+            "contract: 260 operations: 260 exercised, 0 refused without a call, 0 violations"
+        ));
     }
 
     #[test]
@@ -198,10 +252,15 @@ mod tests {
         assert_eq!(r.never_exercised(), vec!["nfes.xml"]);
         let text = r.render();
         assert!(
-            text.starts_with("contract: 38 of 39 operations exercised, 0 violations"),
+            text.starts_with(
+                "contract: 260 operations: 259 exercised, 0 refused without a call, 0 violations"
+            ),
             "{text}"
         );
-        assert!(text.contains("nfes.xml  GET /v1/nfes/{id}/xml"), "{text}");
+        assert!(
+            text.contains("neither exercised nor refused (1):\n  nfes (1): nfes.xml\n"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -215,7 +274,7 @@ mod tests {
         assert!(!r.passed());
         let text = r.render();
         assert!(
-            text.contains("39 of 39 operations exercised, 1 violations"),
+            text.contains("260 exercised, 0 refused without a call, 1 violations"),
             "{text}"
         );
         assert!(
@@ -228,5 +287,40 @@ mod tests {
         r.add_file("2-0.jsonl", "{\"exercised\":\n");
         assert!(!r.passed());
         assert_eq!(r.unreadable, vec!["2-0.jsonl:1: {\"exercised\":"]);
+    }
+
+    /// An excluded operation recorded refused (by its `operationId`) counts as covered; one
+    /// also called by the server fails the report.
+    #[test]
+    fn refused_operations_are_covered_and_never_called() {
+        let lines: String = all_exercised()
+            .lines()
+            .filter(|l| !l.contains("\"nfes.xml\"") && !l.contains("post-certificates"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let mut r = Report::default();
+        r.add_file("1-0.jsonl", &lines);
+        r.add_file(
+            "2-0.jsonl",
+            "{\"refused\":\"get-nfes-id-xml\"}\n{\"refused\":\"post-certificates\"}\n",
+        );
+        assert!(r.passed(), "{}", r.render());
+        assert!(r.render().starts_with(
+            "contract: 260 operations: 258 exercised, 2 refused without a call, 0 violations"
+        ));
+        r.add_file(
+            "3-0.jsonl",
+            "{\"exercised\":\"nfes.xml\"}\n{\"refused\":\"no-such-op\"}\n",
+        );
+        assert!(!r.passed());
+        let text = r.render();
+        assert!(
+            text.contains("refused without a call, yet called (1):\n  nfes (1): nfes.xml"),
+            "{text}"
+        );
+        assert_eq!(
+            r.unreadable,
+            vec!["3-0.jsonl:2: {\"refused\":\"no-such-op\"}"]
+        );
     }
 }

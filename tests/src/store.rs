@@ -49,6 +49,8 @@ pub struct OrgData {
     pub refunded_cents: HashMap<String, i64>,
     /// Last invoice number used (`FAT-2026-000812` → 812).
     pub invoice_seq: u64,
+    /// The generic responder's records (operations without a hand-written route).
+    pub generic: crate::generic::store::Store,
 }
 
 /// One price of the fake's price table: the amount behind a plan item's `price_id`.
@@ -168,6 +170,9 @@ pub struct Inner {
     pub instance: u128,
     /// Rate-limit window: (unix second, org) → requests.
     pub rate_window: (i64, HashMap<String, u32>),
+    /// Requests that passed the gate and reached a route (a hand-written handler or the
+    /// generic responder).
+    pub handled: u64,
 }
 
 impl Inner {
@@ -186,6 +191,7 @@ impl Inner {
             request_counter: 0,
             instance,
             rate_window: (0, HashMap::new()),
+            handled: 0,
         }
     }
 

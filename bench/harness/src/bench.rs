@@ -61,7 +61,7 @@ impl Opts {
                 .unwrap_or_else(|| {
                     [
                         "context", "load", "fanout", "generic", "pdf", "cold", "inproc", "memory",
-                        "bounded",
+                        "bounded", "audit",
                     ]
                     .map(str::to_owned)
                     .to_vec()

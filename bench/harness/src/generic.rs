@@ -1,4 +1,4 @@
-//! Section 9: the generic tools beside the curated ones (#32). A generic read
+//! Section 10: the generic tools beside the curated ones (#32). A generic read
 //! (`billing_operations_read get-customers`) against the curated `billing_customers_list`, and a
 //! generic write (`billing_operations_write patch-customers-id`) against the curated
 //! `billing_customers_update`, on the running server: per call, the Kobana calls it made
@@ -123,7 +123,7 @@ fn facts_figures(bench: &Bench) -> (usize, f64, usize) {
     (OPERATIONS_TXT.len(), stats::median(&times), operations)
 }
 
-/// Section 9.
+/// Section 10.
 pub fn generic(
     bench: &Bench,
     fake: SocketAddr,
@@ -143,7 +143,7 @@ pub fn generic(
         };
         let calls = median(&g.calls);
         report.row(
-            "9",
+            "10",
             format!(
                 "{}: Kobana calls per call · server CPU per call (median of {rounds} rounds × {per_round})",
                 generic.label
@@ -169,7 +169,7 @@ pub fn generic(
     }
     let (bytes, parse_us, operations) = facts_figures(bench);
     report.row(
-        "9",
+        "10",
         format!(
             "Operation facts (`shared/data/operations.txt`, {operations} operations): size · parse time, once per process on the first generic call (median, harness process)"
         ),

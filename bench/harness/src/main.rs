@@ -15,6 +15,7 @@
 //! time. The exit status is 1 only when a step failed, never because a target was missed.
 
 mod answer_size;
+mod audit_cost;
 mod bench;
 mod bounded;
 mod canned;
@@ -368,7 +369,7 @@ fn run(opts: Opts) -> ExitCode {
                             });
                         }
                         if bench.opts.wants("generic") {
-                            section(&mut report, "9 generic tools", || {
+                            section(&mut report, "10 generic tools", || {
                                 generic::generic(&bench, fake_addr, ours_addr, ours.pid())
                             });
                         }
@@ -393,6 +394,11 @@ fn run(opts: Opts) -> ExitCode {
     }
     if bench.opts.wants("bounded") {
         section(&mut report, "8 bounded work", || bounded::bounded(&bench));
+    }
+    if bench.opts.wants("audit") {
+        section(&mut report, "9 audit cost", || {
+            audit_cost::audit_cost(&bench)
+        });
     }
     if bench.opts.wants("memory") {
         section(&mut report, "7 memory size", || memory_size::run(&bench));

@@ -8,8 +8,9 @@ use serde_json::{Map, Value, json};
 
 use super::{Output, Paging, ToolError, schemas};
 use crate::access::{Principal, Resource};
+use crate::audit::CallAudit;
 use crate::format::enrich;
-use crate::kobana::{Envelope, KobanaClient, segment_is_safe};
+use crate::kobana::{Envelope, KobanaClient, is_uuid, segment_is_safe};
 
 /// Largest page Kobana serves.
 pub const MAX_PER_PAGE: u32 = 100;
@@ -121,17 +122,15 @@ pub struct ToolCtx {
     /// [`ToolCtx::record`], [`ToolCtx::list`] and [`ToolCtx::write`] put their data under its
     /// key, so the key is written once, in the tool's [`ToolMeta`](super::ToolMeta).
     pub output: Option<Output>,
+    /// The audit trail: every write sent is recorded there first, and a write without it is
+    /// not sent (AU-2); read tools read it.
+    pub audit: Option<CallAudit>,
 }
 
 /// Checks that `value` is a UUID (Kobana's ids), naming the argument when it is not.
 pub fn uuid_arg<'a>(name: &str, value: &'a str) -> Result<&'a str, ToolError> {
     let v = value.trim();
-    let ok = v.len() == 36
-        && v.char_indices().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => c == '-',
-            _ => c.is_ascii_hexdigit(),
-        });
-    if ok {
+    if is_uuid(v) {
         Ok(v)
     } else {
         Err(ToolError::InvalidArguments(format!(
@@ -268,8 +267,9 @@ impl ToolCtx {
     }
 
     /// A write (`POST`/`PATCH`/`DELETE`) returning `{ <key>: data }`, enriched, under the
-    /// call's [`WriteGate`]. A failure after which the write may have been applied (see
-    /// [`crate::kobana::KobanaError::may_have_applied`]) becomes
+    /// call's [`WriteGate`]. The audit entry is written before it is sent and completed
+    /// after; a store that refuses the entry sends nothing. A failure after which the write
+    /// may have been applied (see [`crate::kobana::KobanaError::may_have_applied`]) becomes
     /// [`ToolError::UncertainOutcome`], which tells the person to check the record first.
     pub async fn write(
         &self,
@@ -304,8 +304,15 @@ impl ToolCtx {
             }
         }
         let segments: Vec<&str> = planned.segments.iter().map(String::as_str).collect();
+        let entry = self
+            .audit
+            .as_ref()
+            .ok_or(ToolError::AuditUnavailable)?
+            .begin(planned.method.as_str(), &segments, planned.body.as_ref())
+            .await
+            .map_err(|_| ToolError::AuditUnavailable)?;
         let deleting = planned.method == Method::DELETE;
-        let mut envelope = self
+        let sent = self
             .kobana
             .send(
                 planned.method.clone(),
@@ -315,18 +322,19 @@ impl ToolCtx {
                 planned.body.as_ref(),
                 self.idempotency_key.as_deref(),
             )
-            .await
-            .map_err(|error| {
-                if error.may_have_applied() {
-                    ToolError::UncertainOutcome {
-                        error: Box::new(error),
-                        check_with: check_tool(&segments, planned.operation.is_some()),
-                        repeat_safe: matches!(self.gate, WriteGate::Confirmed(_)),
-                    }
-                } else {
-                    error.into()
+            .await;
+        entry.finish(sent.as_ref()).await;
+        let mut envelope = sent.map_err(|error| {
+            if error.may_have_applied() {
+                ToolError::UncertainOutcome {
+                    error: Box::new(error),
+                    check_with: check_tool(&segments, planned.operation.is_some()),
+                    repeat_safe: matches!(self.gate, WriteGate::Confirmed(_)),
                 }
-            })?;
+            } else {
+                error.into()
+            }
+        })?;
         if deleting && envelope.data.is_null() {
             // Reading `delete_answer`: a 204 No Content is the same success as the document's
             // 200 {"deleted": true}.
@@ -594,6 +602,18 @@ mod tests {
             names: Default::default(),
             narrowing: Default::default(),
             output: None,
+            audit: Some(crate::audit::CallAudit::for_call(
+                Arc::new(crate::audit::Trail::new(
+                    Arc::new(crate::audit::MemoryAudit::new()),
+                    1,
+                )),
+                "billing_payments_refund",
+                None,
+                &Principal::from_token(crate::access::BearerToken::new("opaque"), 0)
+                    .expect("principal"),
+                None,
+                Some(crate::audit::Confirmation::AskedConfirmed),
+            )),
         }
     }
 

@@ -36,6 +36,15 @@ pub enum ToolError {
         "Não foi possível registrar a confirmação agora; por segurança nada foi executado. Tente de novo em instantes."
     )]
     ConfirmationUnavailable,
+    /// The audit trail did not take the entry of a write (the store is down): nothing was
+    /// sent to Kobana (AU-2). The text is fixed; what went wrong goes to the log only.
+    #[error(
+        "Não foi possível registrar esta ação na trilha de auditoria agora; por segurança nada foi enviado ao Kobana. Tente de novo em instantes."
+    )]
+    AuditUnavailable,
+    /// The audit trail could not be read now (the store is down).
+    #[error("Não foi possível ler a trilha de auditoria agora. Tente de novo em instantes.")]
+    AuditUnreadable,
     /// The write the confirmed run was about to send is not the one the person confirmed:
     /// refused, nothing sent.
     #[error(
@@ -111,6 +120,8 @@ impl ToolError {
             ToolError::UserDeclined => "USER_DECLINED".to_owned(),
             ToolError::ConfirmationUnavailable => "CONFIRMATION_UNAVAILABLE".to_owned(),
             ToolError::ConfirmationMismatch => "CONFIRMATION_MISMATCH".to_owned(),
+            ToolError::AuditUnavailable => "AUDIT_UNAVAILABLE".to_owned(),
+            ToolError::AuditUnreadable => "AUDIT_UNREADABLE".to_owned(),
             ToolError::Undescribable => "CONFIRMATION_UNDESCRIBABLE".to_owned(),
             ToolError::ConfirmationRequired => "CONFIRMATION_REQUIRED".to_owned(),
             ToolError::AmountMismatch { .. } => "AMOUNT_MISMATCH".to_owned(),

@@ -136,14 +136,15 @@ impl Visibility {
         }
     }
 
-    /// Whether the token may run `tool` (the client's narrowing does not matter here). A
-    /// tool without a permission of its own is the server's catalog (read) or a generic tool,
-    /// whose writing ones need a write permission on some resource.
+    /// Whether the token may run `tool` (the client's narrowing does not matter here): it
+    /// grants the tool's permission, or the tool needs none (a toolset that
+    /// [needs some read](Toolset::needs_some_read) asks for any read permission; a generic
+    /// writing tool, some write permission).
     pub fn may_run(&self, tool: &ToolDef) -> bool {
         match tool.meta.permission {
             Some(permission) => self.permissions.allows(permission),
-            None if tool.meta.effect == Effect::Read => true,
-            None => self.permissions.can_write(),
+            None if tool.meta.effect != Effect::Read => self.permissions.can_write(),
+            None => !tool.meta.toolset.needs_some_read() || self.permissions.reads_something(),
         }
     }
 

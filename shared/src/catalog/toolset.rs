@@ -31,6 +31,8 @@ pub enum Toolset {
     Nfes,
     /// Figures the server computes from several lists (`billing_reports_month`).
     Reports,
+    /// The server's own audit trail of writes.
+    Audit,
     /// The generic tools that reach every operation of the document (`catalog::operations`).
     Operations,
 }
@@ -42,8 +44,12 @@ impl Toolset {
     /// The generic tools' slug (`operations`).
     pub const OPERATIONS: &'static str = Toolset::Operations.slug();
 
+    /// The audit trail's slug (`audit`): its toolset, its resource URI
+    /// (`kobana://billing/audit`).
+    pub const AUDIT: &'static str = Toolset::Audit.slug();
+
     /// Every toolset, in catalog order.
-    pub const ALL: [Toolset; 12] = [
+    pub const ALL: [Toolset; 13] = [
         Toolset::Organization,
         Toolset::Schemas,
         Toolset::Customers,
@@ -55,17 +61,21 @@ impl Toolset {
         Toolset::Payments,
         Toolset::Nfes,
         Toolset::Reports,
+        Toolset::Audit,
         Toolset::Operations,
     ];
 
     /// The reports' slug (`reports`).
     pub const REPORTS: &'static str = "reports";
 
-    /// The permission resource its tools act on; `None` for the server's own catalog and for
-    /// the reports, which read several resources (each tool names the permission it needs).
+    /// The permission resource its tools act on; `None` for the server's own catalog, the
+    /// reports (which read several resources; each tool names the permission it needs) and
+    /// the audit trail.
     pub const fn resource(self) -> Option<Resource> {
         Some(match self {
-            Toolset::Schemas | Toolset::Reports | Toolset::Operations => return None,
+            Toolset::Schemas | Toolset::Reports | Toolset::Audit | Toolset::Operations => {
+                return None;
+            }
             Toolset::Organization => Resource::Organization,
             Toolset::Customers => Resource::Customers,
             Toolset::BillingAccounts => Resource::BillingAccounts,
@@ -78,15 +88,23 @@ impl Toolset {
         })
     }
 
-    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, `schemas` or
-    /// `operations`).
+    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, `schemas`, `reports`,
+    /// `audit` or `operations`).
     pub const fn slug(self) -> &'static str {
         match (self, self.resource()) {
             (Toolset::Reports, _) => Self::REPORTS,
+            (Toolset::Audit, _) => "audit",
             (Toolset::Operations, _) => "operations",
             (_, Some(resource)) => resource.slug(),
             (_, None) => "schemas",
         }
+    }
+
+    /// Whether its tools, which need no permission of their own, are shown only to a token
+    /// that may read something (the audit trail: a token that may read nothing reads no
+    /// trail either).
+    pub const fn needs_some_read(self) -> bool {
+        matches!(self, Toolset::Audit)
     }
 
     /// Parses a slug as a client writes it (case and surrounding blanks ignored).

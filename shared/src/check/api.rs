@@ -216,6 +216,7 @@ impl Prober {
             .query(query)
             .bearer_auth(&self.token)
             .header(reqwest::header::USER_AGENT, &self.user_agent)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
             .send()
             .await;
         let response = match sent {
@@ -282,7 +283,7 @@ impl Prober {
             .unwrap_or("")
             .to_owned();
         let mut problems = Vec::new();
-        if status != operation.status {
+        if !operation.allows(status) {
             problems.push(format!(
                 "status {status}, the contract says {}",
                 operation.status

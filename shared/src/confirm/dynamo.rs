@@ -6,58 +6,25 @@
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
-use tokio::sync::OnceCell;
 
 use super::async_trait_like::BoxFuture;
 use super::{NonceStore, StoreError};
+pub use crate::net::aws::sdk_config;
+use crate::net::aws::{DynamoTable, describe_failure as describe};
 
 /// Nonces in a DynamoDB table.
 #[derive(Debug)]
-pub struct DynamoStore {
-    table: String,
-    client: OnceCell<Client>,
-}
+pub struct DynamoStore(DynamoTable);
 
 impl DynamoStore {
     /// A store over `table`. No network I/O until the first call.
     pub fn new(table: impl Into<String>) -> Self {
-        Self {
-            table: table.into(),
-            client: OnceCell::new(),
-        }
+        Self(DynamoTable::new(table))
     }
 
     /// A store over `table` using an already built client.
     pub fn with_client(table: impl Into<String>, client: Client) -> Self {
-        Self {
-            table: table.into(),
-            client: OnceCell::from(client),
-        }
-    }
-
-    async fn client(&self) -> &Client {
-        self.client
-            .get_or_init(|| async { Client::new(&sdk_config().await) })
-            .await
-    }
-}
-
-/// The AWS SDK configuration from the environment (region, credentials, endpoint), with
-/// [`crate::net::aws::http_client`] as its HTTP client.
-pub async fn sdk_config() -> aws_config::SdkConfig {
-    aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .http_client(crate::net::aws::http_client())
-        .load()
-        .await
-}
-
-fn describe<E: std::fmt::Debug>(error: &aws_sdk_dynamodb::error::SdkError<E>) -> String {
-    use aws_sdk_dynamodb::error::SdkError;
-    match error {
-        SdkError::TimeoutError(_) => "DynamoDB timeout".to_owned(),
-        SdkError::DispatchFailure(_) => "DynamoDB unreachable".to_owned(),
-        SdkError::ServiceError(e) => format!("DynamoDB error: {:?}", e.err()),
-        _ => "DynamoDB request failed".to_owned(),
+        Self(DynamoTable::with_client(table, client))
     }
 }
 
@@ -69,10 +36,11 @@ impl NonceStore for DynamoStore {
         expires_at: i64,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            self.client()
+            self.0
+                .client()
                 .await
                 .put_item()
-                .table_name(&self.table)
+                .table_name(self.0.name())
                 .item("nonce", AttributeValue::S(nonce.to_owned()))
                 .item("digest", AttributeValue::S(digest.to_owned()))
                 .item("expires_at", AttributeValue::N(expires_at.to_string()))
@@ -92,10 +60,11 @@ impl NonceStore for DynamoStore {
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let result = self
+                .0
                 .client()
                 .await
                 .delete_item()
-                .table_name(&self.table)
+                .table_name(self.0.name())
                 .key("nonce", AttributeValue::S(nonce.to_owned()))
                 .condition_expression(
                     "attribute_exists(nonce) AND digest = :digest AND expires_at > :now",

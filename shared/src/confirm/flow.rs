@@ -32,6 +32,13 @@ pub enum Decision {
     },
     /// Ask the person: answer with this `input_required` result.
     Ask(InputRequiredResult),
+    /// The person said no: nothing runs. `consumed`: the answer named a confirmation of ours,
+    /// bound to this request, and consumed it now (what the audit entry's organization
+    /// rests on).
+    Declined {
+        /// The confirmation was consumed by this answer.
+        consumed: bool,
+    },
     /// Do not run; answer with this tool error.
     Refuse(ToolError),
 }
@@ -98,10 +105,14 @@ pub async fn decide(
         match answer(input_responses) {
             Answer::Unusable => {}
             Answer::No => {
-                if let Err(error) = store.consume(state, &digest, clock()).await {
-                    tracing::warn!(%error, "could not discard a declined confirmation");
-                }
-                return Ok(Decision::Refuse(ToolError::UserDeclined));
+                let consumed = match store.consume(state, &digest, clock()).await {
+                    Ok(consumed) => consumed,
+                    Err(error) => {
+                        tracing::warn!(%error, "could not discard a declined confirmation");
+                        false
+                    }
+                };
+                return Ok(Decision::Declined { consumed });
             }
             Answer::Yes => match store.consume(state, &digest, clock()).await {
                 Ok(true) => {

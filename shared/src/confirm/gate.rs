@@ -60,9 +60,21 @@ pub async fn gate(
             tracing::info!(tool = tool.meta.name, "confirmed by the person");
             ctx.idempotency_key = Some(idempotency_key);
             ctx.gate = WriteGate::Confirmed(Arc::new(planned));
+            if let Some(audit) = &mut ctx.audit {
+                audit.confirmed();
+            }
             Gate::Run(ctx)
         }
         Decision::Ask(input_required) => Gate::Ask(input_required),
+        Decision::Declined { consumed } => {
+            if let Some(audit) = &ctx.audit {
+                let (method, body) = (planned.method.as_str(), planned.body.as_ref());
+                audit
+                    .declined(method, &planned.segments, body, consumed)
+                    .await;
+            }
+            Gate::Answer(Err(ToolError::UserDeclined))
+        }
         Decision::Refuse(error) => Gate::Answer(Err(error)),
     })
 }
@@ -93,7 +105,7 @@ fn note_step(ctx: &ToolCtx, decision: &Decision) {
     let step = match decision {
         Decision::Execute { .. } => ConfirmationStep::Confirmed,
         Decision::Ask(_) => ConfirmationStep::Asked,
-        Decision::Refuse(ToolError::UserDeclined) => ConfirmationStep::Declined,
+        Decision::Declined { .. } => ConfirmationStep::Declined,
         Decision::Refuse(_) => return,
     };
     if let Some(record) = ctx.kobana.record() {

@@ -170,11 +170,23 @@ impl App {
         Self::with_store(config, store, system_clock())
     }
 
-    /// Builds the app with an explicit confirmation store and clock (tests inject both).
+    /// Builds the app with an explicit confirmation store and clock (tests inject both), and
+    /// the audit store the configuration names (`AUDIT_TABLE`, else in memory).
     pub fn with_store(
         config: Config,
         store: Arc<dyn NonceStore>,
         clock: Clock,
+    ) -> Result<Self, AppError> {
+        let audit = crate::audit::store_for(&config);
+        Self::with_audit(config, store, clock, audit)
+    }
+
+    /// Builds the app with explicit confirmation and audit stores (tests and the benchmark).
+    pub fn with_audit(
+        config: Config,
+        store: Arc<dyn NonceStore>,
+        clock: Clock,
+        audit: Arc<dyn crate::audit::AuditStore>,
     ) -> Result<Self, AppError> {
         config.validate()?;
         let kobana = KobanaClient::new(&config).map_err(|e| AppError::Kobana(Box::new(e)))?;
@@ -186,6 +198,7 @@ impl App {
             clock,
             rows: config.rows,
             names: Default::default(),
+            audit: crate::audit::trail_for(&config, audit),
         });
         let mcp_config = rmcp_config(&config);
         let mcp = StreamableHttpService::new(

@@ -35,6 +35,10 @@ pub struct Envelope {
     pub data: Value,
     /// The `meta` member of list answers (`total`, `page`, `per_page`, `total_pages`).
     pub meta: Option<Value>,
+    /// The HTTP status of the answer.
+    pub status: u16,
+    /// Kobana's `Request-Id` header, as sent (an outside value: check it before use).
+    pub request_id: Option<String>,
 }
 
 /// A binary document on its way from Kobana (PDF, XML), status already checked.
@@ -117,6 +121,15 @@ pub fn segment_is_safe(segment: &str) -> bool {
         && segment
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// Whether `text` is shaped like a Kobana id: a UUID (`8-4-4-4-12` hex digits).
+pub fn is_uuid(text: &str) -> bool {
+    text.len() == 36
+        && text.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
 }
 
 impl KobanaClient {
@@ -244,8 +257,10 @@ impl KobanaClient {
             accept: "application/json",
         };
         let (limits, timeout_ms) = (self.inner.limits, self.inner.deadline.as_millis());
+        // Read as the contract describes the answer: Kobana's envelope, or the body itself.
+        let bare = super::contract::contract().answers_bare(method_name.as_str(), segments);
         let envelope = self
-            .execute(token, request, |r| read_envelope(r, limits, timeout_ms))
+            .execute(token, request, |r| read_answer(r, limits, timeout_ms, bare))
             .await?;
         super::drift::check(
             method_name.as_str(),
@@ -341,7 +356,9 @@ impl KobanaClient {
             .timeout(remaining)
             .bearer_auth(token.expose())
             .header(header::USER_AGENT, &self.inner.user_agent)
-            .header(header::ACCEPT, request.accept);
+            .header(header::ACCEPT, request.accept)
+            // The document asks it of every request, bodyless ones too (docs/contract.md).
+            .header(header::CONTENT_TYPE, "application/json");
         if !request.query.is_empty() {
             builder = builder.query(request.query);
         }
@@ -498,6 +515,18 @@ async fn read_envelope(
     limits: WorkLimits,
     timeout_ms: u128,
 ) -> Result<Envelope, KobanaError> {
+    read_answer(response, limits, timeout_ms, false).await
+}
+
+/// Reads an answer: a success's `{data, meta}` envelope unwrapped, or (`bare`, an operation
+/// whose documented answer has no envelope) the whole JSON body as its data; an error's
+/// envelope as [`KobanaError::Api`].
+async fn read_answer(
+    response: reqwest::Response,
+    limits: WorkLimits,
+    timeout_ms: u128,
+    bare: bool,
+) -> Result<Envelope, KobanaError> {
     let status = response.status();
     let request_id = response
         .headers()
@@ -511,9 +540,25 @@ async fn read_envelope(
         return Ok(Envelope {
             data: Value::Null,
             meta: None,
+            status: status.as_u16(),
+            request_id,
         });
     }
     let body = bounded_body(response, limits, timeout_ms).await?;
+    if status.is_success() && bare {
+        let Some(data) = body.filter(|b| b.is_object() || b.is_array()) else {
+            return Err(KobanaError::InvalidResponse {
+                status: status.as_u16(),
+                reason: "body is not a JSON object or array".to_owned(),
+            });
+        };
+        return Ok(Envelope {
+            data,
+            meta: None,
+            status: status.as_u16(),
+            request_id,
+        });
+    }
     if status.is_success() {
         let Some(Value::Object(mut map)) = body else {
             return Err(KobanaError::InvalidResponse {
@@ -530,6 +575,8 @@ async fn read_envelope(
         return Ok(Envelope {
             data,
             meta: map.remove("meta"),
+            status: status.as_u16(),
+            request_id,
         });
     }
     let error = body.as_ref().and_then(|b| b.get("error"));

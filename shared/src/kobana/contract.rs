@@ -39,12 +39,21 @@ pub struct Operation {
     pub method: String,
     /// Path template (`/v1/invoices/{id}`).
     pub path: String,
-    /// The documented success status.
+    /// The documented success status (the lowest).
     pub status: u16,
+    /// Other success statuses the document declares (`207` of the usage batches).
+    pub also: Vec<u16>,
     /// The answer schema, or `None` for a binary answer.
     pub schema: Option<String>,
     /// The media type of a binary answer.
     pub media_type: Option<String>,
+}
+
+impl Operation {
+    /// Whether `status` is one of the documented success statuses.
+    pub fn allows(&self, status: u16) -> bool {
+        self.status == status || self.also.contains(&status)
+    }
 }
 
 #[derive(Debug)]
@@ -60,7 +69,8 @@ struct Member {
     code: Code,
 }
 
-/// A member's type: a letter (`s i n b o a *`) or a schema reference, nullability, enum, item.
+/// A member's type: a letter (`s i n b o a *`), a schema reference or alternatives (`|`),
+/// nullability, enum, item.
 #[derive(Debug)]
 struct Code {
     ty: char,
@@ -68,10 +78,43 @@ struct Code {
     nullable: bool,
     allowed: Option<Vec<String>>,
     item: Option<Box<Code>>,
+    alternatives: Vec<Code>,
+}
+
+/// Splits `{a,b}…` into the alternatives' texts and what follows the closing brace.
+fn split_alternatives(text: &str) -> (Vec<&str>, &str) {
+    let (mut depth, mut start, mut parts) = (0usize, 1, Vec::new());
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 1 => {
+                parts.push(&text[start..at]);
+                return (parts, &text[at + 1..]);
+            }
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 1 => {
+                parts.push(&text[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    (parts, "")
 }
 
 impl Code {
     fn parse(text: &str) -> Code {
+        if text.starts_with('{') {
+            let (parts, rest) = split_alternatives(text);
+            return Code {
+                ty: '|',
+                reference: None,
+                nullable: rest.starts_with('?'),
+                allowed: None,
+                item: None,
+                alternatives: parts.into_iter().map(Code::parse).collect(),
+            };
+        }
         let (head, rest) = match text.find(['=', '[']) {
             Some(at) => text.split_at(at),
             None => (text, ""),
@@ -94,6 +137,7 @@ impl Code {
             item: rest
                 .strip_prefix('[')
                 .map(|item| Box::new(Code::parse(item))),
+            alternatives: Vec::new(),
         }
     }
 }
@@ -132,11 +176,13 @@ impl Contract {
                 let mut next = || words.next().unwrap_or_default().to_owned();
                 let (id, method, path, status, answer) = (next(), next(), next(), next(), next());
                 let media_type = answer.strip_prefix('=').map(str::to_owned);
+                let mut statuses = status.split('|').filter_map(|s| s.parse().ok());
                 contract.operations.push(Operation {
                     id,
                     method,
                     path,
-                    status: status.parse().unwrap_or(200),
+                    status: statuses.next().unwrap_or(200),
+                    also: statuses.collect(),
                     schema: media_type.is_none().then_some(answer),
                     media_type,
                 });
@@ -191,6 +237,27 @@ impl Contract {
             })
             .max_by_key(|(literals, _)| *literals)
             .map(|(_, op)| op)
+    }
+
+    /// Every member of every schema: its name, its type letter (`s i n b o a *`, or `@` for a
+    /// schema reference) and its enum values, if any.
+    pub fn members(&self) -> impl Iterator<Item = (&str, char, Option<&[String]>)> {
+        self.schemas
+            .values()
+            .flat_map(|schema| schema.members.iter())
+            .map(|m| (m.name.as_str(), m.code.ty, m.code.allowed.as_deref()))
+    }
+
+    /// Whether the answer of `method /v1/<segments>` is its body itself rather than Kobana's
+    /// `{data, meta}` envelope: the operation's answer schema has no `data` member (nine of the
+    /// document's operations answer so). An operation the contract lacks is enveloped.
+    pub fn answers_bare(&self, method: &str, segments: &[&str]) -> bool {
+        self.find(method, segments)
+            .and_then(|op| op.schema.as_deref())
+            .and_then(|name| self.schemas.get(name))
+            .is_some_and(|schema| {
+                schema.whole.is_some() || !schema.members.iter().any(|m| m.name == "data")
+            })
     }
 
     /// Every place `answer` (a whole JSON answer, envelope included) leaves `schema`.
@@ -263,6 +330,17 @@ impl Contract {
         }
         if let Some(name) = &code.reference {
             self.named(name, value, at, out);
+            return;
+        }
+        if !code.alternatives.is_empty() {
+            let fits = code.alternatives.iter().any(|alt| {
+                let mut found = Vec::new();
+                self.value(alt, value, at, &mut found);
+                found.is_empty()
+            });
+            if !fits {
+                deviate(out, at, TYPE_MISMATCH);
+            }
             return;
         }
         let fits = match code.ty {
@@ -341,6 +419,52 @@ pub(crate) mod tests {
         );
         assert_eq!(c.find("DELETE", &["invoices", "x"]).unwrap().status, 200);
         assert!(c.find("GET", &["nothing"]).is_none());
+    }
+
+    /// The subset's size and how long one parse takes (printed with `--nocapture`; the
+    /// server parses it once, on the first answer it checks).
+    #[test]
+    fn wa5_the_subset_carries_all_260_operations_and_parses_once() {
+        let started = std::time::Instant::now();
+        let parsed = Contract::parse(CONTRACT_TXT);
+        let elapsed = started.elapsed();
+        eprintln!(
+            "contract.txt: {} bytes, {} operations, {} schemas, parsed in {elapsed:?}",
+            CONTRACT_TXT.len(),
+            parsed.operations.len(),
+            parsed.schemas.len()
+        );
+        assert_eq!(parsed.operations.len(), 260);
+        let usage = parsed.operation("post-usage").expect("post-usage");
+        assert!(usage.allows(200) && usage.allows(207) && !usage.allows(201));
+        let inline = parsed.operation("get-billing-accounts-id-credits").unwrap();
+        assert_eq!(
+            inline.schema.as_deref(),
+            Some("get-billing-accounts-id-credits.answer")
+        );
+        assert!(
+            parsed
+                .schemas
+                .contains_key("get-billing-accounts-id-credits.answer")
+        );
+    }
+
+    /// An `anyOf` member (`{a,b}`) takes a value either alternative takes, and nothing else.
+    #[test]
+    fn wa5_any_of_takes_either_alternative() {
+        let c =
+            Contract::parse("> op POST /v1/x 200|207 R\nR results:{@B,a[@B} ~n:{s,i}?\nB ok:b\n");
+        let ok = json!({"ok": true});
+        for results in [ok.clone(), json!([ok.clone(), ok])] {
+            let answer = json!({"results": results, "n": null});
+            assert_eq!(c.check_answer("R", &answer), vec![]);
+        }
+        let found = c.check_answer("R", &json!({"results": "x", "n": 1.5}));
+        let kinds: Vec<(&str, &str)> = found.iter().map(|d| (d.field.as_str(), d.kind)).collect();
+        assert_eq!(
+            kinds,
+            vec![("results", TYPE_MISMATCH), ("n", TYPE_MISMATCH)]
+        );
     }
 
     #[test]

@@ -16,5 +16,5 @@ pub mod drift;
 mod error;
 
 pub use budget::WorkBudget;
-pub use client::{DownloadResponse, Envelope, KobanaClient, segment_is_safe};
+pub use client::{DownloadResponse, Envelope, KobanaClient, is_uuid, segment_is_safe};
 pub use error::KobanaError;

@@ -18,6 +18,67 @@ use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::body::SdkBody;
 
+/// The AWS SDK configuration from the environment (region, credentials, endpoint), with
+/// [`http_client`] as its HTTP client: what every AWS client of the server is built from.
+pub async fn sdk_config() -> aws_config::SdkConfig {
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .http_client(http_client())
+        .load()
+        .await
+}
+
+/// One DynamoDB table, and the client that reaches it: made on first use from
+/// [`sdk_config`] (no I/O before that), or given. What each DynamoDB store holds.
+#[derive(Debug)]
+pub struct DynamoTable {
+    name: String,
+    client: tokio::sync::OnceCell<aws_sdk_dynamodb::Client>,
+}
+
+impl DynamoTable {
+    /// The table `name`, its client made on first use.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            client: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    /// The table `name`, reached with an already built client.
+    pub fn with_client(name: impl Into<String>, client: aws_sdk_dynamodb::Client) -> Self {
+        Self {
+            name: name.into(),
+            client: tokio::sync::OnceCell::from(client),
+        }
+    }
+
+    /// The table's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The client, made now if it is the first call.
+    pub async fn client(&self) -> &aws_sdk_dynamodb::Client {
+        self.client
+            .get_or_init(|| async { aws_sdk_dynamodb::Client::new(&sdk_config().await) })
+            .await
+    }
+}
+
+/// A failed DynamoDB request in words for the log: its kind, and DynamoDB's own error (which
+/// names no value of an item).
+pub fn describe_failure<E: std::fmt::Debug>(
+    error: &aws_sdk_dynamodb::error::SdkError<E>,
+) -> String {
+    use aws_sdk_dynamodb::error::SdkError;
+    match error {
+        SdkError::TimeoutError(_) => "DynamoDB timeout".to_owned(),
+        SdkError::DispatchFailure(_) => "DynamoDB unreachable".to_owned(),
+        SdkError::ServiceError(e) => format!("DynamoDB error: {:?}", e.err()),
+        _ => "DynamoDB request failed".to_owned(),
+    }
+}
+
 /// The HTTP client to give `aws_config` (`.http_client(...)`).
 pub fn http_client() -> SharedHttpClient {
     SharedHttpClient::new(ReqwestHttpClient::default())

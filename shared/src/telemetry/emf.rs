@@ -7,8 +7,9 @@
 //! seen: `KobanaCalls`, `KobanaErrors`, `Kobana5xx` and `KobanaLatency` by `KobanaStatus` and
 //! for the function as a whole (the alarm's input); `UnknownScopeWords` when the token's
 //! scope words are not ones this server knows, and `ContractDrift` by `Operation` when a live
-//! answer left Kobana's contract. Every dimension set starts with
-//! `Function`, so two stacks in one account never mix.
+//! answer left Kobana's contract; `AuditEntries` by `Tool` and `Outcome` per audit entry
+//! written, and `AuditStoreFailures` when the audit store refused a step. Every dimension
+//! set starts with `Function`, so two stacks in one account never mix.
 //!
 //! No crate on crates.io fitted (the few EMF crates are unmaintained or pull in a metrics
 //! facade and a background flusher); the format is small enough to write here.
@@ -79,7 +80,52 @@ pub fn lines(
         timestamp_ms,
     ));
     out.extend(kobana_documents(fields, function, request_id, timestamp_ms));
+    out.extend(audit_documents(fields, function, request_id, timestamp_ms));
     out
+}
+
+/// One document per audit entry the request wrote: `AuditEntries` by `Tool` and `Outcome`
+/// (and for the function), with `AuditStoreFailures` when the store refused its completion
+/// (the entry stays `unknown`); a store that refused the first write (nothing was sent)
+/// gives `AuditStoreFailures` by `Tool` alone. `StoreStep` names the step refused.
+fn audit_documents(
+    fields: &Fields,
+    function: &str,
+    request_id: &str,
+    timestamp_ms: u64,
+) -> Vec<String> {
+    fields
+        .audit
+        .iter()
+        .map(|note| {
+            let failed = u8::from(note.store_failure.is_some());
+            let mut properties = vec![
+                ("Function", json!(function)),
+                ("Tool", json!(note.tool)),
+                ("RequestId", json!(request_id)),
+            ];
+            if let Some(step) = note.store_failure {
+                properties.push(("StoreStep", json!(step)));
+            }
+            let (dimensions, metrics) = match note.outcome {
+                Some(outcome) => {
+                    properties.push(("Outcome", json!(outcome)));
+                    (
+                        vec![vec!["Function", "Tool", "Outcome"], vec!["Function"]],
+                        vec![
+                            ("AuditEntries", "Count", json!(1)),
+                            ("AuditStoreFailures", "Count", json!(failed)),
+                        ],
+                    )
+                }
+                None => (
+                    vec![vec!["Function", "Tool"], vec!["Function"]],
+                    vec![("AuditStoreFailures", "Count", json!(failed))],
+                ),
+            };
+            document(timestamp_ms, dimensions, &metrics, &properties)
+        })
+        .collect()
 }
 
 /// The request's own document: requests, errors and duration by function and method (and
@@ -284,6 +330,59 @@ mod tests {
         assert_eq!(none["KobanaErrors"], 1);
         let ok = docs.iter().find(|d| d["KobanaStatus"] == "200").unwrap();
         assert_eq!(ok["KobanaErrors"], 0);
+    }
+
+    #[test]
+    fn au6_one_document_per_audit_entry_by_tool_and_outcome() {
+        use crate::telemetry::AuditNote;
+        let fields = Fields {
+            audit: vec![
+                AuditNote {
+                    tool: "billing_invoices_void",
+                    outcome: Some("done"),
+                    store_failure: None,
+                },
+                AuditNote {
+                    tool: "billing_payments_refund",
+                    outcome: Some("unknown"),
+                    store_failure: Some("complete"),
+                },
+                AuditNote {
+                    tool: "billing_nfes_cancel",
+                    outcome: None,
+                    store_failure: Some("begin"),
+                },
+            ],
+            ..Fields::default()
+        };
+        let docs: Vec<Value> = lines(&fields, "fn", "req-3", 1.0, 1_700_000_000_000)
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let audit: Vec<&Value> = docs
+            .iter()
+            .filter(|d| d.get("AuditStoreFailures").is_some())
+            .collect();
+        assert_eq!(audit.len(), 3, "{docs:#?}");
+        assert_eq!(
+            (audit[0]["Tool"].clone(), audit[0]["Outcome"].clone()),
+            (json!("billing_invoices_void"), json!("done"))
+        );
+        assert_eq!(
+            (
+                audit[0]["AuditEntries"].clone(),
+                audit[0]["AuditStoreFailures"].clone()
+            ),
+            (json!(1), json!(0))
+        );
+        assert_eq!(
+            audit[0]["_aws"]["CloudWatchMetrics"][0]["Dimensions"][0],
+            json!(["Function", "Tool", "Outcome"])
+        );
+        assert_eq!(audit[1]["AuditStoreFailures"], 1);
+        assert_eq!(audit[1]["StoreStep"], "complete");
+        assert!(audit[2].get("AuditEntries").is_none());
+        assert_eq!(audit[2]["StoreStep"], "begin");
     }
 
     #[test]

@@ -15,4 +15,6 @@ pub mod logging;
 pub mod record;
 
 pub use escape::escaped;
-pub use record::{ConfirmationStep, Described, Drift, RequestId, RequestRecord, record_of};
+pub use record::{
+    AuditNote, ConfirmationStep, Described, Drift, RequestId, RequestRecord, record_of,
+};

@@ -62,6 +62,17 @@ pub struct Drift {
     pub kind: &'static str,
 }
 
+/// One audit entry a request wrote, or a store failure, for the metrics (names only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditNote {
+    /// The tool.
+    pub tool: &'static str,
+    /// The entry's outcome (`None`: no entry was written).
+    pub outcome: Option<&'static str>,
+    /// The step the store refused (`begin`, `complete`, `decline`), if it did.
+    pub store_failure: Option<&'static str>,
+}
+
 /// Most drifts one request keeps (the first ones found), and logs.
 pub const MAX_DRIFTS: usize = 10;
 
@@ -108,6 +119,8 @@ pub struct Fields {
     pub unknown_scopes: Vec<String>,
     /// Where Kobana's answers left the contract.
     pub drift: Vec<Drift>,
+    /// The audit entries written (and store failures).
+    pub audit: Vec<AuditNote>,
 }
 
 impl Fields {
@@ -297,6 +310,11 @@ impl RequestRecord {
             }
             keep
         })
+    }
+
+    /// Notes an audit entry (or a store failure) for the metrics.
+    pub fn audit(&self, note: AuditNote) {
+        self.with(|f| f.audit.push(note));
     }
 
     /// Notes the HTTP status and the JSON-RPC error code of the answer.

@@ -67,9 +67,15 @@ pub async fn dynamo_table() -> (String, aws_sdk_dynamodb::Client) {
         .send()
         .await
         .expect("moto creates the table");
+    expire_by_ttl(&client, &table).await;
+    (table, client)
+}
+
+/// Turns on `table`'s TTL on `expires_at`, as the SAM template does for each table.
+pub async fn expire_by_ttl(client: &aws_sdk_dynamodb::Client, table: &str) {
     client
         .update_time_to_live()
-        .table_name(&table)
+        .table_name(table)
         .time_to_live_specification(
             TimeToLiveSpecification::builder()
                 .attribute_name("expires_at")
@@ -80,5 +86,4 @@ pub async fn dynamo_table() -> (String, aws_sdk_dynamodb::Client) {
         .send()
         .await
         .expect("TTL enabled");
-    (table, client)
 }

@@ -59,7 +59,11 @@ impl Api {
         ua: Option<&str>,
         body: Option<&Value>,
     ) -> Response {
-        let mut req = self.http.request(method, self.url(path));
+        // The document asks `Content-Type: application/json` of every request (WA-3).
+        let mut req = self
+            .http
+            .request(method, self.url(path))
+            .header("Content-Type", "application/json");
         if let Some(t) = token {
             req = req.bearer_auth(t);
         }

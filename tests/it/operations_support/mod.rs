@@ -78,10 +78,21 @@ pub fn minimal_call(id: &str, op: &Operation) -> Value {
     if !path.is_empty() {
         args["path"] = Value::Object(path);
     }
+    let query: Map<String, Value> = op
+        .required_query
+        .iter()
+        .filter_map(|name| Some((name.clone(), minimal(c, op.query.get(name)?, name, 0))))
+        .collect();
+    if !query.is_empty() {
+        args["query"] = Value::Object(query);
+    }
     if let Some(body) = &op.body {
-        args["body"] = c
-            .schema(&body.schema)
-            .map_or_else(|| json!({}), |f| minimal(c, f, "", 0));
+        let field = body
+            .schema
+            .as_deref()
+            .and_then(|name| c.schema(name))
+            .or(body.field.as_ref());
+        args["body"] = field.map_or_else(|| json!({}), |f| minimal(c, f, "", 0));
     }
     args
 }
@@ -133,15 +144,39 @@ pub fn minimal(c: &Contract, field: &Field, name: &str, depth: usize) -> Value {
             .schema(schema)
             .map_or(Value::Null, |f| minimal(c, f, name, depth + 1));
     }
+    if let Some(first) = field.any_of.first().or(field.one_of.first()) {
+        return minimal(c, first, name, depth + 1);
+    }
+    if !field.all_of.is_empty() {
+        let mut merged = Map::new();
+        for part in &field.all_of {
+            if let Value::Object(map) = minimal(c, part, name, depth + 1) {
+                merged.extend(map);
+            }
+        }
+        if let Value::Object(own) = object(c, field, depth) {
+            merged.extend(own);
+        }
+        return Value::Object(merged);
+    }
+    if let Some(constant) = &field.constant {
+        return constant.clone();
+    }
     if let Some(allowed) = &field.allowed
         && let Some(first) = allowed.iter().find(|v| !v.is_null())
     {
         return first.clone();
     }
+    let low = |fallback: f64| {
+        field
+            .minimum
+            .or(field.exclusive_minimum.map(|x| x + 1.0))
+            .map_or(fallback, |m| m.max(fallback))
+    };
     match field.ty {
         Some(Type::String) => json!(text(field, name)),
-        Some(Type::Integer) => json!(field.minimum.map_or(1, |m| m.max(1.0) as i64)),
-        Some(Type::Number) => json!(field.minimum.map_or(1.0, |m| m.max(1.0))),
+        Some(Type::Integer) => json!(low(1.0).ceil() as i64),
+        Some(Type::Number) => json!(low(1.0)),
         Some(Type::Boolean) => json!(false),
         Some(Type::Array) => {
             let n = field.min_items.unwrap_or(1).max(1);
@@ -151,21 +186,36 @@ pub fn minimal(c: &Contract, field: &Field, name: &str, depth: usize) -> Value {
                 .map_or(json!("x"), |i| minimal(c, i, name, depth + 1));
             Value::Array(vec![item; n])
         }
-        _ => match &field.fields {
-            Some(fields) if depth < 8 => {
-                let map: Map<String, Value> = fields
-                    .iter()
-                    .filter(|(member, _)| field.required.contains(member))
-                    .map(|(member, f)| (member.clone(), minimal(c, f, member, depth + 1)))
-                    .collect();
-                Value::Object(map)
-            }
-            _ => json!({}),
-        },
+        _ => object(c, field, depth),
+    }
+}
+
+/// An object with the least of each required member.
+fn object(c: &Contract, field: &Field, depth: usize) -> Value {
+    match &field.fields {
+        Some(fields) if depth < 8 => {
+            let map: Map<String, Value> = fields
+                .iter()
+                .filter(|(member, _)| field.required.contains(member))
+                .map(|(member, f)| (member.clone(), minimal(c, f, member, depth + 1)))
+                .collect();
+            Value::Object(map)
+        }
+        _ => json!({}),
     }
 }
 
 fn text(field: &Field, name: &str) -> String {
+    if let Some(pattern) = &field.pattern {
+        // The document's patterns: a date, digits, or a slug.
+        return if pattern.contains(r"\d{4}-") {
+            "2026-12-01".to_owned()
+        } else if pattern.contains(r"\d") {
+            "2026".to_owned()
+        } else {
+            "teste".to_owned()
+        };
+    }
     match field.format.as_deref() {
         Some("uuid") => return uuid_for(name).to_owned(),
         Some("date") => return "2026-12-01".to_owned(),

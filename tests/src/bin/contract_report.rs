@@ -1,7 +1,8 @@
 //! `contract-report [--partial] <dir>`: the run-wide contract report over the files the fakes
-//! wrote to `$KOBANA_CONTRACT_LOG`. Exits 1 when anything left the contract or (without
-//! `--partial`, which a subset run uses) an operation was never exercised; 2 when the
-//! directory cannot be read.
+//! (and the tests that saw the server refuse an excluded operation) wrote to
+//! `$KOBANA_CONTRACT_LOG`: every operation, exercised or refused without a call. Exits 1 when
+//! anything left the contract or (without `--partial`, which a subset run uses) an operation
+//! was neither exercised nor refused, or was both; 2 when the directory cannot be read.
 
 use std::path::Path;
 use std::process::ExitCode;

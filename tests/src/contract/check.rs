@@ -1,11 +1,18 @@
 //! The checks of requests, answers and values against the contract.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use regex_lite::Regex;
+
 use super::text::{format_label, has_format};
 use super::*;
 use crate::ids;
 
-/// Checks one request: operation, path parameters, query, body, `User-Agent`,
-/// `X-Idempotency-Key` and `Idempotency-Key` (a uuid, equal to the first when both are sent).
+/// Checks one request: operation, path parameters, query, body, `User-Agent`, `Content-Type`
+/// (`application/json` on every request, bodyless ones too; the multipart operation's own
+/// media type), `X-Idempotency-Key` and `Idempotency-Key` (a uuid, equal to the first when
+/// both are sent).
 pub fn check_request(req: &Request<'_>) -> RequestVerdict {
     let c = contract();
     let Some((op, params)) = c.find(req.method, req.path) else {
@@ -26,8 +33,12 @@ pub fn check_request(req: &Request<'_>) -> RequestVerdict {
         }
     }
     ck.query(op, req.query.unwrap_or(""));
-    ck.body(op, req.body);
+    match op.body.as_ref().filter(|b| b.is_multipart()) {
+        Some(body) => ck.multipart(body, req.content_type, req.body),
+        None => ck.body(op, req.body),
+    }
     ck.headers(req.user_agent, req.idempotency_key, req.idempotency_key_alt);
+    ck.content_type(op, req.content_type);
     RequestVerdict {
         operation: Some(op),
         violations: ck.out,
@@ -38,7 +49,7 @@ pub fn check_request(req: &Request<'_>) -> RequestVerdict {
 /// answers the body against the success schema.
 pub fn check_answer(op: &Operation, answer: &Answer<'_>) -> Vec<String> {
     let mut ck = Checker::new(contract());
-    if answer.status != op.success.status {
+    if !op.success.allows(answer.status) {
         ck.push(format!(
             "answer: status {}, the contract says {}",
             answer.status, op.success.status
@@ -52,18 +63,29 @@ pub fn check_answer(op: &Operation, answer: &Answer<'_>) -> Vec<String> {
                 "answer: content-type {content_type:?}, the contract says {media}"
             ));
         }
-    } else if let Some(schema) = &op.success.schema {
+    } else if op.success.is_json() {
         if !content_type.starts_with("application/json") {
             ck.push(format!(
                 "answer: content-type {content_type:?}, the contract says application/json"
             ));
         } else {
             match serde_json::from_slice::<Value>(answer.body.unwrap_or_default()) {
-                Ok(v) => ck.named("answer", schema, &v),
+                Ok(v) => match (&op.success.schema, &op.success.field) {
+                    (Some(schema), _) => ck.named("answer", schema, &v),
+                    (None, Some(field)) => ck.value("answer", field, &v),
+                    (None, None) => {}
+                },
                 Err(_) => ck.push("answer: not valid JSON".to_string()),
             }
         }
     }
+    ck.out
+}
+
+/// Checks a JSON value against a field of the contract; `at` names the value in the texts.
+pub fn check_field(field: &Field, value: &Value, at: &str) -> Vec<String> {
+    let mut ck = Checker::new(contract());
+    ck.value(at, field, value);
     ck.out
 }
 
@@ -118,6 +140,39 @@ struct Checker<'c> {
     out: Vec<String>,
 }
 
+/// An object's members as the checker sees them: listed fields (merged across `allOf`),
+/// required names, and what other keys may be.
+struct Members<'f> {
+    fields: Option<BTreeMap<&'f str, &'f Field>>,
+    required: Vec<&'f str>,
+    open: bool,
+    extra: Option<&'f Field>,
+}
+
+impl<'f> Members<'f> {
+    fn of(field: &'f Field) -> Self {
+        Members {
+            fields: field
+                .fields
+                .as_ref()
+                .map(|fs| fs.iter().map(|(k, v)| (k.as_str(), v)).collect()),
+            required: field.required.iter().map(String::as_str).collect(),
+            open: field.is_open(),
+            extra: field.additional_field(),
+        }
+    }
+
+    /// Adds another part of an `allOf`: its fields and required names; open when any is.
+    fn merge(&mut self, other: Members<'f>) {
+        if let Some(theirs) = other.fields {
+            self.fields.get_or_insert_with(BTreeMap::new).extend(theirs);
+        }
+        self.required.extend(other.required);
+        self.open |= other.open;
+        self.extra = self.extra.or(other.extra);
+    }
+}
+
 impl<'c> Checker<'c> {
     fn new(contract: &'c Contract) -> Self {
         Checker {
@@ -137,13 +192,34 @@ impl<'c> Checker<'c> {
         }
     }
 
+    /// The field a `ref` names, or the field itself.
+    fn resolved(&self, field: &'c Field) -> &'c Field {
+        match field
+            .schema
+            .as_deref()
+            .and_then(|n| self.contract.schema(n))
+        {
+            Some(named) => self.resolved(named),
+            None => field,
+        }
+    }
+
     /// A JSON value against a field.
-    fn value(&mut self, at: &str, field: &Field, v: &Value) {
+    fn value(&mut self, at: &str, field: &'c Field, v: &Value) {
+        if v.is_null() && field.nullable {
+            return;
+        }
+        if !field.any_of.is_empty() || !field.one_of.is_empty() {
+            self.alternatives(at, field, v);
+            return;
+        }
+        if !field.all_of.is_empty() {
+            self.all_of(at, field, v);
+            return;
+        }
         if v.is_null() {
-            let nullable = field.nullable
-                || field.ty == Some(Type::Any)
-                || (field.ty.is_none() && field.schema.is_none());
-            if !nullable {
+            let untyped = field.ty.is_none() && field.schema.is_none();
+            if !(field.ty == Some(Type::Any) || untyped) {
                 self.push(format!("{at}: null is not allowed"));
             }
             return;
@@ -182,13 +258,72 @@ impl<'c> Checker<'c> {
                 one_of(allowed)
             ));
         }
+        if let Some(constant) = &field.constant
+            && constant != v
+        {
+            self.push(format!("{at}: {} is not {}", shown(v), shown(constant)));
+        }
         match v {
             Value::String(s) => self.string(at, field, s),
             Value::Number(n) => self.number(at, field, n.as_f64().unwrap_or(0.0), v),
             Value::Array(items) => self.array(at, field, items),
-            Value::Object(map) => self.object(at, field, map),
+            Value::Object(map) => self.object(at, Members::of(field), map),
             _ => {}
         }
+    }
+
+    /// `anyOf` (at least one alternative) and `oneOf` (exactly one).
+    fn alternatives(&mut self, at: &str, field: &'c Field, v: &Value) {
+        let (alternatives, exactly_one) = if field.one_of.is_empty() {
+            (&field.any_of, false)
+        } else {
+            (&field.one_of, true)
+        };
+        let results: Vec<Vec<String>> = alternatives
+            .iter()
+            .map(|alt| {
+                let mut sub = Checker::new(self.contract);
+                sub.value(at, alt, v);
+                sub.out
+            })
+            .collect();
+        let passed = results.iter().filter(|r| r.is_empty()).count();
+        if passed == 0 {
+            let closest = results
+                .iter()
+                .min_by_key(|r| r.len())
+                .and_then(|r| r.first())
+                .cloned()
+                .unwrap_or_default();
+            self.push(format!(
+                "{at}: matches none of its {} alternatives (closest: {closest})",
+                results.len()
+            ));
+        } else if exactly_one && passed > 1 {
+            self.push(format!(
+                "{at}: matches {passed} of its oneOf alternatives, exactly one allowed"
+            ));
+        }
+    }
+
+    /// `allOf`: an object is checked once against the parts' members merged (each part
+    /// alone would refuse the others' members); any other value against each part.
+    fn all_of(&mut self, at: &str, field: &'c Field, v: &Value) {
+        if v.is_null() {
+            self.push(format!("{at}: null is not allowed"));
+            return;
+        }
+        let Value::Object(map) = v else {
+            for part in &field.all_of {
+                self.value(at, part, v);
+            }
+            return;
+        };
+        let mut members = Members::of(field);
+        for part in &field.all_of {
+            members.merge(Members::of(self.resolved(part)));
+        }
+        self.object(at, members, map);
     }
 
     fn string(&mut self, at: &str, field: &Field, s: &str) {
@@ -208,6 +343,11 @@ impl<'c> Checker<'c> {
         {
             self.push(format!("{at}: {s:?} is not {}", format_label(format)));
         }
+        if let Some(pattern) = &field.pattern
+            && !matches_pattern(pattern, s)
+        {
+            self.push(format!("{at}: {s:?} does not match {pattern}"));
+        }
     }
 
     fn number(&mut self, at: &str, field: &Field, x: f64, v: &Value) {
@@ -216,6 +356,11 @@ impl<'c> Checker<'c> {
         {
             self.push(format!("{at}: {v} is less than the minimum {min}"));
         }
+        if let Some(min) = field.exclusive_minimum
+            && x <= min
+        {
+            self.push(format!("{at}: {v} is not more than {min}"));
+        }
         if let Some(max) = field.maximum
             && x > max
         {
@@ -223,7 +368,7 @@ impl<'c> Checker<'c> {
         }
     }
 
-    fn array(&mut self, at: &str, field: &Field, items: &[Value]) {
+    fn array(&mut self, at: &str, field: &'c Field, items: &[Value]) {
         if let Some(min) = field.min_items
             && items.len() < min
         {
@@ -247,30 +392,32 @@ impl<'c> Checker<'c> {
         }
     }
 
-    fn object(&mut self, at: &str, field: &Field, map: &serde_json::Map<String, Value>) {
-        for name in &field.required {
-            if !map.contains_key(name) {
+    fn object(&mut self, at: &str, members: Members<'c>, map: &serde_json::Map<String, Value>) {
+        for name in &members.required {
+            if !map.contains_key(*name) {
                 self.push(format!("{at}.{name}: required field missing"));
             }
         }
-        let Some(fields) = &field.fields else {
-            return;
-        };
-        let open = field.additional == Some(true);
         for (name, v) in map {
-            match fields.get(name) {
-                Some(f) => self.value(&format!("{at}.{name}"), f, v),
-                None if open => {}
-                None => self.push(format!("{at}.{name}: unknown field")),
+            let listed = members
+                .fields
+                .as_ref()
+                .and_then(|fs| fs.get(name.as_str()).copied());
+            match (listed, members.extra) {
+                (Some(f), _) | (None, Some(f)) => self.value(&format!("{at}.{name}"), f, v),
+                (None, None) if members.open || members.fields.is_none() => {}
+                (None, None) => self.push(format!("{at}.{name}: unknown field")),
             }
         }
     }
 
-    /// A text value (path or query) against a field: parsed by the field's type first.
-    fn scalar(&mut self, at: &str, field: &Field, raw: &str) {
+    /// A text value (path, query or a multipart part) against a field: parsed by the
+    /// field's type first.
+    fn scalar(&mut self, at: &str, field: &'c Field, raw: &str) {
         if raw.is_empty() && field.nullable {
             return;
         }
+        let field = self.resolved(field);
         let parsed = match field.ty {
             Some(Type::Integer) => raw.parse::<i64>().ok().map(Value::from),
             Some(Type::Number) => raw
@@ -299,7 +446,7 @@ impl<'c> Checker<'c> {
         }
     }
 
-    fn query(&mut self, op: &Operation, raw: &str) {
+    fn query(&mut self, op: &'c Operation, raw: &str) {
         let pairs = query_pairs(raw);
         let mut seen: Vec<&str> = Vec::new();
         for (name, value) in &pairs {
@@ -317,9 +464,22 @@ impl<'c> Checker<'c> {
             }
             self.scalar(&format!("query.{name}"), field, value);
         }
+        for name in &op.required_query {
+            if !seen.contains(&name.as_str()) {
+                self.push(format!("query.{name}: required parameter missing"));
+            }
+        }
     }
 
-    fn body(&mut self, op: &Operation, raw: &[u8]) {
+    /// The body's schema (named or inline).
+    fn body_field(&self, body: &'c Body) -> Option<&'c Field> {
+        match (&body.schema, &body.field) {
+            (Some(name), _) => self.contract.schema(name),
+            (None, field) => field.as_ref(),
+        }
+    }
+
+    fn body(&mut self, op: &'c Operation, raw: &[u8]) {
         let empty = raw.iter().all(u8::is_ascii_whitespace);
         let Some(body) = &op.body else {
             if !empty {
@@ -327,21 +487,66 @@ impl<'c> Checker<'c> {
             }
             return;
         };
+        let name = body.name();
         if empty {
-            self.push(format!(
-                "body: missing, expected a JSON object ({})",
-                body.schema
-            ));
+            self.push(format!("body: missing, expected a JSON object ({name})"));
             return;
         }
         match serde_json::from_slice::<Value>(raw) {
-            Ok(v @ Value::Object(_)) => self.named("body", &body.schema, &v),
+            Ok(v @ Value::Object(_)) => match self.body_field(body) {
+                Some(field) => self.value("body", field, &v),
+                None => self.push(format!("body: unknown schema {name}")),
+            },
             Ok(other) => self.push(format!(
-                "body: expected a JSON object ({}), got {}",
-                body.schema,
+                "body: expected a JSON object ({name}), got {}",
                 kind_of(&other)
             )),
             Err(_) => self.push("body: not valid JSON".to_string()),
+        }
+    }
+
+    /// A `multipart/form-data` body: each part a member of the body's schema, a `binary`
+    /// member a file part, every other one text read by its type.
+    fn multipart(&mut self, body: &'c Body, content_type: Option<&str>, raw: &[u8]) {
+        let Some(boundary) = content_type.and_then(multipart::boundary) else {
+            self.push(format!(
+                "body: expected {MULTIPART} with a boundary ({})",
+                body.name()
+            ));
+            return;
+        };
+        let parts = match multipart::parts(raw, boundary) {
+            Ok(parts) => parts,
+            Err(why) => return self.push(format!("body: not a multipart body: {why}")),
+        };
+        let Some(schema) = self.body_field(body).map(|f| self.resolved(f)) else {
+            return self.push(format!("body: unknown schema {}", body.name()));
+        };
+        let members = Members::of(schema);
+        for name in &members.required {
+            if !parts.iter().any(|p| p.name == *name) {
+                self.push(format!("body.{name}: required field missing"));
+            }
+        }
+        for part in &parts {
+            let at = format!("body.{}", part.name);
+            let listed = members
+                .fields
+                .as_ref()
+                .and_then(|f| f.get(part.name.as_str()).copied());
+            match listed {
+                None if members.open => {}
+                None => self.push(format!("{at}: unknown field")),
+                Some(f) if f.format.as_deref() == Some("binary") => {
+                    if !part.file {
+                        self.push(format!("{at}: expected a file part"));
+                    }
+                }
+                Some(f) => match std::str::from_utf8(part.content) {
+                    Ok(text) => self.scalar(&at, f, text),
+                    Err(_) => self.push(format!("{at}: not UTF-8 text")),
+                },
+            }
         }
     }
 
@@ -366,4 +571,49 @@ impl<'c> Checker<'c> {
             self.push("header.Idempotency-Key: differs from X-Idempotency-Key".to_string());
         }
     }
+
+    /// `Content-Type`: the document asks `application/json` of every request, bodyless
+    /// ones too; the multipart operation declares its own.
+    fn content_type(&mut self, op: &Operation, sent: Option<&str>) {
+        let want = op
+            .body
+            .as_ref()
+            .and_then(|b| b.content_type.as_deref())
+            .unwrap_or(JSON);
+        match sent.map(media_type) {
+            None => self.push(format!(
+                "header.Content-Type: missing; the contract asks {want} of every request"
+            )),
+            Some(media) if media != want => self.push(format!(
+                "header.Content-Type: {:?}, the contract says {want}",
+                sent.unwrap_or_default()
+            )),
+            Some(_) => {}
+        }
+    }
+}
+
+/// The media type every request but the multipart one carries.
+pub const JSON: &str = "application/json";
+
+/// The media type of a `Content-Type` value, lower case, without parameters.
+fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Whether `text` matches the contract's `pattern` (compiled once per pattern).
+fn matches_pattern(pattern: &str, text: &str) -> bool {
+    static COMPILED: LazyLock<Mutex<HashMap<String, Option<Regex>>>> =
+        LazyLock::new(Mutex::default);
+    let mut cache = COMPILED.lock().unwrap_or_else(|e| e.into_inner());
+    cache
+        .entry(pattern.to_owned())
+        .or_insert_with(|| Regex::new(pattern).ok())
+        .as_ref()
+        .is_none_or(|re| re.is_match(text))
 }

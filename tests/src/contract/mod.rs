@@ -10,6 +10,7 @@
 //! percent-decoding, query strings) in [`text`].
 
 mod check;
+pub mod multipart;
 pub mod operations;
 pub mod subset;
 #[cfg(test)]
@@ -23,7 +24,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use check::{check_answer, check_request, check_schema};
+pub use check::{JSON, check_answer, check_field, check_request, check_schema};
 pub use text::{has_contact_email, has_format, percent_decode, percent_decode_path, query_pairs};
 /// The contract file, verbatim.
 pub const CONTRACT_JSON: &str = include_str!("../../contract/billing-v1.json");
@@ -117,8 +118,10 @@ pub struct FakePlay {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Operation {
-    /// Stable id, e.g. `invoices.get`.
+    /// Stable id: ours for the first 39 (`invoices.get`), Kobana's `operationId` for the rest.
     pub id: String,
+    /// Kobana's `operationId` (`get-invoices-id`).
+    pub operation_id: String,
     /// HTTP method, upper case.
     pub method: String,
     /// Path template, parameters written `{id}`.
@@ -132,8 +135,11 @@ pub struct Operation {
     /// The query parameters, by name.
     #[serde(default)]
     pub query: BTreeMap<String, Field>,
-    /// The JSON body schema, or `None` when the operation takes no body.
-    pub body: Option<SchemaRef>,
+    /// The query parameters a request must carry.
+    #[serde(default)]
+    pub required_query: Vec<String>,
+    /// The body, or `None` when the operation takes no body.
+    pub body: Option<Body>,
     /// The successful answer.
     pub success: Success,
     /// Remarks from the document.
@@ -141,27 +147,68 @@ pub struct Operation {
     pub notes: Vec<String>,
 }
 
-/// A reference to a named schema.
+/// The body an operation takes: a named schema or an inline one, JSON unless the operation
+/// declares another media type (`multipart/form-data`: one part per member, files as parts
+/// with a file name).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SchemaRef {
+pub struct Body {
     /// The schema name (a key of [`Contract::schemas`]).
-    #[serde(rename = "ref")]
-    pub schema: String,
+    #[serde(rename = "ref", default)]
+    pub schema: Option<String>,
+    /// An inline schema.
+    #[serde(default)]
+    pub field: Option<Field>,
+    /// The media type when it is not `application/json`.
+    #[serde(default)]
+    pub content_type: Option<String>,
 }
+
+impl Body {
+    /// The body's schema name, or `inline` for an inline one (in the checker's texts).
+    pub fn name(&self) -> &str {
+        self.schema.as_deref().unwrap_or("inline")
+    }
+
+    /// Whether the body is `multipart/form-data`.
+    pub fn is_multipart(&self) -> bool {
+        self.content_type.as_deref() == Some(MULTIPART)
+    }
+}
+
+/// The media type of a multipart body.
+pub const MULTIPART: &str = "multipart/form-data";
 
 /// The documented successful answer of an operation.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Success {
-    /// HTTP status.
+    /// HTTP status (the lowest 2xx the document declares).
     pub status: u16,
+    /// Other 2xx statuses it declares with the same schema (`207` of the usage batches).
+    #[serde(default)]
+    pub also: Vec<u16>,
     /// JSON answer schema name.
     #[serde(default)]
     pub schema: Option<String>,
+    /// An inline JSON answer schema.
+    #[serde(default)]
+    pub field: Option<Field>,
     /// A binary answer, described as `content-type <media type>`.
     #[serde(default)]
     pub binary: Option<String>,
+}
+
+impl Success {
+    /// Whether `status` is one the document declares for success.
+    pub fn allows(&self, status: u16) -> bool {
+        self.status == status || self.also.contains(&status)
+    }
+
+    /// Whether the answer is JSON (a named or inline schema).
+    pub fn is_json(&self) -> bool {
+        self.schema.is_some() || self.field.is_some()
+    }
 }
 
 /// The JSON type of a field.
@@ -214,9 +261,18 @@ pub struct Field {
     /// The accepted values.
     #[serde(rename = "enum", default)]
     pub allowed: Option<Vec<Value>>,
+    /// The one accepted value.
+    #[serde(rename = "const", default)]
+    pub constant: Option<Value>,
+    /// A regular expression a string must match (anchored as written).
+    #[serde(default)]
+    pub pattern: Option<String>,
     /// Smallest accepted number.
     #[serde(default)]
     pub minimum: Option<f64>,
+    /// A number must be greater than this.
+    #[serde(default)]
+    pub exclusive_minimum: Option<f64>,
     /// Largest accepted number.
     #[serde(default)]
     pub maximum: Option<f64>,
@@ -235,9 +291,14 @@ pub struct Field {
     /// The documented default (not applied by the checker).
     #[serde(default)]
     pub default: Option<Value>,
-    /// Money unit: `cents`, `subcents` or `reais`.
+    /// Money unit: `cents`, `subcents`, `reais` or `percent`; `a|b` when the description
+    /// makes it depend on another field (`percent|cents`).
     #[serde(default)]
     pub unit: Option<String>,
+    /// The field's name suffix and its description disagree on the unit (`unit` keeps the
+    /// reading chosen; the rows decide how to show it).
+    #[serde(rename = "unit_conflict", default)]
+    pub unit_conflict: bool,
     /// The document's description, in English.
     #[serde(rename = "desc_en", default)]
     pub desc: Option<String>,
@@ -247,19 +308,54 @@ pub struct Field {
     /// The fields an object must have.
     #[serde(default)]
     pub required: Vec<String>,
-    /// Whether an object with `fields` accepts other keys too.
+    /// Whether an object with `fields` accepts other keys too (`true`), or the field every
+    /// other key's value must be.
     #[serde(default)]
-    pub additional: Option<bool>,
+    pub additional: Option<Additional>,
     /// The item of an array.
     #[serde(default)]
     pub items: Option<Box<Field>>,
     /// A named schema this field is (resolved in [`Contract::schemas`]).
     #[serde(rename = "ref", default)]
     pub schema: Option<String>,
+    /// The value is each of these (their object members merged).
+    #[serde(default)]
+    pub all_of: Vec<Field>,
+    /// The value is at least one of these.
+    #[serde(default)]
+    pub any_of: Vec<Field>,
+    /// The value is exactly one of these.
+    #[serde(default)]
+    pub one_of: Vec<Field>,
 }
 
-/// The formats the checker knows.
-pub const FORMATS: [&str; 4] = ["uuid", "date", "date-time", "email"];
+/// What an object takes besides its `fields`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Additional {
+    /// `true`: any other key, any value; `false`: no other key.
+    Any(bool),
+    /// Any other key, its value this field.
+    Field(Box<Field>),
+}
+
+impl Field {
+    /// Whether an object with `fields` takes keys it does not list.
+    pub fn is_open(&self) -> bool {
+        !matches!(self.additional, None | Some(Additional::Any(false)))
+    }
+
+    /// The field other keys' values must be, when `additional` names one.
+    pub fn additional_field(&self) -> Option<&Field> {
+        match &self.additional {
+            Some(Additional::Field(f)) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+/// The formats the checker knows (`binary`: a file part of a multipart body).
+pub const FORMATS: [&str; 6] = ["uuid", "date", "date-time", "email", "uri", "binary"];
 
 /// What the check of one request found.
 #[derive(Debug)]
@@ -285,6 +381,8 @@ pub struct Request<'a> {
     pub idempotency_key: Option<&'a str>,
     /// `Idempotency-Key` (the name www.kobana.com.br uses), if sent.
     pub idempotency_key_alt: Option<&'a str>,
+    /// `Content-Type`, if sent.
+    pub content_type: Option<&'a str>,
     /// The raw body.
     pub body: &'a [u8],
 }
@@ -301,9 +399,11 @@ pub struct Answer<'a> {
 }
 
 impl Contract {
-    /// The operation with this id.
+    /// The operation with this id (ours or Kobana's `operationId`).
     pub fn operation(&self, id: &str) -> Option<&Operation> {
-        self.operations.iter().find(|op| op.id == id)
+        self.operations
+            .iter()
+            .find(|op| op.id == id || op.operation_id == id)
     }
 
     /// The operation serving `method path`, with its path parameters (raw, as in the path).

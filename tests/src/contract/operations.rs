@@ -12,18 +12,21 @@
 //!
 //! An operation line: `>`, the operationId, method, path, success status, the answer (`@Schema`,
 //! `=media/type` for a binary document, `-` for none), the pagination (`page`, `offset`, `-`),
-//! the body (`json@Schema`, `multipart@Schema`, `-`), then each parameter as
+//! the body (`json@Schema`, `multipart@Schema`, `-`; an inline answer or body is a schema of
+//! its own named `<operationId>.answer` / `<operationId>.body`), then each parameter as
 //! `[~]path.<name>:<code>` or `[~]query.<name>:<code>` (`~`: optional).
 //!
 //! A schema line: its name, then `+` (any other member allowed) or `+<code>` (other members of
 //! that type) when it takes members it does not list, then each member as `[~]name:<code>`;
 //! or, for a schema that is not an object with members, `=<code>`. An inline object becomes a
-//! schema of its own named `Owner.member` (an array's item too; an alternative `Owner.member.N`).
+//! schema of its own named `Owner.member` (an array's item too; an alternative `Owner.member.N`;
+//! the type of an open object's other members `Owner.extra`), and `allOf` parts are merged
+//! into one object.
 //!
 //! A code: a type letter (`s` string, `i` integer, `n` number, `b` boolean, `o` object, `a`
 //! array, `*` anything), `@Schema`, or `(code|code…)` (one of the alternatives); then `?` when
-//! null is allowed, `;f=` format, `;e=` enum (values comma-separated), `;min=`/`;max=` bounds,
-//! `;xmin=`/`;xmax=` exclusive bounds, `;len=a..b` characters, `;items=a..b` array items, `;p=`
+//! null is allowed, `;f=` format, `;e=` enum (values comma-separated; a `const` is an enum of
+//! one), `;min=`/`;max=` bounds, `;xmin=` exclusive minimum, `;len=a..b` characters, `;items=a..b` array items, `;p=`
 //! pattern, and `[code]` an array's item. Values are percent-encoded (anything but ASCII
 //! letters, digits and `_.-+:/@`).
 
@@ -36,16 +39,9 @@ use super::{Contract, Field, Operation, Type};
 pub const HEADER: &str =
     "# kobana-mcp operations: derived from tests/contract/billing-v1.json, do not edit";
 
-/// Kobana's operationId of `op`: the contract's own when it carries one, else the rule every
-/// operationId of the document follows (`<method>-<path under /v1, / and _ as ->`, lower case).
+/// Kobana's operationId of `op`.
 pub fn operation_id(op: &Operation) -> String {
-    let path = op.path.trim_start_matches("/v1/");
-    let words: String = path
-        .chars()
-        .filter(|c| !matches!(c, '{' | '}'))
-        .map(|c| if matches!(c, '/' | '_') { '-' } else { c })
-        .collect();
-    format!("{}-{words}", op.method.to_ascii_lowercase()).to_ascii_lowercase()
+    op.operation_id.clone()
 }
 
 /// `text` with every character but ASCII letters, digits and `_.-+:/@` percent-encoded.
@@ -86,12 +82,27 @@ fn range(min: Option<usize>, max: Option<usize>) -> String {
     format!("{}..{}", side(min), side(max))
 }
 
+/// An object's members, `allOf` parts merged: each member with its field and whether it is
+/// required, and what the object takes besides them.
+#[derive(Default)]
+struct Members<'c> {
+    fields: BTreeMap<&'c str, &'c Field>,
+    required: BTreeSet<&'c str>,
+    open: bool,
+    extra: Option<&'c Field>,
+}
+
 /// Walks the schemas an operation names, writing their lines.
 struct Writer<'c> {
     contract: &'c Contract,
     lines: BTreeMap<String, String>,
     pending: Vec<(String, &'c Field)>,
     wanted: BTreeSet<String>,
+}
+
+/// Whether `field` is an object described member by member (or by its `allOf` parts).
+fn is_object(field: &Field) -> bool {
+    field.fields.is_some() || !field.all_of.is_empty() || field.additional_field().is_some()
 }
 
 impl<'c> Writer<'c> {
@@ -103,23 +114,40 @@ impl<'c> Writer<'c> {
         }
     }
 
+    /// An inline schema of its own, named `hint`.
+    fn inline(&mut self, hint: &str, field: &'c Field) -> String {
+        if self.wanted.insert(hint.to_owned()) {
+            self.pending.push((hint.to_owned(), field));
+        }
+        format!("@{hint}")
+    }
+
     /// The code of `field`; `hint` names an inline object it holds.
     fn code(&mut self, field: &'c Field, hint: &str) -> String {
-        let mut code = if let Some(name) = &field.schema {
+        let alternatives = if field.one_of.is_empty() {
+            &field.any_of
+        } else {
+            &field.one_of
+        };
+        let mut code = if !alternatives.is_empty() {
+            let codes: Vec<String> = alternatives
+                .iter()
+                .enumerate()
+                .map(|(n, alt)| self.code(alt, &format!("{hint}.{n}")))
+                .collect();
+            format!("({})", codes.join("|"))
+        } else if let Some(name) = &field.schema {
             self.want(name);
             format!("@{name}")
-        } else if field.ty == Some(Type::Object) && field.fields.is_some() {
-            if self.wanted.insert(hint.to_owned()) {
-                self.pending.push((hint.to_owned(), field));
-            }
-            format!("@{hint}")
+        } else if is_object(field) {
+            self.inline(hint, field)
         } else {
             letter(field.ty).to_string()
         };
         if field.nullable {
             code.push('?');
         }
-        if field.schema.is_some() || code.starts_with('@') {
+        if code.starts_with('@') || code.starts_with('(') {
             return code;
         }
         self.attributes(field, &mut code);
@@ -134,7 +162,11 @@ impl<'c> Writer<'c> {
         if let Some(format) = &field.format {
             let _ = write!(code, ";f={}", encode(format));
         }
-        if let Some(allowed) = &field.allowed {
+        let allowed = field
+            .allowed
+            .clone()
+            .or_else(|| field.constant.clone().map(|c| vec![c]));
+        if let Some(allowed) = allowed {
             let values: Vec<String> = allowed
                 .iter()
                 .filter(|v| !v.is_null())
@@ -142,11 +174,14 @@ impl<'c> Writer<'c> {
                 .collect();
             let _ = write!(code, ";e={}", values.join(","));
         }
-        if let Some(min) = field.minimum {
-            let _ = write!(code, ";min={}", number(min));
-        }
-        if let Some(max) = field.maximum {
-            let _ = write!(code, ";max={}", number(max));
+        for (key, bound) in [
+            ("min", field.minimum),
+            ("max", field.maximum),
+            ("xmin", field.exclusive_minimum),
+        ] {
+            if let Some(x) = bound {
+                let _ = write!(code, ";{key}={}", number(x));
+            }
         }
         if field.min_length.is_some() || field.max_length.is_some() {
             let _ = write!(code, ";len={}", range(field.min_length, field.max_length));
@@ -154,20 +189,53 @@ impl<'c> Writer<'c> {
         if field.min_items.is_some() || field.max_items.is_some() {
             let _ = write!(code, ";items={}", range(field.min_items, field.max_items));
         }
+        if let Some(pattern) = &field.pattern {
+            let _ = write!(code, ";p={}", encode(pattern));
+        }
+    }
+
+    /// `field`'s members, its `allOf` parts' merged in (refs resolved).
+    fn members(&self, field: &'c Field, into: &mut Members<'c>) {
+        let field = match field
+            .schema
+            .as_deref()
+            .and_then(|n| self.contract.schema(n))
+        {
+            Some(named) => named,
+            None => field,
+        };
+        for part in &field.all_of {
+            self.members(part, into);
+        }
+        if let Some(fields) = &field.fields {
+            into.fields
+                .extend(fields.iter().map(|(k, f)| (k.as_str(), f)));
+        }
+        into.required
+            .extend(field.required.iter().map(String::as_str));
+        into.open |= field.is_open() && field.additional_field().is_none();
+        into.extra = into.extra.or(field.additional_field());
     }
 
     fn line(&mut self, name: &str, field: &'c Field) -> String {
-        let Some(fields) = &field.fields else {
+        if !(is_object(field) && field.any_of.is_empty() && field.one_of.is_empty()) {
             let code = self.code(field, name);
             return format!("{name} ={code}");
-        };
-        let mut line = name.to_owned();
-        if field.additional == Some(true) {
-            line.push_str(" +");
         }
-        for (member, f) in fields {
+        let mut members = Members::default();
+        self.members(field, &mut members);
+        let mut line = name.to_owned();
+        match members.extra {
+            Some(extra) => {
+                let code = self.code(extra, &format!("{name}.extra"));
+                let _ = write!(line, " +{code}");
+            }
+            None if members.open => line.push_str(" +"),
+            None => {}
+        }
+        for (member, f) in &members.fields {
             let code = self.code(f, &format!("{name}.{member}"));
-            let optional = if field.required.contains(member) {
+            let optional = if members.required.contains(member) {
                 ""
             } else {
                 "~"
@@ -198,22 +266,37 @@ pub fn operation_facts(contract: &Contract) -> String {
     };
     let mut out = format!("{HEADER}\n");
     for op in &contract.operations {
-        let answer = match (&op.success.schema, &op.success.binary) {
-            (Some(schema), _) => {
+        let id = operation_id(op);
+        let answer = match (&op.success.schema, &op.success.field, &op.success.binary) {
+            (Some(schema), _, _) => {
                 writer.want(schema);
                 format!("@{schema}")
             }
-            (None, Some(binary)) => format!("={}", binary.trim_start_matches("content-type ")),
-            (None, None) => "-".to_owned(),
+            (None, Some(field), _) => writer.inline(&format!("{id}.answer"), field),
+            (None, None, Some(binary)) => {
+                format!("={}", binary.trim_start_matches("content-type "))
+            }
+            (None, None, None) => "-".to_owned(),
         };
         let body = match &op.body {
             Some(body) => {
-                writer.want(&body.schema);
-                format!("json@{}", body.schema)
+                let media = if body.is_multipart() {
+                    "multipart"
+                } else {
+                    "json"
+                };
+                let schema = match (&body.schema, &body.field) {
+                    (Some(schema), _) => {
+                        writer.want(schema);
+                        format!("@{schema}")
+                    }
+                    (None, Some(field)) => writer.inline(&format!("{id}.body"), field),
+                    (None, None) => "@-".to_owned(),
+                };
+                format!("{media}{schema}")
             }
             None => "-".to_owned(),
         };
-        let id = operation_id(op);
         let _ = write!(
             out,
             "> {id} {} {} {} {answer} {} {body}",
@@ -236,7 +319,12 @@ pub fn operation_facts(contract: &Contract) -> String {
         }
         for (name, field) in &op.query {
             let code = writer.code(field, &format!("{id}.query.{name}"));
-            let _ = write!(out, " ~query.{name}:{code}");
+            let optional = if op.required_query.contains(name) {
+                ""
+            } else {
+                "~"
+            };
+            let _ = write!(out, " {optional}query.{name}:{code}");
         }
         out.push('\n');
     }

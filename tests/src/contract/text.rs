@@ -31,8 +31,20 @@ pub fn has_format(format: &str, value: &str) -> bool {
         "date" => clock::parse_date(value).is_some(),
         "date-time" => clock::parse_datetime(value).is_some(),
         "email" => is_email(value),
+        "uri" => is_uri(value),
         _ => true,
     }
+}
+
+/// An absolute URI: a scheme (a letter, then letters, digits, `+`, `-`, `.`), `:`, more.
+fn is_uri(value: &str) -> bool {
+    value.split_once(':').is_some_and(|(scheme, rest)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            && !rest.is_empty()
+    })
 }
 
 pub(super) fn format_label(format: &str) -> &str {
@@ -41,6 +53,7 @@ pub(super) fn format_label(format: &str) -> &str {
         "date" => "a date (YYYY-MM-DD)",
         "date-time" => "a date-time (RFC 3339)",
         "email" => "an e-mail",
+        "uri" => "an absolute URI",
         other => other,
     }
 }

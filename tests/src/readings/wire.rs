@@ -23,7 +23,7 @@ pub fn request(
     operation: &Operation,
     body: &[u8],
 ) -> Result<Option<Bytes>, ApiError> {
-    let Some(schema) = operation.body.as_ref().map(|b| b.schema.as_str()) else {
+    let Some(schema) = operation.body.as_ref().and_then(|b| b.schema.as_deref()) else {
         return Ok(None);
     };
     let Ok(mut value) = serde_json::from_slice::<Value>(body) else {

@@ -75,6 +75,8 @@ pub fn router() -> Router<App> {
         .route("/v1/payments/{id}/refund", post(payments::refund))
         .route("/v1/nfes", stored_list(&nfes::LIST))
         .route("/v1/nfes/{id}", stored_get(nfes::LIST.records))
+        // A literal the `{id}` above would take (the other operations: the fallback).
+        .route("/v1/nfes/request-tries", get(crate::generic::respond))
         .route("/v1/nfes/{id}/issue", post(nfes::issue))
         .route("/v1/nfes/{id}/cancel", post(nfes::cancel))
         .route("/v1/nfes/{id}/pdf", get(nfes::pdf))
@@ -84,21 +86,14 @@ pub fn router() -> Router<App> {
         .route("/v1/plans/{id}/items", get(catalog::plan_items))
         .route("/v1/products", get(catalog::list_products))
         .route("/v1/products/{id}", get(catalog::get_product))
-        .method_not_allowed_fallback(method_not_allowed)
+        // Every operation without a route of its own (WA-5).
+        .method_not_allowed_fallback(crate::generic::respond)
 }
 
 /// 404 for paths outside the contract and `/__fake` (the gate answers unknown `/v1`
 /// operations itself).
 pub async fn not_found() -> impl IntoResponse {
     ApiError::not_found()
-}
-
-async fn method_not_allowed() -> impl IntoResponse {
-    ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
-        "Método HTTP não suportado neste recurso.",
-    )
 }
 
 /// Validates a CPF (11 digits) or CNPJ (14 digits) check digits.

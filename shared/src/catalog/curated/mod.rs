@@ -2,6 +2,7 @@
 //! arguments, compact rows and, for a destructive tool, its own question. They cover the
 //! jobs people do every week; `catalog::operations` reaches every other operation.
 
+pub(crate) mod audit;
 pub(crate) mod billing_accounts;
 pub(crate) mod customers;
 pub(crate) mod invoice_codes;
@@ -31,6 +32,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         payments::tools(),
         nfes::tools(),
         reports::tools(),
+        audit::tools(),
     ]
     .into_iter()
     .flatten()

@@ -64,7 +64,7 @@ pub async fn shape(
     query: &[(String, String)],
     envelope: Envelope,
 ) -> Value {
-    let Envelope { mut data, meta } = envelope;
+    let Envelope { mut data, meta, .. } = envelope;
     if data.is_array()
         && op.paging == Paging::Page
         && let Some(resource) = compact_resource(facts, op)

@@ -95,10 +95,11 @@ fn answer_text(facts: &Facts, op: &Operation) -> String {
         ),
         Answer::None => "nada descrito".to_owned(),
         Answer::Json(schema) => {
-            let list = facts
-                .schema(schema)
-                .and_then(|s| s.members.iter().find(|m| m.name == "data"))
-                .is_some_and(|m| m.code.kind == Kind::Array);
+            let list = facts.schema(schema).is_some_and(|s| {
+                let data = s.members.iter().find(|m| m.name == "data").map(|m| &m.code);
+                data.or(s.whole.as_ref())
+                    .is_some_and(|code| code.kind == Kind::Array)
+            });
             match (list, op.paging) {
                 (false, _) => "um registro em data".to_owned(),
                 (true, Paging::Page) => {

@@ -100,6 +100,8 @@ pub struct Annotator<'a> {
     pub schema_units: &'a [(&'a str, Unit)],
     /// Money members found: place → unit label.
     pub found: BTreeMap<String, String>,
+    /// The answer has no envelope: a row's `answer.` places start at its root, not at `data`.
+    pub bare: bool,
 }
 
 impl<'a> Annotator<'a> {
@@ -110,30 +112,39 @@ impl<'a> Annotator<'a> {
             row_units: row.units,
             schema_units: SCHEMA_UNITS,
             found: BTreeMap::new(),
+            bare: false,
         }
     }
 
-    /// Annotates `data`, the `data` member of an answer whose envelope schema is `envelope`.
-    pub fn annotate(&mut self, envelope: &str, data: &mut Value) {
-        let code = self.facts.schema(envelope).and_then(|schema| {
-            schema
-                .members
-                .iter()
-                .find(|m| m.name == "data")
-                .map(|m| m.code.clone())
-        });
-        if let Some(code) = code {
-            self.walk(&code, data, "data");
+    /// Annotates `data`: the `data` member of an answer whose envelope schema is `answer`, or
+    /// the whole answer when its schema has no envelope (places then start at the answer's
+    /// root: `answer.credit.amount_cents`).
+    pub fn annotate(&mut self, answer: &str, data: &mut Value) {
+        let Some(schema) = self.facts.schema(answer) else {
+            return;
+        };
+        match schema.members.iter().find(|m| m.name == "data") {
+            Some(member) if schema.whole.is_none() => {
+                let code = member.code.clone();
+                self.walk(&code, data, "data", answer);
+            }
+            _ => {
+                self.bare = true;
+                let code = super::facts::parse_code(&format!("@{answer}"));
+                self.walk(&code, data, "data", answer);
+            }
         }
     }
 
-    fn walk(&mut self, code: &Code, value: &mut Value, at: &str) {
+    /// `value` by `code`; `hint` names an object the code leaves untyped (`Owner.member`), whose
+    /// members the schema table may still give units.
+    fn walk(&mut self, code: &Code, value: &mut Value, at: &str, hint: &str) {
         match (&code.kind, value) {
             (Kind::Ref(name), value) => self.named(name, value, at),
             (Kind::OneOf(alternatives), value) => {
                 let fitting = alternatives.iter().find(|alt| fits(alt, value)).cloned();
                 if let Some(alternative) = fitting {
-                    self.walk(&alternative, value, at);
+                    self.walk(&alternative, value, at, hint);
                 }
             }
             (Kind::Array, Value::Array(items)) => {
@@ -141,9 +152,10 @@ impl<'a> Annotator<'a> {
                     let inner = format!("{at}[]");
                     items
                         .iter_mut()
-                        .for_each(|value| self.walk(item, value, &inner));
+                        .for_each(|value| self.walk(item, value, &inner, hint));
                 }
             }
+            (Kind::Object | Kind::Any, Value::Object(map)) => self.object(hint, None, map, at),
             _ => {}
         }
     }
@@ -154,28 +166,44 @@ impl<'a> Annotator<'a> {
         };
         if let Some(whole) = &schema.whole {
             let whole = whole.clone();
-            return self.walk(&whole, value, at);
+            return self.walk(&whole, value, at, name);
         }
-        let Value::Object(map) = value else {
-            return;
-        };
+        if let Value::Object(map) = value {
+            self.object(name, Some(schema), map, at);
+        }
+    }
+
+    /// The members of an object of schema `owner` (`None`: an object the facts leave untyped).
+    fn object(
+        &mut self,
+        owner: &str,
+        schema: Option<&super::facts::Schema>,
+        map: &mut Map<String, Value>,
+        at: &str,
+    ) {
         let invoice = money::is_invoice(map);
         let mut added = Vec::new();
         let keys: Vec<String> = map.keys().cloned().collect();
         for key in keys {
-            let member = schema.members.iter().find(|m| m.name == key);
-            let code = match (member, &schema.extra) {
+            let member = schema.and_then(|s| s.members.iter().find(|m| m.name == key));
+            let code = match (member, schema.map(|s| &s.extra)) {
                 (Some(member), _) => member.code.clone(),
-                (None, Extra::Typed(code)) => (**code).clone(),
-                _ => continue,
+                (None, Some(Extra::Typed(code))) => (**code).clone(),
+                (None, Some(Extra::Closed)) => continue,
+                (None, _) => super::facts::parse_code("*"),
             };
             let place = format!("{at}.{key}");
             let Some(child) = map.get_mut(&key) else {
                 continue;
             };
-            let answer_place = format!("answer.{}", place.replace("[]", ""));
+            let from_root = place.replace("[]", "");
+            let from_root = match from_root.strip_prefix("data.") {
+                Some(rest) if self.bare => rest.to_owned(),
+                _ => from_root,
+            };
+            let answer_place = format!("answer.{from_root}");
             let unit = unit_in(self.row_units, &[], &answer_place, None)
-                .or_else(|| unit_in(&[], self.schema_units, "", Some((name, &key))));
+                .or_else(|| unit_in(&[], self.schema_units, "", Some((owner, &key))));
             match unit {
                 Some(unit) if !(child.is_object() || child.is_array()) => {
                     if invoice && key.ends_with("_subcents") {
@@ -185,7 +213,7 @@ impl<'a> Annotator<'a> {
                     self.found.insert(place, unit_label(unit));
                     added.push((brl_key(&key), brl(child, unit)));
                 }
-                _ => self.walk(&code, child, &place),
+                _ => self.walk(&code, child, &place, &format!("{owner}.{key}")),
             }
         }
         for (key, text) in added {
@@ -233,7 +261,7 @@ mod tests {
 
     const FACTS: &str = "\
 CreditListResponse data:a[@CreditV1]
-CreditV1 id:s amount_cents:i ~balance:n ~rate:n ~odd_cents:i ~items:a[@CreditV1.items]
+CreditV1 id:s amount_cents:i ~balance:n ~rate:n ~odd_cents:i ~items:a[@CreditV1.items] ~changes:a[o]
 CreditV1.items value_subcents:i
 ";
 
@@ -245,6 +273,7 @@ CreditV1.items value_subcents:i
             ("CreditV1.balance", Unit::Reais),
             ("CreditV1.rate", Unit::Percent),
             ("CreditV1.items.value_subcents", Unit::Subcents),
+            ("CreditV1.changes.fee_cents", Unit::Cents),
         ];
         let row_units = [(
             "answer.data.odd_cents",
@@ -255,10 +284,12 @@ CreditV1.items value_subcents:i
             row_units: &row_units,
             schema_units: &schema_units,
             found: BTreeMap::new(),
+            bare: false,
         };
         // `odd_cents_brl` is what a suffix reading would have added: the doubt removes it.
         let mut data = json!([{"id": "c1", "amount_cents": 5000, "balance": "12.5", "rate": 5,
-            "odd_cents": 300, "odd_brl": "R$ 3,00", "items": [{"value_subcents": 4990000}]}]);
+            "odd_cents": 300, "odd_brl": "R$ 3,00", "items": [{"value_subcents": 4990000}],
+            "changes": [{"fee_cents": 250}]}]);
         annotator.annotate("CreditListResponse", &mut data);
         let record = &data[0];
         assert_eq!(record["amount_brl"], "R$ 50,00");
@@ -266,6 +297,8 @@ CreditV1.items value_subcents:i
         assert!(record.get("rate_brl").is_none());
         assert!(record.get("odd_brl").is_none(), "{record}");
         assert_eq!(record["items"][0]["value_brl"], "R$ 499,00");
+        // A member of an object the facts leave untyped, by the table's `Owner.member.key`.
+        assert_eq!(record["changes"][0]["fee_brl"], "R$ 2,50");
         assert_eq!(annotator.found["data[].amount_cents"], "centavos (÷100)");
         assert_eq!(
             annotator.found["data[].odd_cents"],
@@ -276,6 +309,39 @@ CreditV1.items value_subcents:i
             "subcentavos (÷10000)"
         );
         assert_eq!(annotator.found["data[].rate"], "percentual (5 = 5%)");
+    }
+
+    /// Every key of the schema-level table names a member of a schema the generic tools
+    /// read (`Schema.member`, an inline object named `Owner.member` as the facts name it): a
+    /// unit the tools would never find is a unit not shown.
+    #[test]
+    fn wa2_every_unit_of_the_schema_table_names_a_member_the_facts_hold() {
+        let facts = super::super::facts::facts();
+        let mut missing = Vec::new();
+        for (key, _) in SCHEMA_UNITS {
+            let Some((schema, member)) = key.rsplit_once('.') else {
+                missing.push(key.to_string());
+                continue;
+            };
+            // A member of an object the facts leave untyped (`Owner.member.key`) counts when
+            // `Owner.member` is such an object.
+            let untyped = schema.rsplit_once('.').is_some_and(|(owner, inner)| {
+                facts.schema(owner).is_some_and(|s| {
+                    s.members.iter().any(|m| {
+                        let code = m.code.item.as_deref().unwrap_or(&m.code);
+                        m.name == inner && matches!(code.kind, Kind::Object | Kind::Any)
+                    })
+                })
+            });
+            let found = untyped
+                || facts
+                    .schema(schema)
+                    .is_some_and(|s| s.members.iter().any(|m| m.name == member));
+            if !found {
+                missing.push(key.to_string());
+            }
+        }
+        assert!(missing.is_empty(), "{} keys: {missing:?}", missing.len());
     }
 
     #[test]
