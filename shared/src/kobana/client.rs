@@ -579,14 +579,25 @@ async fn read_answer(
             request_id,
         });
     }
-    let error = body.as_ref().and_then(|b| b.get("error"));
+    Err(api_error(status, body.as_ref(), request_id, retry_after))
+}
+
+/// Kobana's error envelope (`{"error": {code, message, details}}`) as [`KobanaError::Api`]; a
+/// missing or malformed member becomes the status's own.
+fn api_error(
+    status: StatusCode,
+    body: Option<&Value>,
+    request_id: Option<String>,
+    retry_after: Option<u64>,
+) -> KobanaError {
+    let error = body.and_then(|b| b.get("error"));
     let text = |key: &str| {
         error
             .and_then(|e| e.get(key))
             .and_then(Value::as_str)
             .map(str::to_owned)
     };
-    Err(KobanaError::Api {
+    KobanaError::Api {
         status: status.as_u16(),
         code: text("code").map_or_else(
             || default_code(status).to_owned(),
@@ -604,7 +615,7 @@ async fn read_answer(
             .cloned(),
         request_id,
         retry_after,
-    })
+    }
 }
 
 fn default_code(status: StatusCode) -> &'static str {
