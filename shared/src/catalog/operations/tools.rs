@@ -51,11 +51,11 @@ pub fn tool_for(class: Class) -> &'static str {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// What to do, pt-BR or English.
+    /// What to do.
     pub query: Option<String>,
-    /// Only this resource (first path segment: invoices, credits…).
+    /// Path's first segment (invoices, credits…).
     pub resource: Option<String>,
-    /// An operationId: describe it.
+    /// An operationId to describe.
     pub operation: Option<String>,
 }
 
@@ -67,13 +67,29 @@ pub struct CallArgs {
     pub operation: String,
     // Path parameters (the tool's description names the three objects).
     #[allow(missing_docs)]
-    pub path: Option<Map<String, Value>>,
+    pub path: Option<Members>,
     // Query parameters.
     #[allow(missing_docs)]
-    pub query: Option<Map<String, Value>>,
+    pub query: Option<Members>,
     // JSON body.
     #[allow(missing_docs)]
-    pub body: Option<Map<String, Value>>,
+    pub body: Option<Members>,
+}
+
+/// A JSON object argument (`path`, `query`, `body`), described on the wire as just an
+/// object: its members are the operation's, checked by [`check`].
+#[derive(Debug, Default, Deserialize)]
+#[serde(transparent)]
+pub struct Members(pub Map<String, Value>);
+
+impl JsonSchema for Members {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Members".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "object"})
+    }
 }
 
 /// The result of a search: hits under `operations`, or one operation described.
@@ -106,7 +122,7 @@ pub fn tools() -> Vec<ToolSpec> {
             meta(
                 SEARCH,
                 "Buscar operações do Kobana",
-                "Finds any billing operation of Kobana's API (260) by what to do, pt-BR or English: operation ids with method, path, title, effect and the tool that runs it. With `operation`: its path/query/body arguments (* = required), money units, whether it asks first. Use when no other tool does the job.",
+                "Finds any of Kobana's 260 billing operations by what to do (pt-BR or English): id, method, path, title, effect, the tool that runs it. With `operation`: its path/query/body arguments, money units, whether it asks first. For jobs no other tool does.",
                 Effect::Read,
             ),
             |ctx: ToolCtx, args: SearchArgs| async move { search(&ctx, args) },
@@ -115,7 +131,7 @@ pub fn tools() -> Vec<ToolSpec> {
             meta(
                 READ,
                 "Executar operação de leitura",
-                "Runs a read operation found with billing_operations_search: `operation` and its `path`, `query`, `body` objects. Lists come paged as the operation pages (next_page or next_offset).",
+                "Runs a read operation from billing_operations_search with its `path`, `query`, `body` objects. Lists are paged (next_page or next_offset).",
                 Effect::Read,
             ),
             |ctx: ToolCtx, args: CallArgs| async move { run(ctx, args, Class::Read).await },
@@ -124,7 +140,7 @@ pub fn tools() -> Vec<ToolSpec> {
             meta(
                 WRITE,
                 "Executar operação de escrita",
-                "Runs a write operation (creates or changes, can be undone) found with billing_operations_search.",
+                "Runs a write operation (creates or changes; undoable) from billing_operations_search.",
                 Effect::Write { idempotent: false },
             ),
             |ctx: ToolCtx, args: CallArgs| async move { run(ctx, args, Class::Write).await },
@@ -134,7 +150,7 @@ pub fn tools() -> Vec<ToolSpec> {
                 DESTRUCTIVE,
                 "Executar operação destrutiva",
                 destructive_description!(
-                    "Runs a destructive operation (deletes, cancels, moves money, issues fiscal documents) found with billing_operations_search."
+                    "Runs a destructive operation (deletes, cancels, moves money, issues fiscal documents) from billing_operations_search."
                 ),
                 Effect::Destructive {
                     idempotent: false,
@@ -285,9 +301,9 @@ async fn run(ctx: ToolCtx, args: CallArgs, class: Class) -> Result<Value, ToolEr
     let checked = check(
         facts,
         op,
-        args.path.as_ref(),
-        args.query.as_ref(),
-        args.body.as_ref(),
+        args.path.as_ref().map(|m| &m.0),
+        args.query.as_ref().map(|m| &m.0),
+        args.body.as_ref().map(|m| &m.0),
     )
     .map_err(ToolError::InvalidArguments)?;
     routed(facts, op, &checked)?;
