@@ -41,8 +41,9 @@ fn ran(case: &Case, result: &Value) -> Result<(), String> {
     ))
 }
 
-/// Runs a destructive case in era 2026 from a client with forms: asked first (nothing sent),
-/// then run on the yes. Answers the final result and the calls of each step.
+/// Runs a destructive case in era 2026 from a client with forms: asked first (nothing sent,
+/// the record read once), then run on the yes. Answers the final result and the calls of each
+/// step.
 async fn confirmed(stack: &Stack, case: &Case) -> Result<(Value, usize, usize), String> {
     let token = full_token();
     let writes = |s: &Stack| s.fake.calls().iter().filter(|c| c.method != "GET").count();
@@ -53,8 +54,11 @@ async fn confirmed(stack: &Stack, case: &Case) -> Result<(Value, usize, usize), 
     let asked = calls(stack) - before;
     let result = &body["result"];
     if result["resultType"] != "input_required" {
-        // The record the question names could not be read: refused like the curated tools.
-        return Ok((result.clone(), asked, 0));
+        return Err(format!(
+            "{}: not asked first: {}",
+            case.row.operation,
+            crate::common::text_of(result)
+        ));
     }
     if writes(stack) != writes_before {
         return Err(format!("{}: asking sent a write", case.row.operation));
@@ -77,18 +81,21 @@ async fn confirmed(stack: &Stack, case: &Case) -> Result<(Value, usize, usize), 
 }
 
 /// WA-2: every reviewed row whose operation the contract has runs through its tool — reads
-/// and writes once, destructive rows confirmed in era 2026 and directly in era 2025 — each
-/// call costing at most two Kobana calls, and the fake sees no request off the contract.
+/// and writes once, destructive rows asked first and confirmed in era 2026, then directly in
+/// era 2025 — each call costing at most two Kobana calls, and the fake sees no request off
+/// the contract.
 #[tokio::test]
 async fn wa2_every_row_runs_through_its_tool_against_the_fake_on_the_contract() {
     let stack = Stack::start().await;
     let mut cases = table();
     assert!(cases.len() >= 30, "{} rows with an operation", cases.len());
-    // Reads first, destructive rows last: what they delete is read before.
+    // Reads first, destructive rows last and deletes at the very end: what they delete is
+    // read (and asked about) before.
     cases.sort_by_key(|c| match c.row.class {
         Class::Read => 0,
         Class::Write => 1,
-        Class::Destructive { .. } => 2,
+        Class::Destructive { .. } if c.op.method != "DELETE" => 2,
+        Class::Destructive { .. } => 3,
     });
     let mut failures = Vec::new();
     let token = full_token();
