@@ -22,7 +22,9 @@
 #   [fuzz]   the request path under libFuzzer for 45 s
 #   conformance (three versions), the Inspector CLI, the benchmark smoke
 #   contract report over $KOBANA_CONTRACT_LOG (every fake of the run writes there)
-# It ends with a table of each stage's wall time.
+# It ends with a table of each stage's wall time and, when it failed, the failed stage and
+# its first failing test with the test's message (or the first compiler error, or the
+# stage's last lines): the run's last lines say what broke.
 #
 # Every build shares one feature set: clippy, `cargo build --workspace` and `cargo test
 # --workspace` resolve the same features (dev-only features are normal features of the test
@@ -47,6 +49,16 @@ MOTO_PID=""
 BG_PIDS=()
 RUN_START=$(date +%s)
 
+# Everything the run prints also goes to $RUN_LOG, from which a failure's last lines are read.
+RUN_LOG="$WORK/run.log"
+if [[ -t 1 ]]; then
+  export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-always}"
+fi
+exec > >(tee "$RUN_LOG") 2>&1
+TEE_PID=$!
+STAGE_OFFSET=0
+FAILED_STAGE=""
+
 # ---- stage bookkeeping: names and wall times, printed as a table at the end -------------------
 STAGE_NAMES=()
 STAGE_TIMES=()
@@ -59,7 +71,12 @@ stage() {
   finish_stage
   CURRENT_STAGE="$*"
   CURRENT_START=$(now)
+  STAGE_OFFSET=$(log_size)
   printf '\n==> %s\n' "$*"
+}
+
+log_size() {
+  stat -c %s "$RUN_LOG" 2>/dev/null || echo 0
 }
 
 finish_stage() {
@@ -100,6 +117,7 @@ bg_wait() {
     STAGE_NAMES+=("(waiting for the background stage '$slug')")
     STAGE_TIMES+=("$waited")
   fi
+  STAGE_OFFSET=$(log_size)
   printf '\n==> [background, done] %s\n' "$(cut -f2 "$WORK/$slug.time" 2>/dev/null || echo "$slug")"
   cat "$WORK/$slug.log"
   if [[ -f "$WORK/$slug.time" ]]; then
@@ -107,7 +125,10 @@ bg_wait() {
     STAGE_TIMES+=("$(cut -f1 "$WORK/$slug.time")")
   fi
   eval "BG_PID_${slug//-/_}="
-  [[ "$status" == 0 ]] || die "background stage '$slug' failed (output above)"
+  if [[ "$status" != 0 ]]; then
+    FAILED_STAGE="[bg] $(cut -f2 "$WORK/$slug.time" 2>/dev/null || echo "$slug")"
+    die "background stage '$slug' failed (output above)"
+  fi
 }
 
 print_times() {
@@ -125,8 +146,36 @@ die() {
   exit 1
 }
 
+# The failed stage's output (from its start in $RUN_LOG), without colours.
+stage_output() {
+  tail -c +"$((STAGE_OFFSET + 1))" "$RUN_LOG" 2>/dev/null | sed 's/\x1b\[[0-9;]*[A-Za-z]//g'
+}
+
+# A failed run's last lines: the stage, then the first failing test with its message (the
+# test harness's failure report), else the first compiler error, else the stage's last lines.
+failure_summary() {
+  local stage="$1" out name
+  out="$(stage_output)"
+  printf '\n==> FAILED at stage: %s\n' "$stage"
+  name="$(grep -m1 -E '^---- .+ stdout ----$' <<<"$out" | sed -E 's/^---- (.+) stdout ----$/\1/' || true)"
+  if [[ -n "$name" ]]; then
+    printf 'first failing test: %s\n' "$name"
+    awk -v header="---- $name stdout ----" '
+      $0 == header { on = 1; next }
+      on && /^(stack backtrace:|note: run with|---- .+ stdout ----$|failures:$)/ { exit }
+      on && NF && n < 25 { print "  " $0; n++ }' <<<"$out"
+  elif grep -qE '^error(\[E[0-9]+\])?: ' <<<"$out"; then
+    printf 'first error:\n'
+    awk '/^error(\[E[0-9]+\])?: / { on = 1 } on && !NF { exit } on && n < 25 { print "  " $0; n++ }' <<<"$out"
+  else
+    printf 'its last lines:\n'
+    grep -v '^$' <<<"$out" | tail -n 15 | sed 's/^/  /'
+  fi
+}
+
 cleanup() {
   local status=$?
+  local failed="${FAILED_STAGE:-$CURRENT_STAGE}"
   local pid
   for pid in "${BG_PIDS[@]}"; do
     kill "$pid" 2>/dev/null || true
@@ -136,6 +185,14 @@ cleanup() {
     wait "$MOTO_PID" 2>/dev/null || true
   fi
   print_times
+  if [[ "$status" == 130 || "$status" == 143 ]]; then
+    printf '\n==> interrupted during stage: %s\n' "${failed:-(before the first stage)}"
+  elif [[ "$status" != 0 ]]; then
+    failure_summary "${failed:-(before the first stage)}"
+  fi
+  # Let tee write the last lines before the run ends.
+  exec >&- 2>&-
+  wait "$TEE_PID" 2>/dev/null || true
   rm -rf "$WORK"
   exit "$status"
 }

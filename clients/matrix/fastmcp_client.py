@@ -5,12 +5,12 @@ from __future__ import annotations
 import base64
 import sys
 from importlib.metadata import version
-from typing import Any
 
 import harness
 
 # --- README snippet: fastmcp ---
 from collections.abc import Callable
+from typing import Any
 
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult

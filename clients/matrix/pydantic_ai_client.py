@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from importlib.metadata import version
-from typing import Any
 
 import harness
 from pydantic_ai.exceptions import ModelRetry
 
 # --- README snippet: pydantic-ai ---
+from collections.abc import Callable
+from typing import Any
+
 from fastmcp.client.elicitation import ElicitResult
 from pydantic_ai.mcp import MCPToolset
 

@@ -120,7 +120,7 @@ pub async fn complete(
     match source(reference, argument, visibility) {
         Source::None => info(Vec::new(), 0),
         Source::Months => {
-            let values = months(value, jiff::Timestamp::now());
+            let values = months(value, ctx.clock.now());
             let total = values.len();
             info(values, total)
         }

@@ -153,6 +153,11 @@ pub struct Config {
     /// Token used for requests that carry none. Never read from the environment: only the
     /// `--demo` switch sets it, so a newcomer can point any client at the demo server.
     pub anonymous_token: Option<String>,
+    /// The instant (Unix seconds) taken as now for billing dates (days overdue, the default
+    /// month, the months completed); `None` is the system's clock. Never read from the
+    /// environment: only the `--demo` switch and the tests set it, to the fake Kobana's
+    /// clock, so the server and the fake tell one story ([`crate::format::BillingClock`]).
+    pub billing_now: Option<i64>,
     /// How list answers are shaped: the byte budget of one answer
     /// (`MCP_ANSWER_BUDGET_BYTES`, default 24 KiB) and whether rows are whole records
     /// (`MCP_LIST_ROWS=full`) instead of compact rows (`compact`, the default).
@@ -229,6 +234,7 @@ impl Default for Config {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             user_agent_contact: DEFAULT_USER_AGENT_CONTACT.to_owned(),
             anonymous_token: None,
+            billing_now: None,
             rows: RowPolicy::default(),
             metrics: false,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,

@@ -152,11 +152,6 @@ pub fn month_range(year: i16, month: i8) -> (String, String) {
     (month.first().to_string(), month.last().to_string())
 }
 
-/// The current month in America/Sao_Paulo, `YYYY-MM`.
-pub fn current_month() -> String {
-    Month::of(crate::catalog::month_report::today_in_sao_paulo()).id()
-}
-
 fn user_text(text: String) -> Value {
     json!({"role": "user", "content": {"type": "text", "text": text}})
 }
@@ -328,7 +323,9 @@ async fn review_pending_nfes(ctx: &ToolCtx) -> Vec<Value> {
             json!({"status": "error", "per_page": MAX_PER_PAGE})
         ),
     );
-    let read_at = jiff::Timestamp::now()
+    let read_at = ctx
+        .clock
+        .now()
         .to_zoned_datetime(sao_paulo())
         .strftime("%d/%m/%Y %H:%M")
         .to_string();
@@ -374,7 +371,7 @@ async fn monthly_billing_summary(
 ) -> Result<Vec<Value>, PromptError> {
     let month = match args.get("month").and_then(Value::as_str).map(str::trim) {
         Some(m) if !m.is_empty() => m.to_owned(),
-        _ => current_month(),
+        _ => ctx.clock.month(),
     };
     let (year, mon) = parse_month(&month)?;
     let (from, to) = month_range(year, mon);
@@ -437,7 +434,7 @@ mod tests {
             ("2026-02-01".into(), "2026-02-28".into())
         );
         assert_eq!(month_range(2028, 2).1, "2028-02-29");
-        assert_eq!(current_month().len(), 7);
+        assert_eq!(crate::format::BillingClock::default().month().len(), 7);
     }
 
     #[test]

@@ -32,6 +32,15 @@ pub fn resource_not_found(uri: &str) -> McpError {
     McpError::resource_not_found("Recurso não encontrado", Some(json!({"uri": uri})))
 }
 
+/// A resource that names something real with nothing to read yet (a draft invoice's PDF):
+/// the same -32002 (-32602 in era 2026) as [`resource_not_found`], its reason in the message.
+pub fn resource_not_found_because(uri: &str, why: &str) -> McpError {
+    McpError::resource_not_found(
+        format!("Recurso não encontrado: {why}"),
+        Some(json!({"uri": uri})),
+    )
+}
+
 /// A method we serve whose params rmcp could not read: -32602.
 pub fn unreadable_params(method: &str) -> McpError {
     McpError::invalid_params(

@@ -294,6 +294,9 @@ pub enum ReadError {
         /// The limit.
         limit: u64,
     },
+    /// Nothing to read yet, for a reason the person should hear (a draft invoice has no
+    /// PDF until it is finalized): still "not found", with the reason in the message.
+    NotYet(String),
     /// Anything else, with a message for the person.
     Failed(String),
 }
@@ -302,6 +305,7 @@ impl From<ToolError> for ReadError {
     fn from(error: ToolError) -> Self {
         match &error {
             ToolError::InvalidArguments(_) | ToolError::PermissionDenied(_) => ReadError::NotFound,
+            ToolError::DraftHasNoPdf { .. } => ReadError::NotYet(error.to_string()),
             ToolError::Kobana(e) => match e.as_ref() {
                 KobanaError::Api { status: 404, .. } => ReadError::NotFound,
                 KobanaError::TooLarge { size, limit } => ReadError::TooLarge {
@@ -363,11 +367,21 @@ pub async fn read_pdf(
         NFES
     };
     let limit = ctx.kobana.limits().max_document_bytes;
-    let download = ctx
+    let download = match ctx
         .kobana
         .download(&ctx.principal.token, &[segment, id, "pdf"], PDF_MEDIA_TYPE)
         .await
-        .map_err(ToolError::from)?;
+    {
+        Ok(download) => download,
+        Err(error) if target.kind == Kind::InvoicePdf => {
+            return Err(
+                crate::catalog::curated::invoices::missing_pdf(ctx, id, error)
+                    .await
+                    .into(),
+            );
+        }
+        Err(error) => return Err(ToolError::from(error).into()),
+    };
     if let Some(size) = download.content_length
         && size > limit
     {

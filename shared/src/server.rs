@@ -60,6 +60,8 @@ pub struct AppState {
     pub names: Arc<crate::catalog::NameCache>,
     /// The audit trail of writes.
     pub audit: Arc<crate::audit::Trail>,
+    /// The billing day's clock ([`crate::format::BillingClock`]).
+    pub billing_clock: crate::format::BillingClock,
 }
 
 impl std::fmt::Debug for AppState {
@@ -251,6 +253,7 @@ impl KobanaMcp {
             rows: self.state.rows,
             names: self.state.names.clone(),
             narrowing,
+            clock: self.state.billing_clock,
             output: None,
             audit: Some(CallAudit::reader(self.state.audit.clone())),
         }
@@ -290,6 +293,7 @@ fn text_contents(uri: &str, mime_type: &str, text: String) -> ResourceContents {
 fn read_error(uri: &str, error: ReadError) -> McpError {
     match error {
         ReadError::NotFound => protocol_errors::resource_not_found(uri),
+        ReadError::NotYet(why) => protocol_errors::resource_not_found_because(uri, &why),
         ReadError::TooLarge { size, limit } => McpError::internal_error(
             format!(
                 "Documento grande demais: {size} bytes; o limite é {limit} bytes ({} MB).",
@@ -362,7 +366,7 @@ impl ServerHandler for KobanaMcp {
         // The front swaps the stand-in for the definitions serialized once at start.
         let tools = deferred::tool_list::defer(
             deferred_slot(&context)?,
-            visible.map(|t| t.wire_for(views)),
+            visible.map(|t| t.wire_for(views, self.state.rows)),
         );
         let mut result = ListToolsResult::with_all_items(tools);
         if is_modern(&context) {

@@ -160,10 +160,11 @@ async fn t1_invoice_reads_run_end_to_end() {
         .ok("billing_invoices_pdf", json!({"id": INV_OPEN}))
         .await;
     assert_eq!(pdf["pdf"]["size_bytes"], Value::Null);
+    // A draft has no PDF yet, and is named as such (FH-3).
     let text = stack
         .refused("billing_invoices_pdf", json!({"id": INV_DRAFT}))
         .await;
-    assert!(text.contains("Não encontrado"), "{text}");
+    assert!(text.contains("rascunho"), "{text}");
 }
 
 #[tokio::test]

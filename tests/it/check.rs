@@ -61,7 +61,7 @@ async fn rk6_check_reports_our_readings_against_the_default_fake() {
         ("invoice_totals_unit", "subcents"),
         ("due_date_form", "sao_paulo_midnight"),
         ("line_items", "embedded_on_get"),
-        ("account_customer", "embedded_on_get"),
+        ("account_customer", "embedded_in_lists"),
         ("rate_limit_headers", "x_ratelimit"),
         ("payment_codes", "payment_metadata"),
         ("request_id_header", "Request-Id sent"),

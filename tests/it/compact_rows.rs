@@ -417,6 +417,7 @@ fn without_customer(rows: &Value) -> Value {
     for row in rows.as_array_mut().into_iter().flatten() {
         if let Some(row) = row.as_object_mut() {
             row.remove("customer");
+            row.remove("customer_unavailable");
         }
     }
     rows

@@ -89,11 +89,40 @@ async fn rk1_each_profile_plays_its_alternative_of_every_point() {
         (true, false)
     );
 
-    // account_customer: embedded on the single read, or not loaded.
+    // account_customer: embedded on the single read and in the list, or not loaded.
     let account = format!("/v1/billing_accounts/{BA_PADARIA}");
     let (a, b) = (data(&ours, &account).await, data(&others, &account).await);
     assert_eq!(
         (a.get("customer").is_some(), b.get("customer").is_some()),
+        (true, false)
+    );
+    let (a, b) = (
+        data(&ours, "/v1/billing_accounts").await,
+        data(&others, "/v1/billing_accounts").await,
+    );
+    assert_eq!(
+        (
+            a[0].get("customer").is_some(),
+            b[0].get("customer").is_some()
+        ),
+        (true, false)
+    );
+    // Its third alternative, embedded on the single read only (the fake's earlier choice).
+    let between = Api::with_fake(
+        fake_kobana::FakeKobana::start_with_readings(
+            fake_kobana::Readings::parse("ours,account_customer=embedded_on_get").unwrap(),
+        )
+        .await,
+    );
+    let (one, list) = (
+        data(&between, &account).await,
+        data(&between, "/v1/billing_accounts").await,
+    );
+    assert_eq!(
+        (
+            one.get("customer").is_some(),
+            list[0].get("customer").is_some()
+        ),
         (true, false)
     );
 

@@ -123,6 +123,21 @@ async fn bw2_every_prompt_costs_at_most_two_rounds() {
     assert!(over.is_empty(), "{over:#?}");
 }
 
+/// The names round's page of accounts for [`invoice_page`]`(n)`: each account with its
+/// customer embedded, the first one's named as [`named_account`] names it.
+fn named_accounts(n: usize) -> Answer {
+    let accounts: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"id": format!("10000000-0000-4000-8000-{i:012}"),
+                "customer": {"name": if i == 0 { "Padaria Pão Dourado Ltda".to_owned() } else { format!("Cliente {i}") }}})
+        })
+        .collect();
+    json_answer(
+        200,
+        json!({"data": accounts, "meta": {"total": n, "page": 1, "per_page": 100, "total_pages": 1}}),
+    )
+}
+
 /// The billing account of a names read, with its customer embedded.
 fn named_account() -> Answer {
     json_answer(
@@ -179,6 +194,9 @@ async fn pending_nfes_at_once(env: &[(&str, &str)]) -> (usize, String) {
     upstream.route("GET", "/v1/billing_accounts/", move |_| {
         named_account().after(late)
     });
+    upstream.route("GET", "/v1/billing_accounts?", move |_| {
+        named_accounts(3).after(late)
+    });
     let (before, mark) = (upstream.calls(), server.mark());
     let (status, body) = server.prompt("review_pending_nfes").await;
     assert_eq!(status, 200, "{body}");
@@ -221,6 +239,7 @@ async fn list_after_one_503(server: &Server, upstream: &Upstream) -> (Value, usi
         }
     });
     upstream.route("GET", "/v1/billing_accounts/", |_| named_account());
+    upstream.route("GET", "/v1/billing_accounts?", |_| named_accounts(3));
     let (before, mark) = (upstream.calls(), server.mark());
     let result = server.call("billing_invoices_list", json!({})).await;
     let line = server.request_line(mark, "billing_invoices_list").await;

@@ -47,6 +47,7 @@ mod fake_operations;
 mod fake_readings;
 mod fake_resources;
 mod fake_transport;
+mod first_hour;
 mod host_clis;
 mod hostile;
 mod hostile_replays;

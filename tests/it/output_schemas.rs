@@ -242,3 +242,132 @@ fn the_validator_finds_what_departs_from_a_schema() {
     );
     assert_eq!(out.len(), 4, "{out:?}");
 }
+
+/// Where `schema` is unportable by the Inspector's rules (its `--strict` report, FH-5): a
+/// boolean schema, a `type` array, or a schema with no keyword that constrains a value (a
+/// bare `{}`, or one with a description only). One line each.
+fn unportable(schema: &Value, at: &str, out: &mut Vec<String>) {
+    const CONSTRAINING: [&str; 31] = [
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "format",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "items",
+        "prefixItems",
+        "contains",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        "dependentSchemas",
+        "$ref",
+    ];
+    let Some(map) = schema.as_object() else {
+        out.push(format!("{at}: boolean schema {schema}"));
+        return;
+    };
+    if map.get("type").is_some_and(Value::is_array) {
+        out.push(format!("{at}: type array {}", map["type"]));
+    }
+    if !map.keys().any(|k| CONSTRAINING.contains(&k.as_str())) {
+        out.push(format!("{at}: untyped {schema}"));
+    }
+    for key in ["properties", "patternProperties", "$defs"] {
+        for (name, sub) in map
+            .get(key)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            unportable(sub, &format!("{at}.{key}.{name}"), out);
+        }
+    }
+    for key in [
+        "items",
+        "additionalProperties",
+        "not",
+        "contains",
+        "propertyNames",
+    ] {
+        match map.get(key) {
+            Some(Value::Bool(_)) if key == "additionalProperties" => {}
+            Some(sub) => unportable(sub, &format!("{at}.{key}"), out),
+            None => {}
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        for (i, sub) in map
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            unportable(sub, &format!("{at}.{key}[{i}]"), out);
+        }
+    }
+}
+
+/// FH-5: every input and output schema `tools/list` serves is portable — typed list rows,
+/// `next_page` one integer, no bare `{}` — with compact rows and with whole records, and
+/// every list's rows in either mode validate against the schema served in that mode.
+#[tokio::test]
+async fn fh5_every_schema_is_portable_and_every_list_validates_in_both_row_modes() {
+    let token = full_token();
+    for full in [false, true] {
+        let stack = Stack::start_with(|c| c.rows.full_records = full).await;
+        let (status, body) = stack.legacy(&token, "tools/list", json!({})).await;
+        assert_eq!(status, 200, "{body}");
+        let tools = body["result"]["tools"].as_array().expect("tools").clone();
+        let mut problems = Vec::new();
+        for tool in &tools {
+            let name = tool["name"].as_str().unwrap();
+            unportable(
+                &tool["inputSchema"],
+                &format!("{name}.inputSchema"),
+                &mut problems,
+            );
+            unportable(
+                &tool["outputSchema"],
+                &format!("{name}.outputSchema"),
+                &mut problems,
+            );
+            if !name.ends_with("_list") || name == "billing_schemas_list" {
+                continue;
+            }
+            for args in [json!({"per_page": 100}), json!({"per_page": 1})] {
+                let result = stack.call(&token, name, args).await;
+                assert_ne!(result["isError"], true, "{name}: {result}");
+                violations(
+                    &tool["outputSchema"],
+                    &result["structuredContent"],
+                    name,
+                    &mut problems,
+                );
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "full records: {full}\n{}",
+            problems.join("\n")
+        );
+    }
+}

@@ -314,7 +314,7 @@ async fn pr4_month_range_is_computed() {
         false,
     )
     .await;
-    assert!(all_text(&body["result"]).contains(&kobana_mcp::prompts::current_month()));
+    assert!(all_text(&body["result"]).contains(&crate::catalog_support::stack_month()));
 }
 
 #[tokio::test]

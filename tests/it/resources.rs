@@ -569,7 +569,7 @@ async fn c2_c3_c4_schema_names_months_and_empty_lists() {
     assert_eq!(values.len(), 12);
     assert_eq!(
         values[0].as_str().unwrap(),
-        kobana_mcp::prompts::current_month()
+        crate::catalog_support::stack_month()
     );
 
     for (reference, arg) in [

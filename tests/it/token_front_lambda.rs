@@ -119,7 +119,8 @@ async fn ht1_behind_api_gateway_the_front_is_found_under_the_stage_and_keyed_fro
 async fn ht1_under_lambda_the_front_refuses_to_start_without_its_shared_key() {
     let mut function = Function::start("127.0.0.1:9", &[("MCP_TOKEN_FRONT", "on")]);
     let mut status = None;
-    for _ in 0..100 {
+    // Up to 30 s: a debug binary on a loaded two-core machine can take seconds to start.
+    for _ in 0..600 {
         status = function.exited();
         if status.is_some() {
             break;

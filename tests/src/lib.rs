@@ -26,6 +26,7 @@ pub mod clock;
 pub mod contract;
 pub mod contract_log;
 pub mod control;
+pub mod demo;
 pub mod documents;
 pub mod faults;
 pub mod fixtures;

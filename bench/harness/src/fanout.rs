@@ -1,11 +1,12 @@
 //! Section 4: fan-out under 100 ms of injected upstream latency: the prompt
-//! `review_pending_nfes` (two lists read at once, then, for an invoice's account whose name
-//! the instance does not know yet, one names read) against `billing_organization_get`
-//! (1 call), with the instance's name cache warm — the target, ≤ 1.3× — and cold (a fresh
-//! server per sample: the names read is a second round, ≈ 2×). The name cache is the design
-//! choice that makes a list answer cost at most 2 calls (`catalog/lists/names.rs`); the cold row
-//! shows what it costs until it has learned the names. Each row names the prompt's upstream
-//! calls (counted by the fake) and rounds (read from the server's request line).
+//! `review_pending_nfes` (two lists read at once, then, for the invoices' accounts whose names
+//! the instance does not know yet, the names round: one call, a page of accounts or the one
+//! account) against `billing_organization_get` (1 call), with the instance's name cache
+//! warm — the target, ≤ 1.3× — and cold (a fresh server per sample: the names round is a
+//! second round, ≈ 2×). The names round is the design choice that makes a list answer cost at
+//! most 2 calls (`catalog/lists/names.rs`); the cold row shows what it costs until the
+//! instance has learned the names. Each row names the prompt's upstream calls (counted by the
+//! fake) and rounds (read from the server's request line).
 
 use super::*;
 

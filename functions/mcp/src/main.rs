@@ -2,15 +2,18 @@
 //!
 //! Under AWS Lambda (`AWS_LAMBDA_RUNTIME_API` set) it serves API Gateway events with a
 //! streaming response; anywhere else it listens on `MCP_BIND` (default 127.0.0.1:3000).
-//! `--demo` serves a fake Kobana with sample data in-process (no account, no network);
-//! `check …` checks a real account or endpoint. `main` only wires; the server is the library.
+//! `--demo` serves a fake Kobana with sample data in-process (no account, no network), and
+//! `--demo check` checks that fake as `check` would a real account; `check …` checks a real
+//! account or endpoint. `main` only wires; the server is the library.
 
 use std::process::ExitCode;
 
 use kobana_mcp::{App, Config};
 
-const USAGE: &str = "usage: kobana-mcp [--demo] | kobana-mcp check --help\n\
-  --demo   serve a built-in fake Kobana with sample data (no account or network needed)\n";
+const USAGE: &str = "usage: kobana-mcp [--demo] | kobana-mcp [--demo] check --help | kobana-mcp --version\n\
+  --demo         serve a built-in fake Kobana with sample data (no account or network needed)\n\
+  --demo check   run `check` against that built-in fake (no token needed)\n\
+  --version      print the version\n";
 
 /// The usage text: the switches, then every environment variable from the configuration's
 /// one table (`kobana_mcp::config::VARIABLES`).
@@ -30,9 +33,18 @@ fn main() -> ExitCode {
     .enable_all()
     .build();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let version = |a: &String| a == "--version" || a == "-V";
+    if matches!(args.as_slice(), [flag] | [_, flag] if version(flag) && (args.len() == 1 || args[0] == "--demo"))
+    {
+        println!("kobana-mcp {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
     match runtime {
         Ok(runtime) if args.first().is_some_and(|a| a == "check") => {
             runtime.block_on(kobana_mcp::check::run(&args[1..]))
+        }
+        Ok(runtime) if args.len() > 1 && args[0] == "--demo" && args[1] == "check" => {
+            runtime.block_on(demo::check(&args[2..]))
         }
         Ok(runtime) => runtime.block_on(run(under_lambda, args)),
         Err(error) => fail(1, format!("cannot start the async runtime: {error}")),
@@ -57,31 +69,18 @@ async fn run(under_lambda: bool, args: Vec<String>) -> ExitCode {
         kobana_mcp::catalog::registry();
     });
     kobana_mcp::telemetry::logging::init(under_lambda);
-    #[cfg_attr(
-        not(feature = "demo"),
-        expect(unused_mut, reason = "only the demo changes it")
-    )]
     let mut config = match Config::from_env() {
         Ok(config) => config,
         Err(error) => return fail(2, error),
     };
-    #[cfg(feature = "demo")]
     let _fake = if demo {
-        let fake = fake_kobana::FakeKobana::start().await;
-        config.kobana_api_url = fake.base_url();
-        config.anonymous_token = Some(fake_kobana::full_token());
-        Some(fake)
+        match demo::start(&mut config).await {
+            Some(fake) => Some(fake),
+            None => return ExitCode::from(2),
+        }
     } else {
         None
     };
-    #[cfg(not(feature = "demo"))]
-    if demo {
-        eprintln!(
-            "kobana-mcp: this build has no demo mode (it is left out of the Lambda build); \
-             run `cargo demo`, or build with `--features demo`"
-        );
-        return ExitCode::from(2);
-    }
     let app = match App::new(config.clone()) {
         Ok(app) => app,
         Err(error) => return fail(1, error),
@@ -104,15 +103,8 @@ async fn run(under_lambda: bool, args: Vec<String>) -> ExitCode {
         listener.local_addr().map_or(config.bind, |a| a)
     );
     eprintln!("kobana-mcp {} serving {url}", env!("CARGO_PKG_VERSION"));
-    #[cfg(feature = "demo")]
-    if demo {
-        eprintln!(
-            "demo mode: fake Kobana at {} with sample data; requests without a token act as the demo user.\n\
-             full token:      {}\nread-only token: {}",
-            config.kobana_api_url,
-            fake_kobana::full_token(),
-            fake_kobana::readonly_token()
-        );
+    if let Some(fake) = &_fake {
+        demo::banner(fake, &config);
     }
     match kobana_mcp::serve(app, listener).await {
         Ok(()) => ExitCode::SUCCESS,
@@ -126,4 +118,5 @@ fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(code)
 }
 
+mod demo;
 mod lambda;

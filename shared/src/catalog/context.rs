@@ -118,6 +118,8 @@ pub struct ToolCtx {
     /// The client's narrowing (`X-MCP-Toolsets`, `X-MCP-Readonly`): the generic tools reach
     /// only the resources it names.
     pub narrowing: super::Narrowing,
+    /// The billing day's clock: what "today" is for days overdue and default months.
+    pub clock: crate::format::BillingClock,
     /// The running tool's declared result, set by the registry before the handler runs:
     /// [`ToolCtx::record`], [`ToolCtx::list`] and [`ToolCtx::write`] put their data under its
     /// key, so the key is written once, in the tool's [`ToolMeta`](super::ToolMeta).
@@ -394,11 +396,13 @@ pub fn list_result(
         "per_page": per_page,
         "total": total,
         "total_pages": total_pages,
-        "next_page": next_page,
     });
     // Moved in, not through `json!`, which would deep-copy the whole list.
     result[key] = data;
     if let Some(next) = next_page {
+        // Only when there is one: like a row, the envelope leaves nulls out (and its
+        // schema types `next_page` as one integer, FH-5).
+        result["next_page"] = json!(next);
         result["hint"] = json!(format!(
             "{total} no total; esta é a página {page} de {total_pages}. Para a próxima, chame de novo com page={next}."
         ));
@@ -601,6 +605,7 @@ mod tests {
             rows: crate::catalog::RowPolicy::default(),
             names: Default::default(),
             narrowing: Default::default(),
+            clock: Default::default(),
             output: None,
             audit: Some(crate::audit::CallAudit::for_call(
                 Arc::new(crate::audit::Trail::new(

@@ -88,6 +88,15 @@ pub enum ToolError {
     /// was sent; the text says why.
     #[error("{0}")]
     Excluded(String),
+    /// An invoice's PDF asked for while the invoice is still a draft: the id is right, the
+    /// document does not exist yet (Kobana renders it when the invoice is finalized).
+    #[error(
+        "A fatura é um rascunho; o PDF existe depois de finalizada (billing_invoices_finalize id={invoice_id})."
+    )]
+    DraftHasNoPdf {
+        /// The draft invoice.
+        invoice_id: String,
+    },
     /// The call reached its write while the person's confirmation is still to be asked
     /// (internal: becomes an `input_required` result, never shown).
     #[error("confirmação necessária antes de executar")]
@@ -127,6 +136,7 @@ impl ToolError {
             ToolError::AmountMismatch { .. } => "AMOUNT_MISMATCH".to_owned(),
             ToolError::WrongTool(_) => "WRONG_TOOL".to_owned(),
             ToolError::Excluded(_) => "OPERATION_EXCLUDED".to_owned(),
+            ToolError::DraftHasNoPdf { .. } => "INVOICE_IS_DRAFT".to_owned(),
         }
     }
 
@@ -140,7 +150,9 @@ impl ToolError {
         {
             value["kobana_status"] = json!(status);
         }
-        if let ToolError::AmountMismatch { invoice_id, .. } = self {
+        if let ToolError::AmountMismatch { invoice_id, .. }
+        | ToolError::DraftHasNoPdf { invoice_id } = self
+        {
             value["invoice_id"] = json!(invoice_id);
         }
         if let ToolError::UncertainOutcome { check_with, .. } = self {

@@ -100,11 +100,6 @@ impl Month {
     }
 }
 
-/// Today in America/Sao_Paulo by the system clock.
-pub fn today_in_sao_paulo() -> Date {
-    jiff::Timestamp::now().to_zoned_datetime(sao_paulo()).date()
-}
-
 /// How much of each list was read: the records read and the total Kobana announced.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Coverage {
@@ -295,7 +290,6 @@ pub fn compute(inputs: &Inputs) -> Value {
         "month": inputs.month.id(),
         "as_of": inputs.today.to_string(),
         "billed": tally.billed.json(),
-        "received": inputs.payments.map(|_| tally.received.json()),
         "open": tally.open.json(),
         "overdue": tally.overdue.json(),
         "by_status": by_status,
@@ -306,6 +300,11 @@ pub fn compute(inputs: &Inputs) -> Value {
             (PAYMENTS): inputs.payments.map(|_| coverage(inputs.payments_read)),
         },
     });
+    // Without `payments:read` nothing was received as far as the server can tell: the member is
+    // left out (a portable schema has no `null` type) and a note says why.
+    if inputs.payments.is_some() {
+        report["received"] = tally.received.json();
+    }
     if !tally.unverified.is_empty() {
         report["unverified"] = Value::Array(tally.unverified);
     }

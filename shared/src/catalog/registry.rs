@@ -74,9 +74,10 @@ pub enum Output {
         /// Catalog resource describing it (`Resource::Customers`).
         schema: Resource,
     },
-    /// `{ <slug>: [records], page, per_page, total, total_pages, next_page }`: the records of
-    /// one resource under its slug, described by `kobana://billing/schemas/<slug>` (the schema
-    /// names the members a model needs; `per_page` and `total_pages` are returned too).
+    /// `{ <slug>: [rows], page, per_page, total, total_pages, returned, next_page }`: the rows
+    /// of one resource under its slug (`next_page` only when there is one; `hint`, `cut` and
+    /// `next_per_page` when they apply). The schema types the compact row's fields; served
+    /// with whole records (`MCP_LIST_ROWS=full`), a row is any object ([`ToolDef::wire`]).
     List(Resource),
     /// `{ <key>: … }` that is not a catalog record, described by a schema of its own.
     Keyed {
@@ -180,11 +181,15 @@ pub struct ToolDef {
     pub meta: ToolMeta,
     /// The definition `tools/list` shows (from [`TOOLS_JSON`]).
     pub tool: Tool,
-    /// `tool` serialized as `tools/list` writes it, once (see `http::tool_list`).
-    pub wire: Bytes,
+    /// `tool` serialized as `tools/list` writes it, once (see `deferred::tool_list`).
+    wire: Bytes,
     /// The same without its view links, for clients that render no view (see
     /// [`super::ui_links`]); `None` when the tool links none.
-    pub wire_plain: Option<Bytes>,
+    wire_plain: Option<Bytes>,
+    /// A list's definition for whole-record rows (`MCP_LIST_ROWS=full`): its rows are
+    /// Kobana's records, typed `object` instead of the compact row's fields. (No list links
+    /// a view, so no tool has both variants: `no_tool_has_both_wire_variants`.)
+    wire_full: Option<Bytes>,
     /// The argument names its input schema declares.
     allowed_args: Vec<String>,
     handler: Handler,
@@ -218,11 +223,29 @@ impl ToolDef {
             let plain = super::ui_links::without_links(&tool);
             Bytes::from(serde_json::to_vec(&plain).expect("a tool serializes"))
         });
+        let wire_full = match spec.meta.output {
+            Output::List(resource) => {
+                let mut full = tool.clone();
+                let mut schema = (*full.output_schema.clone().unwrap_or_default()).clone();
+                if let Some(rows) = schema
+                    .get_mut("properties")
+                    .and_then(|p| p.get_mut(resource.slug()))
+                {
+                    rows["items"] = serde_json::json!({"type": "object"});
+                }
+                full.output_schema = Some(Arc::new(schema));
+                Some(Bytes::from(
+                    serde_json::to_vec(&full).expect("a tool serializes"),
+                ))
+            }
+            _ => None,
+        };
         Self {
             meta: spec.meta,
             tool,
             wire,
             wire_plain,
+            wire_full,
             allowed_args,
             handler: spec.handler,
         }
@@ -237,10 +260,13 @@ impl ToolDef {
         }
     }
 
-    /// The serialized definition as a client sees it (see [`ToolDef::tool_for`]).
-    pub fn wire_for(&self, views: bool) -> &Bytes {
-        match (&self.wire_plain, views) {
-            (Some(plain), false) => plain,
+    /// The definition as `tools/list` writes it, serialized once: without view links for a
+    /// client that renders no view; a list's rows typed as the compact row, or as any object
+    /// when lists carry whole records (`rows.full_records`).
+    pub fn wire_for(&self, views: bool, rows: super::RowPolicy) -> &Bytes {
+        match (&self.wire_plain, &self.wire_full) {
+            (Some(plain), _) if !views => plain,
+            (_, Some(full)) if rows.full_records => full,
             _ => &self.wire,
         }
     }
@@ -414,8 +440,7 @@ fn output_schema(output: Output) -> JsonObject {
                 "page": {"type": "integer"},
                 "returned": {"type": "integer"},
                 "total": {"type": "integer"},
-                "next_page": {"type": ["integer", "null"]},
-                "hint": {"type": "string"}
+                "next_page": {"type": "integer"}
             },
             "required": [(resource.slug()), "page", "total"]
         }),
@@ -455,7 +480,7 @@ impl Registry {
             .map(|spec| {
                 let definition = definitions.remove(spec.meta.name).unwrap_or_else(|| {
                     panic!(
-                        "data/tools.json has no `{}`: run KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-shared --lib tools_json",
+                        "data/tools.json has no `{}`: run {UPDATE_TOOLS_JSON}",
                         spec.meta.name
                     )
                 });
@@ -482,6 +507,11 @@ impl Registry {
     }
 }
 
+/// The command that rewrites `data/tools.json` from the code. It resolves the workspace's one
+/// feature set, as every build of the quick loop does, so it recompiles only what changed.
+pub const UPDATE_TOOLS_JSON: &str =
+    "KOBANA_UPDATE_SNAPSHOTS=1 cargo test --workspace --features kobana-mcp/demo --lib tools_json";
+
 /// The process-wide registry, built on first use.
 pub fn registry() -> &'static Registry {
     static REGISTRY: LazyLock<Registry> = LazyLock::new(Registry::build);
@@ -491,6 +521,7 @@ pub fn registry() -> &'static Registry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// `data/tools.json` is exactly what the code generates; `KOBANA_UPDATE_SNAPSHOTS=1`
     /// rewrites it (then rebuild: the file is compiled in).
@@ -505,6 +536,7 @@ mod tests {
             !(update && std::env::var_os("CI").is_some()),
             "KOBANA_UPDATE_SNAPSHOTS is set under CI: the snapshot is checked there, never rewritten"
         );
+        let snapshot: Vec<Value> = serde_json::from_str(TOOLS_JSON).expect("valid JSON");
         if update {
             let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/tools.json");
             // One tool per line: diffs stay readable, and the file the binary embeds stays
@@ -515,9 +547,16 @@ mod tests {
                 .collect();
             let text = format!("[\n{}\n]\n", lines.join(",\n"));
             std::fs::write(path, text).expect("data/tools.json is writable");
+            // Straight to stderr: the test harness captures `eprintln!`, and the person who
+            // ran the update wants to know what it did.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}",
+                rewrite_report(&snapshot, &generated)
+            );
             return;
         }
-        let snapshot: Vec<Value> = serde_json::from_str(TOOLS_JSON).expect("valid JSON");
         let names = |v: &[Value]| -> Vec<String> {
             v.iter()
                 .map(|t| t["name"].as_str().unwrap_or("?").to_owned())
@@ -527,8 +566,72 @@ mod tests {
         for (snap, code) in snapshot.iter().zip(&generated) {
             assert_eq!(
                 snap, code,
-                "data/tools.json is stale for {}: run KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-shared --lib tools_json",
+                "data/tools.json is stale for {}: run {UPDATE_TOOLS_JSON}",
                 code["name"]
+            );
+        }
+    }
+
+    /// What an update of `data/tools.json` did: the tools added, removed and changed, and
+    /// the bytes of `tools/list` before and after (FH-6).
+    fn rewrite_report(before: &[Value], after: &[Value]) -> String {
+        let name = |t: &Value| t["name"].as_str().unwrap_or("?").to_owned();
+        let find = |list: &[Value], n: &str| list.iter().find(|t| name(t) == n).cloned();
+        let mut changed = Vec::new();
+        for tool in after {
+            match find(before, &name(tool)) {
+                None => changed.push(format!("+{}", name(tool))),
+                Some(old) if &old != tool => changed.push(name(tool)),
+                Some(_) => {}
+            }
+        }
+        changed.extend(
+            before
+                .iter()
+                .filter(|t| find(after, &name(t)).is_none())
+                .map(|t| format!("-{}", name(t))),
+        );
+        let bytes =
+            |list: &[Value]| serde_json::to_vec(&json!({"tools": list})).map_or(0, |b| b.len());
+        if changed.is_empty() {
+            return format!(
+                "tools_json: shared/data/tools.json unchanged ({} tools, tools/list {} bytes)",
+                after.len(),
+                bytes(after)
+            );
+        }
+        format!(
+            "tools_json: rewrote shared/data/tools.json: {} changed ({}), {} tools; tools/list {} bytes, was {}. Rebuild to embed it.",
+            changed.len(),
+            changed.join(", "),
+            after.len(),
+            bytes(after),
+            bytes(before)
+        )
+    }
+
+    #[test]
+    fn fh6_the_snapshot_update_says_what_it_rewrote() {
+        let before = vec![json!({"name": "a", "x": 1}), json!({"name": "b"})];
+        let after = vec![json!({"name": "a", "x": 2}), json!({"name": "c"})];
+        let report = rewrite_report(&before, &after);
+        assert!(
+            report.contains("rewrote shared/data/tools.json: 3 changed (a, +c, -b), 2 tools"),
+            "{report}"
+        );
+        assert!(rewrite_report(&after, &after).contains("unchanged (2 tools"));
+        // The command the stale-snapshot message gives resolves the workspace's one feature
+        // set (QL-2), so it rebuilds only the crates that changed.
+        assert!(UPDATE_TOOLS_JSON.contains("--workspace --features kobana-mcp/demo --lib"));
+    }
+
+    #[test]
+    fn no_tool_has_both_wire_variants() {
+        for tool in registry().all() {
+            assert!(
+                tool.wire_plain.is_none() || tool.wire_full.is_none(),
+                "{} links a view and lists rows: `wire_for` would need a third variant",
+                tool.meta.name
             );
         }
     }

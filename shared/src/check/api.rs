@@ -47,6 +47,8 @@ struct Seen {
     /// Payments awaiting payment on the first page, and how many carry a Pix code or a
     /// digitable line in their metadata (reading `payment_codes`).
     payment_codes: (usize, usize),
+    /// Whether the account list's records carry `customer` (`None`: no account listed).
+    listed_account_customer: Option<bool>,
 }
 
 /// The probe of one Kobana account.
@@ -109,6 +111,13 @@ impl Prober {
                 .await?;
             if resource == Resource::Payments {
                 self.seen.payment_codes = payment_codes(&data);
+            }
+            if resource == Resource::BillingAccounts
+                && let Some(Value::Array(accounts)) = &data
+                && !accounts.is_empty()
+            {
+                self.seen.listed_account_customer =
+                    Some(accounts.iter().any(|a| a.get("customer").is_some()));
             }
             self.get_first(&format!("{segment}.get"), segment, first_id(&data))
                 .await?;
@@ -403,6 +412,28 @@ fn words(set: &BTreeSet<&'static str>) -> String {
     set.iter().copied().collect::<Vec<_>>().join(" + ")
 }
 
+/// `account_customer`: the single read and the list, each carrying the customer or not.
+fn account_customer_row(seen: &Seen) -> Row {
+    let point = "account_customer";
+    let on = |found: bool| if found { "present" } else { "absent" };
+    match (seen.account_customer, seen.listed_account_customer) {
+        (Some(get), list) => {
+            let reading = match (get, list) {
+                (true, Some(true)) => "embedded_in_lists",
+                (true, _) => "embedded_on_get",
+                (false, _) => "when_loaded",
+            };
+            let list = list.map_or("no account listed", on);
+            Row::fine(
+                point,
+                reading,
+                format!("{} on the single read, {list} in the list", on(get)),
+            )
+        }
+        (None, _) => Row::fine(point, "not settled", "nothing read"),
+    }
+}
+
 /// One row per open point, settled from what was seen where it can be; a point that takes
 /// a write says how to settle it in the sandbox (docs/contract.md, "Readings").
 fn readings(seen: &Seen, token: &str, api_url: &str) -> Vec<Row> {
@@ -438,12 +469,7 @@ fn readings(seen: &Seen, token: &str, api_url: &str) -> Vec<Row> {
         "include_only",
         "line_items",
     ));
-    rows.push(embedded(
-        seen.account_customer,
-        "embedded_on_get",
-        "when_loaded",
-        "account_customer",
-    ));
+    rows.push(account_customer_row(seen));
     rows.push(not_read(
         "refund_result",
         "the answer's id tells the refunded payment from a new record; settle it in the sandbox by refunding a throwaway payment",

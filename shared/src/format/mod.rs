@@ -4,6 +4,7 @@
 //! (`total_subcents` → `total_brl`, `due_date` → `due_date_sao_paulo`), so nothing Kobana
 //! sent is lost and the model never has to divide by 100 or 10 000 itself.
 
+pub mod clock;
 pub mod money;
 pub mod pay_codes;
 
@@ -12,6 +13,7 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use serde_json::{Map, Value};
 
+pub use clock::BillingClock;
 use money::Scale;
 
 /// The zone Brazilian businesses bill in (bundled at build time, not read from the host).

@@ -199,6 +199,7 @@ impl App {
             rows: config.rows,
             names: Default::default(),
             audit: crate::audit::trail_for(&config, audit),
+            billing_clock: crate::format::BillingClock::new(config.billing_now),
         });
         let mcp_config = rmcp_config(&config);
         let mcp = StreamableHttpService::new(

@@ -51,13 +51,15 @@ pub fn calls(stack: &Stack, prefix: &str) -> usize {
     stack.kobana_calls(prefix).len()
 }
 
-/// Today in America/Sao_Paulo (UTC-3, no DST since 2019) as days since the epoch.
+/// The billing day of the test stack in America/Sao_Paulo, as days since the epoch: the
+/// fake's clock, which the stack's server shares (FH-1).
 pub fn sao_paulo_today() -> i64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
-    fake_kobana::clock::local_day(now)
+    fake_kobana::clock::today()
+}
+
+/// The stack's month, `YYYY-MM` (the fake's clock).
+pub fn stack_month() -> String {
+    fake_kobana::clock::format_date(fake_kobana::clock::today())[..7].to_owned()
 }
 
 pub fn ids(list: &Value) -> Vec<String> {

@@ -95,9 +95,11 @@ impl Stack {
         adjust: impl FnOnce(&mut Config),
         store: Option<(Arc<dyn NonceStore>, Clock)>,
     ) -> Self {
+        // One clock, as in the demo (FH-1): the server's billing day is the fake's.
         let mut config = Config {
             kobana_api_url: fake.base_url(),
             kobana_timeout: std::time::Duration::from_secs(10),
+            billing_now: Some(fake_kobana::clock::now_epoch()),
             ..Config::default()
         };
         adjust(&mut config);

@@ -390,6 +390,27 @@ pub fn target_sources(file: &Path) -> Vec<PathBuf> {
 /// stub: each line `KOBANA_FAKE_READINGS` (empty when unset), a tab, then the arguments
 /// joined by the unit separator.
 pub fn cargo_runs_of_test_sh(quick: bool) -> Vec<(String, Vec<String>)> {
+    let record = "#!/usr/bin/env bash\nIFS=$'\\x1f'\nprintf '%s\\t%s\\n' \"${KOBANA_FAKE_READINGS:-}\" \"$*\" >>\"$CARGO_STUB_LOG\"\n";
+    let (output, text) = test_sh_with_cargo(quick, record);
+    assert!(
+        output.status.success(),
+        "scripts/test.sh{} failed with stubs: {}{}",
+        if quick { " --quick" } else { "" },
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text.lines()
+        .map(|line| {
+            let (readings, args) = line.split_once('\t').unwrap_or(("", line));
+            let args = args.split('\x1f').map(str::to_owned).collect();
+            (readings.to_owned(), args)
+        })
+        .collect()
+}
+
+/// Runs `scripts/test.sh` in a sandbox where every command it starts is a stub, `cargo` being
+/// the script `cargo_stub` (it may write to `$CARGO_STUB_LOG`): its output, and that log.
+pub fn test_sh_with_cargo(quick: bool, cargo_stub: &str) -> (std::process::Output, String) {
     use std::os::unix::fs::PermissionsExt;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -417,8 +438,7 @@ pub fn cargo_runs_of_test_sh(quick: bool) -> Vec<(String, Vec<String>)> {
         }
     }
     let log = sandbox.join("cargo.log");
-    let record = "#!/usr/bin/env bash\nIFS=$'\\x1f'\nprintf '%s\\t%s\\n' \"${KOBANA_FAKE_READINGS:-}\" \"$*\" >>\"$CARGO_STUB_LOG\"\n";
-    write("bin/cargo", record);
+    write("bin/cargo", cargo_stub);
     write("bin/curl", "#!/usr/bin/env bash\nexit 0\n");
     write(".venv/bin/python", "#!/usr/bin/env bash\necho 9\n");
     write(
@@ -449,19 +469,7 @@ pub fn cargo_runs_of_test_sh(quick: bool) -> Vec<(String, Vec<String>)> {
     let output = command.output().expect("bash runs scripts/test.sh");
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     let _ = std::fs::remove_dir_all(&sandbox);
-    assert!(
-        output.status.success(),
-        "scripts/test.sh{} failed with stubs: {}",
-        if quick { " --quick" } else { "" },
-        String::from_utf8_lossy(&output.stderr)
-    );
-    text.lines()
-        .map(|line| {
-            let (readings, args) = line.split_once('\t').unwrap_or(("", line));
-            let args = args.split('\x1f').map(str::to_owned).collect();
-            (readings.to_owned(), args)
-        })
-        .collect()
+    (output, text)
 }
 
 /// Whether a `cargo test` run with `args` runs every test of `area`: its target is `it`, and

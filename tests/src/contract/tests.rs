@@ -237,7 +237,7 @@ fn decoding_and_contacts() {
 
 /// `shared/data/contract.txt` (what the server binary embeds for `kobana-mcp check` and the
 /// drift check) is exactly the subset derived from the contract. After changing the contract:
-/// `KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-tests --lib runtime_subset`.
+/// `KOBANA_UPDATE_SNAPSHOTS=1 cargo test --workspace --features kobana-mcp/demo --lib runtime_subset`.
 #[test]
 fn the_runtime_subset_is_derived_from_the_contract() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/contract.txt");
@@ -249,7 +249,7 @@ fn the_runtime_subset_is_derived_from_the_contract() {
     assert!(
         stored == derived,
         "shared/data/contract.txt is not the subset of tests/contract/billing-v1.json; run \
-         KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-tests --lib runtime_subset"
+         KOBANA_UPDATE_SNAPSHOTS=1 cargo test --workspace --features kobana-mcp/demo --lib runtime_subset"
     );
     // Enum values are words: the line format splits on spaces and `|`.
     for op in &contract().operations {

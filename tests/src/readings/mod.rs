@@ -120,8 +120,11 @@ point! {
 }
 
 point! {
-    /// `line_items` and `account_customer`: whether a relation comes on the single read.
+    /// `line_items` and `account_customer`: whether a relation comes on the single read (and,
+    /// for `account_customer`, on the list).
     Embedding {
+        /// `account_customer`: embedded on the single read and in the list.
+        EmbeddedInLists => "embedded_in_lists",
         /// Embedded on the single-record read.
         EmbeddedOnGet => "embedded_on_get",
         /// `line_items`: only with `include`, which no operation declares: never.
@@ -172,9 +175,19 @@ impl IdempotencyHeader {
 }
 
 impl Embedding {
-    /// Whether the relation is embedded.
+    /// Whether the relation is embedded on the single read.
     pub fn embeds(self) -> bool {
-        self == Embedding::EmbeddedOnGet
+        matches!(self, Embedding::EmbeddedOnGet | Embedding::EmbeddedInLists)
+    }
+
+    /// Whether an answer of `operation` (a contract id) carries the relation: the single read
+    /// when it [`embeds`](Embedding::embeds), the list too under `embedded_in_lists`.
+    pub fn carried_by(self, operation: &str) -> bool {
+        match self {
+            Embedding::EmbeddedInLists => true,
+            Embedding::EmbeddedOnGet => !operation.ends_with(".list"),
+            Embedding::IncludeOnly | Embedding::WhenLoaded => false,
+        }
     }
 }
 
@@ -245,7 +258,7 @@ impl Readings {
             delete_answer: DeleteAnswer::Deleted200,
             idempotency_header: IdempotencyHeader::XIdempotencyKey,
             line_items: Embedding::EmbeddedOnGet,
-            account_customer: Embedding::EmbeddedOnGet,
+            account_customer: Embedding::EmbeddedInLists,
             refund_result: RefundResult::RefundedPayment,
             rate_limit_headers: RateLimitHeaders::XRateLimit,
             payment_codes: PaymentCodes::PaymentMetadata,
@@ -303,9 +316,9 @@ impl Readings {
             *slot = value.ok_or_else(bad)?;
             Ok(())
         }
-        let embedding = |allowed: Embedding| {
+        let embedding = |allowed: &[Embedding]| {
             Embedding::from_id(alternative)
-                .filter(|e| *e == Embedding::EmbeddedOnGet || *e == allowed)
+                .filter(|e| *e == Embedding::EmbeddedOnGet || allowed.contains(e))
         };
         match point {
             "token_issuer" => pick(
@@ -344,10 +357,14 @@ impl Readings {
                 IdempotencyHeader::from_id(alternative),
                 bad,
             ),
-            "line_items" => pick(&mut self.line_items, embedding(Embedding::IncludeOnly), bad),
+            "line_items" => pick(
+                &mut self.line_items,
+                embedding(&[Embedding::IncludeOnly]),
+                bad,
+            ),
             "account_customer" => pick(
                 &mut self.account_customer,
-                embedding(Embedding::WhenLoaded),
+                embedding(&[Embedding::WhenLoaded, Embedding::EmbeddedInLists]),
                 bad,
             ),
             "refund_result" => pick(

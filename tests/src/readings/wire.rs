@@ -110,17 +110,33 @@ pub async fn answer(readings: &Readings, operation: &Operation, response: Respon
         return Response::from_parts(parts, Body::from(bytes));
     };
     if let Some(field) = contract().schema(schema) {
-        rewrite(readings, field, schema, None, &mut value);
+        let strip = Strip {
+            account_customer: !readings.account_customer.carried_by(&operation.id),
+        };
+        rewrite(readings, &strip, field, schema, None, &mut value);
     }
     parts.headers.remove(header::CONTENT_LENGTH);
     Response::from_parts(parts, Body::from(value.to_string()))
 }
 
+/// The relations an answer leaves out under the profile.
+struct Strip {
+    /// `BillingAccountV1.customer` (reading `account_customer`, by operation).
+    account_customer: bool,
+}
+
 /// Rewrites `value` (described by `field`, a member `key` of schema `owner`) in place.
-fn rewrite(readings: &Readings, field: &Field, owner: &str, key: Option<&str>, value: &mut Value) {
+fn rewrite(
+    readings: &Readings,
+    strip: &Strip,
+    field: &Field,
+    owner: &str,
+    key: Option<&str>,
+    value: &mut Value,
+) {
     if let Some(name) = &field.schema {
         if let Some(named) = contract().schema(name) {
-            rewrite(readings, named, name, None, value);
+            rewrite(readings, strip, named, name, None, value);
         }
         return;
     }
@@ -129,7 +145,7 @@ fn rewrite(readings: &Readings, field: &Field, owner: &str, key: Option<&str>, v
             if owner == "InvoiceV1" && !readings.line_items.embeds() {
                 map.remove("line_items");
             }
-            if owner == "BillingAccountV1" && !readings.account_customer.embeds() {
+            if owner == "BillingAccountV1" && strip.account_customer {
                 map.remove("customer");
             }
             if owner == "PaymentV1" && readings.payment_codes == PaymentCodes::PayAnswerOnly {
@@ -142,7 +158,7 @@ fn rewrite(readings: &Readings, field: &Field, owner: &str, key: Option<&str>, v
             let Some(fields) = &field.fields else { return };
             for (name, child) in map.iter_mut() {
                 if let Some(f) = fields.get(name) {
-                    rewrite(readings, f, owner, Some(name), child);
+                    rewrite(readings, strip, f, owner, Some(name), child);
                 }
             }
         }
@@ -150,7 +166,7 @@ fn rewrite(readings: &Readings, field: &Field, owner: &str, key: Option<&str>, v
             if let Some(item) = &field.items {
                 items
                     .iter_mut()
-                    .for_each(|v| rewrite(readings, item, owner, key, v));
+                    .for_each(|v| rewrite(readings, strip, item, owner, key, v));
             }
         }
         Value::String(text) if field.format.as_deref() == Some("date-time") => {

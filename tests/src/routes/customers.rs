@@ -97,7 +97,7 @@ fn customer_summary(org: &OrgData, customer_id: &str) -> Value {
 }
 
 /// A billing account as served: `BillingAccountV1` without the fake's own `customer_id`
-/// link, with the customer embedded when `embed` (the single-account read only).
+/// link, with the customer embedded when `embed` (the account reads, single and list).
 pub fn render_account(org: &OrgData, ba: &Record, embed: bool) -> Value {
     let mut out = ba.clone();
     let cid = out.remove("customer_id");
@@ -458,8 +458,9 @@ pub async fn delete(ById { app, ctx, id }: ById) -> ApiResult {
     Ok(deleted())
 }
 
-/// `GET /v1/billing_accounts` ([`ACCOUNT_FILTERS`] and [`PERSON`]; never embeds the
-/// customer).
+/// `GET /v1/billing_accounts` ([`ACCOUNT_FILTERS`] and [`PERSON`]; embeds each account's
+/// customer, as `ours` plays reading `account_customer`; the wire leaves it out under the
+/// other alternatives).
 pub async fn list_accounts(
     State(app): State<App>,
     Extension(ctx): Extension<AuthCtx>,
@@ -471,7 +472,7 @@ pub async fn list_accounts(
         tables: &[&PERSON, ACCOUNT_FILTERS],
     };
     filtered_list(&app, &ctx, q, &listing, |org, ba| {
-        Some(render_account(org, ba, false))
+        Some(render_account(org, ba, true))
     })
 }
 

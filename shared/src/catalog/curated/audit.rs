@@ -21,7 +21,7 @@ pub const NAME: &str = "billing_audit_list";
 /// Entries per page when `per_page` is not given.
 pub const DEFAULT_PER_PAGE: u32 = 20;
 /// Largest `per_page`.
-pub const MAX_PER_PAGE: u32 = 50;
+pub const MAX_PER_PAGE: u32 = crate::catalog::MAX_PER_PAGE;
 /// Deepest entry a page may reach (`page × per_page`); further back, `until` narrows.
 pub const MAX_DEPTH: u32 = 1000;
 /// Entries `kobana://billing/audit` holds: the latest ones.
@@ -68,7 +68,7 @@ fn output_schema() -> Value {
         "properties": {
             "entries": {"type": "array"},
             ORGANIZATION: {"type": "string"},
-            "next_page": {"type": ["integer", "null"]}
+            "next_page": {"type": "integer"}
         },
         "required": ["entries", ORGANIZATION]
     })
@@ -127,10 +127,10 @@ async fn list(ctx: &ToolCtx, args: AuditArgs) -> Result<Value, ToolError> {
         ORGANIZATION: organization,
         "page": page,
         "per_page": per_page,
-        "next_page": more.then_some(page + 1),
         "entries": entries,
     });
     if more {
+        result["next_page"] = json!(page + 1);
         result["hint"] = json!(format!(
             "Há entradas mais antigas: chame de novo com page={}.",
             page + 1

@@ -14,13 +14,15 @@ use serde_json::{Map, Value, json};
 use crate::access::slugs::INVOICES;
 use crate::access::{Permission, Resource};
 use crate::catalog::Asks;
+use crate::catalog::ToolCtx;
 use crate::catalog::args::{id_args, wire_enum};
 use crate::catalog::context::{
     date_arg, date_range, destructive_description, document_schema, push_opt, reason_arg, text_arg,
     uuid_arg,
 };
 use crate::catalog::{Effect, Output, Paging, ToolError, ToolMeta, ToolSpec, Toolset};
-use crate::format::{brl_from_cents, brl_from_unsigned_cents, sao_paulo};
+use crate::format::{brl_from_cents, brl_from_unsigned_cents};
+use crate::kobana::KobanaError;
 
 const RECORD: Output = Output::Record {
     key: "invoice",
@@ -124,11 +126,6 @@ pub struct VoidArgs {
     pub reason: String,
 }
 
-/// Today in America/Sao_Paulo.
-fn today() -> Date {
-    jiff::Timestamp::now().to_zoned_datetime(sao_paulo()).date()
-}
-
 /// Adds `_derived` to one invoice record: the days overdue as a list row counts them
 /// ([`crate::catalog::lists::compact::days_overdue`]), 0 when it is not.
 fn derive(invoice: &mut Value, today: Date) {
@@ -142,9 +139,10 @@ fn derive(invoice: &mut Value, today: Date) {
     );
 }
 
-/// Adds `_derived` to the invoice (`invoice`) or invoices (`invoices`) of a result.
-fn with_derived(mut result: Value) -> Value {
-    let today = today();
+/// Adds `_derived` to the invoice (`invoice`) or invoices (`invoices`) of a result, as of
+/// the call's billing day ([`crate::format::BillingClock`]).
+fn derived(ctx: &ToolCtx, mut result: Value) -> Value {
+    let today = ctx.clock.today();
     if let Some(invoice) = result.get_mut("invoice") {
         derive(invoice, today);
     }
@@ -152,6 +150,25 @@ fn with_derived(mut result: Value) -> Value {
         items.iter_mut().for_each(|i| derive(i, today));
     }
     result
+}
+
+/// Why Kobana has no PDF for the invoice `id` (it answered `error`): a draft has none until it
+/// is finalized, which a 404 alone does not say. On a 404 or 422 the invoice itself is read
+/// once (the same permission) and a draft is named as such; anything else keeps Kobana's
+/// error ("Confira o id"). Shared by `billing_invoices_pdf` and the PDF resource.
+pub(crate) async fn missing_pdf(ctx: &ToolCtx, id: &str, error: KobanaError) -> ToolError {
+    if matches!(error.status(), Some(404 | 422))
+        && let Ok(invoice) = ctx
+            .kobana
+            .get_once(&ctx.principal.token, &[INVOICES, id], &[])
+            .await
+        && invoice.data.get("status").and_then(Value::as_str) == Some("draft")
+    {
+        return ToolError::DraftHasNoPdf {
+            invoice_id: id.to_owned(),
+        };
+    }
+    error.into()
 }
 
 /// `billing_invoices_issue_nfe`'s result: Kobana's untyped answer (`InvoiceNfeResponse.data`).
@@ -247,7 +264,7 @@ async fn list(ctx: crate::catalog::ToolCtx, args: ListArgs) -> Result<Value, Too
     // Whole records keep `_derived`; a row says `days_overdue` itself (see `catalog::lists::compact`).
     let whole = ctx.rows.full_records && args.paging.fields.is_none();
     let result = ctx.list(segments, &args.paging, query).await?;
-    Ok(if whole { with_derived(result) } else { result })
+    Ok(if whole { derived(&ctx, result) } else { result })
 }
 
 /// The request's subtotal in cents (Σ quantity × unit_amount_cents), `None` on overflow.
@@ -375,7 +392,7 @@ fn action(
             let result = ctx
                 .write(Method::POST, &[INVOICES, &id, path], None)
                 .await?;
-            Ok(with_derived(result))
+            Ok(derived(&ctx, result))
         },
     )
 }
@@ -409,7 +426,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
                 let result = ctx.record(&[INVOICES, id], &[]).await?;
-                let result = with_line_items_note(with_derived(result));
+                let result = with_line_items_note(derived(&ctx, result));
                 Ok(super::invoice_codes::with_codes(&ctx, result).await)
             },
         ),
@@ -425,15 +442,20 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             },
             |ctx, args: IdArgs| async move {
                 let id = uuid_arg("id", &args.id)?;
-                ctx.describe_document(
-                    &[INVOICES, id, "pdf"],
-                    "application/pdf",
-                    "pdf",
-                    "invoice_id",
-                    id,
-                    format!("kobana://billing/invoices/{id}/pdf"),
-                )
-                .await
+                match ctx
+                    .describe_document(
+                        &[INVOICES, id, "pdf"],
+                        "application/pdf",
+                        "pdf",
+                        "invoice_id",
+                        id,
+                        format!("kobana://billing/invoices/{id}/pdf"),
+                    )
+                    .await
+                {
+                    Err(ToolError::Kobana(error)) => Err(missing_pdf(&ctx, id, *error).await),
+                    done => done,
+                }
             },
         ),
         ToolSpec::new(
@@ -451,7 +473,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             |ctx, args: CreateArgs| async move {
                 let body = create_body(&args)?;
                 let result = ctx.write(Method::POST, &[INVOICES], Some(body)).await?;
-                check_created(with_derived(result), requested_subtotal_cents(&args))
+                check_created(derived(&ctx, result), requested_subtotal_cents(&args))
             },
         ),
         action(
@@ -510,7 +532,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
                         Some(json!({"reason": reason})),
                     )
                     .await?;
-                Ok(with_derived(result))
+                Ok(derived(&ctx, result))
             },
         ),
         ToolSpec::new(

@@ -28,10 +28,10 @@ pub struct MonthArgs {
     pub month: Option<String>,
 }
 
-/// Today in America/Sao_Paulo: the one "today" of the report (its default month and what is
-/// overdue). Swap this one source to run the report under another clock.
-fn today(_ctx: &ToolCtx) -> jiff::civil::Date {
-    month_report::today_in_sao_paulo()
+/// Today in America/Sao_Paulo by the billing clock (`ToolCtx::clock`, FH-1): the one
+/// "today" of the report (its default month and what is overdue).
+fn today(ctx: &ToolCtx) -> jiff::civil::Date {
+    ctx.clock.today()
 }
 
 /// One list to read: its resource and its query (without paging).
@@ -167,14 +167,14 @@ fn month_schema() -> Value {
         "properties": {
             "month": {"type": "string"},
             "billed": {"type": "object"},
-            "received": {"type": ["object", "null"]},
+            "received": {"type": "object"},
             "open": {"type": "object"},
             "overdue": {"type": "object"},
             "by_day": {"type": "array"},
             "by_status": {"type": "object"},
             "complete": {"type": "boolean"}
         },
-        "required": ["month", "billed", "received", "open", "overdue", "complete"]
+        "required": ["month", "billed", "open", "overdue", "complete"]
     })
 }
 

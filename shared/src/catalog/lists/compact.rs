@@ -98,6 +98,7 @@ pub const SHAPES: [RowShape; 8] = [
         compact: &[
             "status",
             "customer",
+            "customer_unavailable",
             "billing_account_id",
             "plan_id",
             "billing_cycle",
@@ -127,6 +128,7 @@ pub const SHAPES: [RowShape; 8] = [
             "status",
             "days_overdue",
             "customer",
+            "customer_unavailable",
             "billing_account_id",
             "total_brl",
             "amount_remaining_brl",
@@ -211,29 +213,44 @@ impl RowShape {
             && matches!(self.resource, Resource::Invoices | Resource::Subscriptions)
     }
 
-    /// The `items` schema of the list's output: the compact row, and how `fields` changes it.
+    /// The `items` schema of the list's output: the compact row, each field with its one
+    /// type (rows leave nulls out, so no field is nullable); `fields` adds members beyond
+    /// these. Typed, not bare `{}`, so clients that map schemas onto a single-type dialect
+    /// keep every field (FH-5); terse, because `tools/list` has a byte budget.
     #[cfg(test)]
     pub fn item_schema(&self) -> Value {
-        // Names only (no types): `tools/list` is held to 36 KB.
         let properties: Map<String, Value> = std::iter::once("id")
             .chain(self.compact.iter().copied())
-            .map(|name| (name.to_owned(), json!({})))
+            .map(|name| (name.to_owned(), json!({"type": self.row_type(name)})))
             .collect();
-        json!({
-            "type": "object",
-            "description": "Sem nulos; mais os campos de fields.",
-            "properties": properties
-        })
+        json!({"type": "object", "properties": properties})
+    }
+
+    /// The JSON type of a compact row field: the record field's type in the schema catalog
+    /// (a number stays a number, a flag a flag), or text for what the row derives (names,
+    /// BRL, dates shown in São Paulo), `days_overdue` aside.
+    #[cfg(test)]
+    fn row_type(&self, name: &str) -> &'static str {
+        let field = crate::catalog::schemas::resource(self.resource.slug())
+            .and_then(|r| r.fields.iter().find(|f| f.name == name));
+        match (name, field.map(|f| f.kind.as_str())) {
+            ("days_overdue", _) | (_, Some("int")) => "integer",
+            (_, Some("bool")) => "boolean",
+            _ => "string",
+        }
     }
 }
 
 /// What a row may show beyond its record: the customers' names by billing account id (a row
-/// whose account has no known name leaves `customer` out and still names the account by its
-/// `billing_account_id`), and today's date in São Paulo (for `days_overdue`).
+/// whose account has no known name leaves `customer` out, still names the account by its
+/// `billing_account_id`, and says why in `customer_unavailable`), and today's date in São
+/// Paulo (for `days_overdue`).
 #[derive(Debug, Clone, Default)]
 pub struct RowContext {
     /// `billing_account_id` → the customer's name.
     pub customer_names: std::collections::HashMap<String, String>,
+    /// `billing_account_id` → why its customer has no name on the row.
+    pub customer_missing: std::collections::HashMap<String, super::names::Missing>,
     /// Today in America/Sao_Paulo.
     pub today: Option<Date>,
 }
@@ -288,6 +305,13 @@ fn field(
         (Resource::Invoices | Resource::Subscriptions, "customer") => text("billing_account_id")
             .and_then(|id| context.customer_names.get(id))
             .map(|n| json!(n)),
+        // Why a row has no `customer`, when it has none (FH-2).
+        (Resource::Invoices | Resource::Subscriptions, "customer_unavailable") => {
+            text("billing_account_id")
+                .filter(|id| !context.customer_names.contains_key(*id))
+                .and_then(|id| context.customer_missing.get(id))
+                .map(|missing| json!(missing.text()))
+        }
         (Resource::BillingAccounts, "customer") => {
             record.get("customer").and_then(|c| c.get("name")).cloned()
         }
@@ -415,7 +439,6 @@ pub fn fields_schema(shape: &RowShape) -> Value {
         .collect();
     json!({
         "type": "array",
-        "description": "More row fields.",
         "maxItems": shape.size(),
         "items": {"enum": names}
     })
@@ -446,6 +469,7 @@ mod tests {
         RowContext {
             customer_names: [("acc".to_owned(), "Padaria Pão Dourado Ltda".to_owned())].into(),
             today: Some("2026-08-20".parse().unwrap()),
+            ..Default::default()
         }
     }
 
@@ -489,14 +513,26 @@ mod tests {
     /// account.
     #[test]
     fn t3_a_row_whose_customer_name_is_absent_names_the_account_and_no_customer() {
-        let unnamed = RowContext {
+        let mut unnamed = RowContext {
             customer_names: [("other".to_owned(), "Outro Cliente".to_owned())].into(),
             today: Some("2026-08-20".parse().unwrap()),
+            ..Default::default()
         };
         let invoices = shape(Resource::Invoices).unwrap();
         let shown = row(invoices, &invoice(), &[], &unnamed);
         assert!(!shown.contains_key("customer"), "{shown:?}");
         assert_eq!(shown["billing_account_id"], "acc");
+        // FH-2: and says why, when it is known why.
+        assert!(!shown.contains_key("customer_unavailable"), "{shown:?}");
+        unnamed
+            .customer_missing
+            .insert("acc".to_owned(), super::super::names::Missing::NotSent);
+        let shown = row(invoices, &invoice(), &[], &unnamed);
+        assert_eq!(
+            shown["customer_unavailable"],
+            "o Kobana não enviou o cliente desta conta"
+        );
+        assert!(!shown.contains_key("customer"), "{shown:?}");
         let subscriptions = shape(Resource::Subscriptions).unwrap();
         for record in [
             json!({"id": "s1", "status": "active", "billing_account_id": "acc"}),
