@@ -1,6 +1,6 @@
 // The token front's browser half, run by tests/it/token_front_browser.rs with Node 22:
 //
-//   node token_front.mjs MCP_URL TOKEN BAD_TOKEN CHROMIUM
+//   node token_front.mjs MCP_URL TOKEN BAD_TOKEN CHROMIUM KOBANA_URL
 //
 // From no token to a tools/call, three times: the official TypeScript SDK's own OAuth client
 // (v2 @modelcontextprotocol/client and v1 @modelcontextprotocol/sdk, from ../node_modules)
@@ -8,8 +8,10 @@
 // run, uses a client ID metadata document this driver serves — and asks to authorize; headless
 // Chromium (Debian's, through puppeteer-core) then plays the person: it opens the
 // authorization URL, pastes a token Kobana rejects, reads the refusal, pastes the real one,
-// reads the organization, presses "Conectar" and lands on this driver's callback; the SDK
-// redeems the code and calls a tool with the token it got.
+// reads the organization, chooses what the host may do (`access`: `full`, or `read` in the
+// `v2-cimd` run), presses "Conectar" and lands on this driver's callback; the SDK redeems the
+// code and calls a tool with the token it got. Then it lists the tools, tries a write, and
+// sends the access token to Kobana itself (KOBANA_URL), which must refuse it.
 //
 // Then the framing check: a page on another loopback origin (http://localhost:PORT) frames
 // the authorization page and, as a control, the protected-resource metadata.
@@ -22,10 +24,12 @@ import puppeteer from "puppeteer-core";
 
 const TIMEOUT_MS = 120_000;
 const RUNS = [
-  ["v2-dcr", "v2", false],
-  ["v1-dcr", "v1", false],
-  ["v2-cimd", "v2", true],
+  ["v2-dcr", "v2", false, "full"],
+  ["v1-dcr", "v1", false, "full"],
+  ["v2-cimd", "v2", true, "read"],
 ];
+/// A write tool every full billing token may run.
+const WRITE_TOOL = "billing_customers_create";
 
 async function sdk(version) {
   return version === "v1"
@@ -99,7 +103,7 @@ class MemoryProvider {
 }
 
 /** The person's part in Chromium: refused token, real token, organization, "Conectar". */
-async function person(browser, authorizationUrl, token, badToken) {
+async function person(browser, authorizationUrl, token, badToken, access) {
   const page = await browser.newPage();
   try {
     const first = await page.goto(authorizationUrl, { waitUntil: "load" });
@@ -113,6 +117,8 @@ async function person(browser, authorizationUrl, token, badToken) {
     await page.type("#token", token);
     await Promise.all([page.waitForNavigation(), page.click("button[value=check]")]);
     const organization = await page.$eval("#organization", (e) => e.textContent);
+    const returnsTo = await page.$eval("#returns-to", (e) => e.textContent);
+    await page.click(`input[name=access][value=${access}]`);
     await Promise.all([page.waitForNavigation(), page.click("button[value=allow]")]);
     const landed = page.url();
     return {
@@ -120,6 +126,7 @@ async function person(browser, authorizationUrl, token, badToken) {
       xFrameOptions: headers["x-frame-options"] ?? null,
       refusal,
       organization,
+      returnsTo,
       landed,
     };
   } finally {
@@ -127,7 +134,22 @@ async function person(browser, authorizationUrl, token, badToken) {
   }
 }
 
-async function run(name, version, cimd, ctx) {
+/** What the access token may do at /mcp and at Kobana itself. */
+async function afterwards(client, accessToken, kobanaUrl) {
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  let writeError = null;
+  try {
+    await client.callTool({ name: WRITE_TOOL, arguments: { name: "x", document_number: "1" } });
+  } catch (error) {
+    writeError = `${error?.code ?? ""} ${error?.message ?? error}`;
+  }
+  const atKobana = await fetch(`${kobanaUrl}/v1/organization`, {
+    headers: { authorization: `Bearer ${accessToken}`, "user-agent": "a host that kept its token" },
+  });
+  return { tools, writeError, kobanaStatus: atKobana.status };
+}
+
+async function run(name, version, cimd, access, ctx) {
   const { Client, StreamableHTTPClientTransport, UnauthorizedError } = await sdk(version);
   const base = `http://127.0.0.1:${ctx.helper.port}`;
   const provider = new MemoryProvider(`${base}/callback`, cimd ? `${base}/client.json` : undefined);
@@ -153,13 +175,14 @@ async function run(name, version, cimd, ctx) {
   }
   transport = new StreamableHTTPClientTransport(new URL(ctx.mcpUrl), { authProvider: provider, fetch: fetchFn });
   const before = ctx.helper.callbacks.length;
-  const seen = await person(ctx.browser, provider.authorizationUrl.href, ctx.token, ctx.badToken);
+  const seen = await person(ctx.browser, provider.authorizationUrl.href, ctx.token, ctx.badToken, access);
   const callback = ctx.helper.callbacks[before];
   if (!callback?.code) throw new Error(`no code came back: ${JSON.stringify(callback)}`);
   const params = new URLSearchParams(callback);
   await (version === "v1" ? transport.finishAuth(callback.code) : transport.finishAuth(params));
   const { client } = await connect();
   const result = await client.callTool({ name: "billing_organization_get", arguments: {} });
+  const after = await afterwards(client, provider.saved?.access_token, ctx.kobanaUrl);
   await client.close();
   return {
     ok: true,
@@ -170,7 +193,10 @@ async function run(name, version, cimd, ctx) {
     stateBack: callback.state ?? null,
     code: callback.code,
     iss: callback.iss ?? null,
+    access,
+    ...after,
     accessToken: provider.saved?.access_token ?? null,
+    expiresIn: provider.saved?.expires_in ?? null,
     refreshToken: provider.saved?.refresh_token ?? null,
     toolIsError: result.isError === true,
     toolText: result.content?.[0]?.text?.slice(0, 400) ?? null,
@@ -199,9 +225,9 @@ async function framing(browser, helperPort, authorizationUrl, controlUrl) {
 }
 
 async function main() {
-  const [mcpUrl, token, badToken, chromium] = process.argv.slice(2);
-  if (!mcpUrl || !token || !badToken || !chromium) {
-    throw new Error("usage: node token_front.mjs MCP_URL TOKEN BAD_TOKEN CHROMIUM");
+  const [mcpUrl, token, badToken, chromium, kobanaUrl] = process.argv.slice(2);
+  if (!mcpUrl || !token || !badToken || !chromium || !kobanaUrl) {
+    throw new Error("usage: node token_front.mjs MCP_URL TOKEN BAD_TOKEN CHROMIUM KOBANA_URL");
   }
   const helper = await startHelper();
   const browser = await puppeteer.launch({
@@ -214,12 +240,12 @@ async function main() {
     const page = await target.page().catch(() => null);
     page?.on("console", (m) => consoleLines.push(m.text()));
   });
-  const ctx = { mcpUrl, token, badToken, browser, helper };
+  const ctx = { mcpUrl, token, badToken, browser, helper, kobanaUrl };
   const runs = {};
   try {
-    for (const [name, version, cimd] of RUNS) {
+    for (const [name, version, cimd, access] of RUNS) {
       try {
-        runs[name] = await run(name, version, cimd, ctx);
+        runs[name] = await run(name, version, cimd, access, ctx);
       } catch (error) {
         runs[name] = { ok: false, error: `${error?.name ?? "Error"}: ${error?.message ?? error}` };
       }

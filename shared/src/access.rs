@@ -17,6 +17,7 @@ use std::fmt;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -334,6 +335,57 @@ impl Permissions {
     }
 }
 
+/// The granular scopes, for `scopes_supported`: `<resource>:read` and `<resource>:write`.
+/// The coarse aliases (`read`, `write`, `all`) are still understood in a token but not
+/// published, so a client that asks for everything it sees does not ask for an alias.
+pub fn scopes_supported() -> Vec<String> {
+    let mut scopes = Vec::with_capacity(Resource::ALL.len() * 2);
+    for r in Resource::ALL {
+        scopes.push(format!("{}:read", r.slug()));
+        scopes.push(format!("{}:write", r.slug()));
+    }
+    scopes
+}
+
+/// What a client asks for by default: the challenge's `scope` names every read scope, so
+/// write access is a deliberate choice (the client adds the `:write` scopes it wants).
+pub fn default_scope() -> String {
+    Resource::ALL
+        .iter()
+        .map(|r| format!("{}:read", r.slug()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What the person allowed a host at the token front (HD-2): everything the billing token
+/// allows, or reading only. A token sent as it is (the `Authorization` header) is `Full`: its
+/// own permissions decide.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Consent {
+    /// Whatever the billing token allows.
+    #[default]
+    Full,
+    /// Read tools only, whatever the billing token allows.
+    Read,
+}
+
+impl Consent {
+    /// The form value (`full`, `read`).
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "full" => Some(Consent::Full),
+            "read" => Some(Consent::Read),
+            _ => None,
+        }
+    }
+
+    /// Whether only read tools may be listed and run.
+    pub fn read_only(self) -> bool {
+        self == Consent::Read
+    }
+}
+
 /// The caller's bearer token. Its `Debug`/`Display` never show the secret.
 #[derive(Clone, PartialEq, Eq)]
 pub struct BearerToken(String);
@@ -369,6 +421,15 @@ pub enum AuthError {
     /// A JWT whose `exp` is in the past.
     #[error("Token expirado: obtenha um novo token do Kobana.")]
     Expired,
+    /// An access token of the token front that does not open here: altered, sealed under a
+    /// key that was rotated away, or issued for another server.
+    #[error(
+        "Token de acesso inválido: ele não é deste servidor ou a chave que o emitiu foi trocada. Conecte o aplicativo de novo."
+    )]
+    AccessInvalid,
+    /// An access token of the token front past its expiry.
+    #[error("O acesso concedido a este aplicativo expirou: conecte-o de novo.")]
+    AccessExpired,
 }
 
 impl AuthError {
@@ -377,7 +438,9 @@ impl AuthError {
         match self {
             AuthError::Missing => None,
             AuthError::Malformed => Some("invalid_request"),
-            AuthError::Expired => Some("invalid_token"),
+            AuthError::Expired | AuthError::AccessInvalid | AuthError::AccessExpired => {
+                Some("invalid_token")
+            }
         }
     }
 }
@@ -397,21 +460,20 @@ pub struct Principal {
     /// The token's scope words this server does not recognise (see
     /// [`unrecognised_scopes`]): named in one log field and one metric, never the token.
     pub unrecognised_scopes: Vec<String>,
+    /// What the person allowed at the token front (`Full` for a token sent as it is).
+    pub consent: Consent,
 }
 
 impl Principal {
     /// Reads the `Authorization` header value; `now` is Unix seconds, for `exp`.
     pub fn from_authorization(header: Option<&str>, now: i64) -> Result<Self, AuthError> {
-        let header = header.ok_or(AuthError::Missing)?;
-        let (scheme, token) = header.trim().split_once(' ').ok_or(AuthError::Malformed)?;
-        if !scheme.eq_ignore_ascii_case("bearer") {
-            return Err(AuthError::Malformed);
-        }
-        let token = token.trim();
-        if token.is_empty() || token.len() > 8192 || !token.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(AuthError::Malformed);
-        }
-        Self::from_token(BearerToken::new(token), now)
+        Self::from_token(bearer_of(header.ok_or(AuthError::Missing)?)?, now)
+    }
+
+    /// The same principal, with what the person allowed at the token front.
+    pub fn with_consent(mut self, consent: Consent) -> Self {
+        self.consent = consent;
+        self
     }
 
     /// Builds a principal from a token that is known to be well formed.
@@ -446,8 +508,23 @@ impl Principal {
             organization,
             permissions,
             unrecognised_scopes,
+            consent: Consent::Full,
         })
     }
+}
+
+/// The token of an `Authorization` header value: `Bearer <token>`, the token at most 8 KiB of
+/// visible ASCII.
+pub fn bearer_of(header: &str) -> Result<BearerToken, AuthError> {
+    let (scheme, token) = header.trim().split_once(' ').ok_or(AuthError::Malformed)?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(AuthError::Malformed);
+    }
+    let token = token.trim();
+    if token.is_empty() || token.len() > 8192 || !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(AuthError::Malformed);
+    }
+    Ok(BearerToken::new(token))
 }
 
 /// First 16 hex digits of the token's SHA-256: an identifier that reveals nothing.

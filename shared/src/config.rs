@@ -181,8 +181,8 @@ pub struct Config {
 pub struct TokenFrontConfig {
     /// Whether it is served at all (`MCP_TOKEN_FRONT=on`; default off: its paths are 404s).
     pub enabled: bool,
-    /// The Secrets Manager secret (ARN or name) whose value keys the sealed codes and forms
-    /// (`MCP_TOKEN_FRONT_KEY_SECRET`). Unset: a random key made at start, which only one
+    /// The Secrets Manager secret (ARN or name) whose value keys the sealed client ids, forms,
+    /// codes and access tokens (`MCP_TOKEN_FRONT_KEY_SECRET`). Unset: a random key made at start, which only one
     /// process knows (local runs); required under Lambda, where instances must share it.
     pub key_secret: Option<String>,
     /// Client metadata documents may be fetched over plain HTTP from loopback addresses.

@@ -30,6 +30,7 @@ pub mod protocol_errors;
 pub mod resources;
 pub mod server;
 pub mod telemetry;
+pub mod token_front;
 pub mod views;
 
 pub use config::Config;

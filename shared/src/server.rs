@@ -156,7 +156,8 @@ fn note_call(record: Option<&RequestRecord>, response: &CallToolResponse) {
 }
 
 /// What this request may see: the token's permissions, narrowed as the front read from
-/// `X-MCP-Toolsets` and `X-MCP-Readonly` (an unknown toolset is refused here, -32600).
+/// `X-MCP-Toolsets` and `X-MCP-Readonly` and by a read-only consent at the token front (an
+/// unknown toolset is refused here, -32600).
 pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpError> {
     let principal = principal(ctx)?;
     let narrowing = parts(ctx)?
@@ -164,10 +165,15 @@ pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpErr
         .get::<Result<Narrowing, String>>()
         .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o recorte de tools"))?;
     match narrowing {
-        Ok(narrowing) => Ok(Visibility::narrowed(
-            principal.permissions.clone(),
-            narrowing.clone(),
-        )),
+        Ok(narrowing) => {
+            // A read-only consent at the token front narrows like `X-MCP-Readonly` (HD-2).
+            let mut narrowing = narrowing.clone();
+            narrowing.read_only |= principal.consent.read_only();
+            Ok(Visibility::narrowed(
+                principal.permissions.clone(),
+                narrowing,
+            ))
+        }
         Err(message) => Err(McpError::invalid_request(message.clone(), None)),
     }
 }

@@ -36,7 +36,8 @@ fn the_corpus_has_more_than_five_hundred_cases() {
         + odd_ids().len()
         + integral_float_ids().len()
         + notifications().len()
-        + oversized(1024).len();
+        + oversized(1024).len()
+        + over_the_scan().len();
     eprintln!("hostile corpus: {total} requests (22 id-taking tools)");
     assert!(total > 500, "{total}");
 }
@@ -46,6 +47,15 @@ async fn bodies_that_are_not_json_are_parse_errors_with_a_null_id() {
     let stack = Stack::start().await;
     let cases = parse_errors();
     assert!(cases.len() >= 45, "{}", cases.len());
+    let problems = run(&stack, &cases).await;
+    assert!(problems.is_empty(), "{}", report(&problems, cases.len()));
+    assert!(stack.fake.calls().is_empty(), "nothing reaches Kobana");
+}
+
+#[tokio::test]
+async fn hd1_bodies_past_the_byte_scan_are_refused_unread() {
+    let stack = Stack::start().await;
+    let cases = over_the_scan();
     let problems = run(&stack, &cases).await;
     assert!(problems.is_empty(), "{}", report(&problems, cases.len()));
     assert!(stack.fake.calls().is_empty(), "nothing reaches Kobana");

@@ -1,5 +1,6 @@
 //! The attacks of the bounded-work review, replayed against the real server binary as its own
-//! process (`hostile_upstream_support`): BW-1 (a 980 KB `fields` list: 75,000 copies of one name), BW-3 (argument values at
+//! process (`hostile_upstream_support`): BW-1 (a 980 KB `fields` list: 75,000 copies of one name,
+//! now past the front's byte scan, and 9,000 copies within it), BW-3 (argument values at
 //! `RUST_LOG=info` and `trace`, those that reach Kobana included), BW-2 (a list over 100 accounts whose lookups fail; completions for an
 //! unknown prompt) and BW-3 (a Kobana error code with a newline). Each one is measured: the
 //! answer, the server's CPU, its peak RSS growth, the Kobana calls, and what it logged. The CPU
@@ -50,10 +51,15 @@ async fn n1_seventy_five_thousand_copies_of_a_field_cost_what_one_does() {
     let (duplicated, _) = server
         .measure(server.call("billing_invoices_list", dupes))
         .await;
-    let (attacked, cost) = server
-        .measure(server.call("billing_invoices_list", many))
+    let params = json!({"name": "billing_invoices_list", "arguments": many});
+    let ((status, attacked), cost) = server.measure(server.rpc("tools/call", params)).await;
+    // Within the front's byte scan (HD-1), a list longer than the shape is the tool's refusal.
+    let (within, within_cost) = server
+        .measure(server.call("billing_invoices_list", n1_arguments(9_000)))
         .await;
-    eprintln!("BW-1: one field {base:?}, 75,000 copies ({body_bytes} B) {cost:?}");
+    eprintln!(
+        "BW-1: one field {base:?}, 75,000 copies ({body_bytes} B) {cost:?}, 9,000 {within_cost:?}"
+    );
     assert_ne!(baseline["isError"], true, "{baseline}");
     assert_eq!(
         structured(&duplicated),
@@ -61,9 +67,18 @@ async fn n1_seventy_five_thousand_copies_of_a_field_cost_what_one_does() {
         "duplicates and names the row shows already change nothing"
     );
     assert_eq!(
-        crate::common::error_code(&attacked),
+        (status, &attacked["error"]["code"]),
+        (400, &json!(-32600)),
+        "75,000 values are past the front's scan, refused unread: {attacked}"
+    );
+    assert_eq!(
+        crate::common::error_code(&within),
         "INVALID_ARGUMENTS",
-        "a list longer than the shape is refused before any work: {attacked}"
+        "a list longer than the shape is refused before any work: {within}"
+    );
+    assert!(
+        within_cost.cpu_ms <= base.cpu_ms + N1_EXTRA_CPU_MS_DEBUG,
+        "{within_cost:?}"
     );
     let release = function_binary_is_release();
     let bound = if release {

@@ -136,8 +136,8 @@ async fn ht1_the_metadata_names_the_endpoints_at_every_discovery_path() {
 }
 
 #[tokio::test]
-async fn ht1_a_registered_client_gets_the_billing_token_after_the_person_confirms_the_organization()
-{
+async fn ht1_tf1_a_registered_client_gets_a_sealed_token_after_the_person_confirms_the_organization()
+ {
     let front = Front::start().await;
     let flow = &front.flow;
     let client_id = flow.register().await;
@@ -193,12 +193,24 @@ async fn ht1_a_registered_client_gets_the_billing_token_after_the_person_confirm
     );
     let (status, answer) = flow.exchange(code, &client_id, &pkce.verifier, &[]).await;
     assert_eq!(status, 200, "{answer}");
-    assert_eq!(
-        answer["access_token"],
-        json!(token),
-        "the access token is the billing token"
+    let access = answer["access_token"].as_str().unwrap();
+    assert!(
+        access.starts_with("kmt1."),
+        "the front's own token: {answer}"
     );
+    for part in token.split('.') {
+        assert!(
+            !access.contains(part),
+            "no part of the billing token shows: {answer}"
+        );
+    }
     assert_eq!(answer["token_type"], "Bearer");
+    let life = answer["expires_in"].as_i64().unwrap();
+    assert!((1..=30 * 24 * 3600).contains(&life), "{answer}");
+    assert!(
+        answer["scope"].as_str().unwrap().contains("invoices:write"),
+        "full access: {answer}"
+    );
     assert!(
         answer.get("refresh_token").is_none(),
         "no refresh token: {answer}"
@@ -222,7 +234,8 @@ async fn ht1_wrong_redirect_uris_and_pkce_are_refused() {
         assert!(page.header("location").is_empty(), "no redirect to {other}");
         assert!(page.body.contains("endereço de retorno"), "{}", page.body);
     }
-    // Plain PKCE and a missing challenge go back to the client as errors.
+    // Plain PKCE is refused on our own page: the person has not acted, nothing is sent back
+    // to the client (TF-2).
     let plain = flow
         .get(&format!(
             "/oauth/authorize?{}",
@@ -236,11 +249,9 @@ async fn ht1_wrong_redirect_uris_and_pkce_are_refused() {
             ])
         ))
         .await;
-    let back = plain.redirect_params();
-    assert_eq!(
-        (back["error"].as_str(), back["state"].as_str()),
-        ("invalid_request", "s1")
-    );
+    assert_eq!(plain.status, 400, "{}", plain.body);
+    assert!(plain.header("location").is_empty(), "no redirect");
+    assert!(plain.body.contains("PKCE com S256"), "{}", plain.body);
     // At the token endpoint: every mismatch is refused and leaves the code to its owner.
     let code = flow.code_for(&client_id, &pkce, "s2", &full_token()).await["code"].clone();
     let wrong = Pkce::new();
@@ -565,10 +576,22 @@ async fn ht1_single_use_is_the_confirmation_tables_conditional_write() {
     let code = flow.code_for(&client_id, &pkce, "s", &token).await["code"].clone();
     let items = client.scan().table_name(&table).send().await.unwrap();
     let items = items.items();
-    assert_eq!(items.len(), 1, "{items:?}");
-    let nonce = items[0]["nonce"].as_s().unwrap();
-    assert!(nonce.starts_with("tfc1_"), "{nonce}");
-    let expires: i64 = items[0]["expires_at"].as_n().unwrap().parse().unwrap();
+    // The code's row, and the mark that the confirmation form was used (HD-2).
+    assert_eq!(items.len(), 2, "{items:?}");
+    let nonce = |item: &std::collections::HashMap<
+        String,
+        aws_sdk_dynamodb::types::AttributeValue,
+    >| { item["nonce"].as_s().unwrap().clone() };
+    let codes: Vec<_> = items
+        .iter()
+        .filter(|i| nonce(i).starts_with("tfc1_"))
+        .collect();
+    assert_eq!(codes.len(), 1, "{items:?}");
+    assert!(
+        items.iter().any(|i| nonce(i).starts_with("tff1_")),
+        "{items:?}"
+    );
+    let expires: i64 = codes[0]["expires_at"].as_n().unwrap().parse().unwrap();
     assert_eq!(
         expires,
         front.now.load(Ordering::SeqCst) + 60,
@@ -580,12 +603,14 @@ async fn ht1_single_use_is_the_confirmation_tables_conditional_write() {
         "the table never holds the token"
     );
     let (status, answer) = flow.exchange(&code, &client_id, &pkce.verifier, &[]).await;
-    assert_eq!(
-        (status, answer["access_token"].as_str()),
-        (200, Some(token.as_str()))
-    );
+    assert_eq!(status, 200, "{answer}");
+    token_front_support::sealed_access(&answer, &token);
     let (status, _) = flow.exchange(&code, &client_id, &pkce.verifier, &[]).await;
     assert_eq!(status, 400, "the conditional delete is won once");
     let left = client.scan().table_name(&table).send().await.unwrap();
-    assert!(left.items().is_empty());
+    let left: Vec<String> = left.items().iter().map(nonce).collect();
+    assert!(
+        left.len() == 1 && left[0].starts_with("tff1_"),
+        "the code's row is gone, the form's mark stays until its TTL: {left:?}"
+    );
 }

@@ -1,9 +1,12 @@
-//! The token front from no token to a `tools/call` (HT-1): the official
+//! The token front from no token to a `tools/call` (HT-1, TF-1): the official
 //! TypeScript SDK's OAuth client (v2 and v1) and headless Chromium playing the person,
 //! driven by `clients/browser/token_front.mjs`, from the URL `docs/clients.md` tells a person
 //! to enter in Claude's or ChatGPT's connector form (its `connector` snippet). Three runs — dynamic registration with each
 //! SDK, and a client ID metadata document — each paste a token Kobana rejects first, then the
-//! real one, read the organization and press "Conectar". Then a page on another loopback
+//! real one, read the organization, choose the access (full in the two registrations, read
+//! with the metadata document) and press "Conectar". Each run ends with the access token it
+//! got: the front's own (sealed, never the billing token), which lists and runs no write when
+//! read was chosen, and which Kobana itself refuses. Then a page on another loopback
 //! origin frames the authorization page (refused) and, as a control, the resource metadata
 //! (shown). The server runs on its own thread with its logs captured at TRACE for every
 //! crate; no token, code or refused token reaches them.
@@ -24,13 +27,14 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(150);
 const REJECTED: &str =
     "eyJhbGciOiJIUzUxMiJ9.eyJzdWIiOiJ4In0.cmVqZWN0ZWQtYnkta29iYW5hLXNpZ25hdHVyZQ";
 
-async fn drive(url: &str, token: &str) -> Value {
+async fn drive(url: &str, token: &str, kobana: &str) -> Value {
     let driver = clients_dir().join("browser/token_front.mjs");
     assert_browser_ready(&driver);
     let output = tokio::process::Command::new(node())
         .arg(&driver)
         .args([url, token, REJECTED])
         .arg(chromium())
+        .arg(kobana)
         .current_dir(clients_dir().join("browser"))
         .kill_on_drop(true)
         .output();
@@ -59,11 +63,52 @@ fn steps(run: &Value) -> Vec<(String, String, u64)> {
 
 fn check_run(name: &str, run: &Value, token: &str, base: &str) {
     assert_eq!(run["ok"], true, "{name}: {run}");
-    assert_eq!(
-        run["accessToken"], token,
-        "{name}: the billing token itself"
+    let access = run["accessToken"].as_str().unwrap_or_default();
+    assert!(
+        access.starts_with("kmt1."),
+        "{name}: the front's own token: {run}"
+    );
+    for part in token.split('.') {
+        assert!(!access.contains(part), "{name}: the billing token shows");
+    }
+    assert!(
+        run["expiresIn"].as_i64().is_some_and(|s| s > 0),
+        "{name}: {run}"
     );
     assert_eq!(run["refreshToken"], Value::Null, "{name}: no refresh token");
+    assert_eq!(
+        run["kobanaStatus"], 401,
+        "{name}: Kobana refuses the access token"
+    );
+    let tools: Vec<&str> = run["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name}: no tools: {run}"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let write = "billing_customers_create";
+    if run["access"] == "read" {
+        assert!(
+            !tools.contains(&write),
+            "{name}: a read token lists no write: {tools:?}"
+        );
+        let refused = run["writeError"].as_str().unwrap_or_default();
+        assert!(
+            refused.contains("-32602"),
+            "{name}: the write is refused: {run}"
+        );
+    } else {
+        assert!(
+            tools.contains(&write),
+            "{name}: full access lists writes: {tools:?}"
+        );
+        assert_eq!(run["writeError"], Value::Null, "{name}: {run}");
+    }
+    let returns = run["returnsTo"].as_str().unwrap_or_default();
+    assert!(
+        returns.starts_with("http://127.0.0.1:"),
+        "{name}: {returns}"
+    );
     assert_eq!(
         run["stateBack"], run["stateSent"],
         "{name}: state unchanged"
@@ -143,7 +188,7 @@ async fn ht1_from_no_token_to_a_tool_call_with_the_sdk_and_chromium_and_nothing_
         server.url(),
         "the connector block is the MCP URL alone"
     );
-    let report = drive(url.trim(), &token).await;
+    let report = drive(url.trim(), &token, &fake.base_url()).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     server.stop();
     let base = server.url().trim_end_matches("/mcp").to_owned();
@@ -220,11 +265,11 @@ fn check_logs(log: &str, token: &str, runs: &Value) {
         secrets.len() >= 6,
         "both tokens' header, payload and signature: {secrets:?}"
     );
-    secrets.extend(
-        ["v2-dcr", "v1-dcr", "v2-cimd"]
-            .iter()
-            .map(|n| runs[*n]["code"].as_str().unwrap().to_owned()),
-    );
+    for name in ["v2-dcr", "v1-dcr", "v2-cimd"] {
+        for key in ["code", "accessToken"] {
+            secrets.push(runs[name][key].as_str().unwrap().to_owned());
+        }
+    }
     for secret in &secrets {
         assert!(
             !log.contains(secret.as_str()),

@@ -113,10 +113,19 @@ async fn ht1_instances_sharing_the_secret_and_the_table_share_clients_and_codes_
         .flow
         .exchange(&code, &client_id, &pkce.verifier, &[])
         .await;
+    assert_eq!(status, 200, "{answer}");
+    let access = token_front_support::sealed_access(&answer, &token);
+    // B sealed it for A's endpoint, where the code was issued: A opens it (the same key), an
+    // instance under another secret (a rotated key) does not (HD-2).
     assert_eq!(
-        (status, answer["access_token"].as_str()),
-        (200, Some(token.as_str())),
-        "{answer}"
+        tools_list(&a, &access).await,
+        200,
+        "A opens B's access token"
+    );
+    assert_eq!(
+        tools_list(&stranger, &access).await,
+        401,
+        "another key opens nothing"
     );
     let reused = a.flow.refused(&code, &client_id, &pkce.verifier, &[]).await;
     assert_eq!(reused, "invalid_grant", "used once across instances");
@@ -146,12 +155,30 @@ async fn ht1_instances_sharing_the_secret_and_the_table_share_clients_and_codes_
 
     check_missing_secret(&missing, &token).await;
     let mut secrets = common::token_traces(&token);
-    secrets.extend([code, fresh, value]);
+    secrets.extend([code, fresh, value, access]);
     let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
     check_logs([&a, &b, &stranger, &missing], &secrets).await;
 }
 
 /// A missing secret: the front answers 503, `/mcp` does not depend on it.
+/// The status of `tools/list` on `instance`'s `/mcp` with `token`.
+async fn tools_list(instance: &Instance, token: &str) -> u16 {
+    instance
+        .flow
+        .http
+        .post(format!("{}/mcp", instance.flow.base))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
 async fn check_missing_secret(missing: &Instance, token: &str) {
     let (status, answer) = missing
         .flow

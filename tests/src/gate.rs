@@ -178,6 +178,7 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
         app_oauth.as_deref(),
     );
     let org = verdict.as_ref().ok().map(|c| c.org().to_string());
+    let person = verdict.as_ref().ok().map(|c| c.claims.sub.clone());
     let idempotency_key = header_str(&parts.headers, readings.idempotency_header.name());
     let idempotency_headers: Vec<String> = IdempotencyHeader::ALL
         .iter()
@@ -196,6 +197,7 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
             idempotency_headers,
             user_agent: header_str(&parts.headers, header::USER_AGENT),
             authorized: verdict.is_ok(),
+            person,
             body: body_value(&bytes),
         });
         faults::take(&mut inner, method.as_str(), &path)

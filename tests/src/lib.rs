@@ -22,6 +22,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod bodies;
 pub mod clock;
 pub mod contract;
 pub mod contract_log;
@@ -86,6 +87,10 @@ pub struct RecordedCall {
     pub user_agent: Option<String>,
     /// False when the request failed the `User-Agent`, token or permission check.
     pub authorized: bool,
+    /// The person (`sub`) of the token the fake verified, if it took one: whose billing token
+    /// reached Kobana.
+    #[serde(default)]
+    pub person: Option<String>,
     /// The JSON body (a string when the body was not JSON), if any.
     pub body: Option<serde_json::Value>,
 }

@@ -17,6 +17,7 @@
 mod answer_size;
 mod audit_cost;
 mod bench;
+mod bodies;
 mod bounded;
 mod canned;
 mod cold;

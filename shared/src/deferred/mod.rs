@@ -34,6 +34,19 @@ pub fn full(body: impl Into<Bytes>) -> ResponseBody {
         .boxed_unsync()
 }
 
+/// A response with a fixed body.
+pub fn fixed(
+    status: http::StatusCode,
+    content_type: &str,
+    body: impl Into<Bytes>,
+) -> http::Response<ResponseBody> {
+    http::Response::builder()
+        .status(status)
+        .header(http::header::CONTENT_TYPE, content_type)
+        .body(full(body))
+        .expect("valid response")
+}
+
 /// What a handler left for the front.
 #[derive(Debug)]
 pub enum Deferred {

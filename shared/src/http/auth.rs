@@ -1,7 +1,10 @@
 //! Bearer authentication and the 401 challenge.
 //!
 //! The token is read here, turned into a [`Principal`] and removed from the request before
-//! anything else (rmcp included) sees the headers, so it cannot end up in a log line.
+//! anything else (rmcp included) sees the headers, so it cannot end up in a log line. An access
+//! token of the token front (HD-2) is opened here, on every request, back into the billing
+//! token and the person's consent; one that does not open for this endpoint, or has expired,
+//! gets the challenge with `invalid_token`, and the host connects again.
 
 use std::sync::Arc;
 
@@ -11,51 +14,25 @@ use serde_json::json;
 use super::identity::endpoint;
 use super::metadata::metadata_url;
 use super::{ResponseBody, fixed, token_help};
-use crate::access::{AuthError, BearerToken, Principal, Resource};
+use crate::access::{AuthError, BearerToken, Principal, bearer_of, default_scope};
 use crate::config::Config;
+use crate::token_front::{AccessRefusal, TokenFront, is_access_token};
 
 fn now() -> i64 {
     jiff::Timestamp::now().as_second()
 }
 
-/// The granular scopes, for `scopes_supported`: `<resource>:read` and `<resource>:write`.
-/// The coarse aliases (`read`, `write`, `all`) are still understood in a token but not
-/// published, so a client that asks for everything it sees does not ask for an alias.
-pub fn scopes_supported() -> Vec<String> {
-    let mut scopes = Vec::with_capacity(Resource::ALL.len() * 2);
-    for r in Resource::ALL {
-        scopes.push(format!("{}:read", r.slug()));
-        scopes.push(format!("{}:write", r.slug()));
-    }
-    scopes
-}
-
-/// What a client asks for by default: the challenge's `scope` names every read scope, so
-/// write access is a deliberate choice (the client adds the `:write` scopes it wants).
-pub fn default_scope() -> String {
-    Resource::ALL
-        .iter()
-        .map(|r| format!("{}:read", r.slug()))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Reads the bearer token. On success the request carries an `Arc<Principal>` extension and
-/// no `Authorization` header; on failure the answer is a 401 challenge.
-pub fn authenticate<B>(
+/// no `Authorization` header; on failure the answer is a 401 challenge (503 when the token
+/// front's key cannot be had to open its access token).
+pub async fn authenticate<B>(
     config: &Config,
+    front: Option<&TokenFront>,
     mut request: Request<B>,
 ) -> Result<Request<B>, Box<Response<ResponseBody>>> {
-    let header_value = request.headers().get(header::AUTHORIZATION);
-    let result = match header_value {
-        None => match &config.anonymous_token {
-            Some(token) => Principal::from_token(BearerToken::new(token.clone()), now()),
-            None => Err(AuthError::Missing),
-        },
-        Some(value) => match value.to_str() {
-            Ok(text) => Principal::from_authorization(Some(text), now()),
-            Err(_) => Err(AuthError::Malformed),
-        },
+    let result = match principal(config, front, &request).await {
+        Ok(result) => result,
+        Err(unavailable) => return Err(unavailable),
     };
     match result {
         Ok(principal) => {
@@ -64,6 +41,49 @@ pub fn authenticate<B>(
             Ok(request)
         }
         Err(error) => Err(Box::new(challenge(config, &request, &error))),
+    }
+}
+
+/// The request's principal, or why there is none; `Err` only when the front's key is missing.
+async fn principal<B>(
+    config: &Config,
+    front: Option<&TokenFront>,
+    request: &Request<B>,
+) -> Result<Result<Principal, AuthError>, Box<Response<ResponseBody>>> {
+    let token = match request.headers().get(header::AUTHORIZATION) {
+        None => match &config.anonymous_token {
+            Some(token) => Ok(BearerToken::new(token.clone())),
+            None => Err(AuthError::Missing),
+        },
+        Some(value) => value
+            .to_str()
+            .map_err(|_| AuthError::Malformed)
+            .and_then(bearer_of),
+    };
+    let token = match token {
+        Ok(token) => token,
+        Err(error) => return Ok(Err(error)),
+    };
+    let Some(front) = front.filter(|_| is_access_token(token.expose())) else {
+        return Ok(Principal::from_token(token, now()));
+    };
+    let resource = endpoint(config, request).map(|e| e.resource);
+    match front.open_access(token.expose(), resource.as_deref()).await {
+        Ok(opened) => {
+            Ok(Principal::from_token(opened.token, now()).map(|p| p.with_consent(opened.consent)))
+        }
+        Err(AccessRefusal::Invalid) => Ok(Err(AuthError::AccessInvalid)),
+        Err(AccessRefusal::Expired) => Ok(Err(AuthError::AccessExpired)),
+        Err(AccessRefusal::Unavailable) => {
+            tracing::error!("token front: no key to open an access token");
+            let body = json!({"error": "temporarily_unavailable",
+                "error_description": "Não foi possível conferir o token agora. Tente de novo em instantes."});
+            Err(Box::new(fixed(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "application/json",
+                body.to_string(),
+            )))
+        }
     }
 }
 

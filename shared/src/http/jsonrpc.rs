@@ -1,13 +1,15 @@
-//! The first look at a POST body: read it within the size limit and check that it is one
-//! JSON-RPC message, so malformed input gets the JSON-RPC answer clients expect (400 with
-//! -32700 or -32600) before anything else runs.
+//! The first look at a POST body: read it within the size limit, scan and parse it once
+//! ([`super::body`]), and check that it is one JSON-RPC message, so malformed input gets the
+//! JSON-RPC answer clients expect (400 with -32700 or -32600) before anything else runs.
 
 use bytes::Bytes;
 use http::{HeaderMap, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde::Deserialize as _;
 use serde_json::{Value, json};
 
+use super::body::{self, Message};
 use super::{ResponseBody, fixed};
 
 fn error(status: StatusCode, code: i64, message: &str) -> Box<Response<ResponseBody>> {
@@ -139,19 +141,41 @@ fn initialize_problem(params: &serde_json::Map<String, Value>) -> Option<String>
     (!info_ok).then(|| "`clientInfo` deve ser {name, version}".into())
 }
 
-/// Checks that `bytes` is one JSON-RPC 2.0 request, notification or response, and that the
-/// params of the methods we serve have the right shape, answering with the JSON-RPC error a
-/// client expects (`id` echoed whenever there is a usable one). `parsed` is `bytes` already
-/// read as JSON by the front (`None`: not JSON), so the body is parsed once for every use.
+/// Reads `bytes` as one JSON text, after the byte scan bounded what the parse may build:
+/// 400 -32600 for a body over the scan's bounds, -32700 for one that is not JSON.
+pub fn read_message(bytes: &[u8]) -> Result<Message, Box<Response<ResponseBody>>> {
+    if let Err(refusal) = body::scan(bytes) {
+        tracing::info!(%refusal, "a body over the scan's bounds refused");
+        return Err(invalid(&refusal.to_string()));
+    }
+    body::parse(bytes).map_err(|_| {
+        error(
+            StatusCode::BAD_REQUEST,
+            -32700,
+            "Erro de leitura: o corpo não é um JSON válido",
+        )
+    })
+}
+
+/// Checks that `message` (the body `bytes`, read once) is one JSON-RPC 2.0 request,
+/// notification or response, and that the params of the methods we serve have the right
+/// shape, answering with the JSON-RPC error a client expects (`id` echoed whenever there is a
+/// usable one).
 pub fn check(
     bytes: &[u8],
-    parsed: Option<&Value>,
+    message: &Message,
     headers: &HeaderMap,
 ) -> Result<(), Box<Response<ResponseBody>>> {
-    check_shape(parsed, headers)?;
-    // Whatever rmcp still cannot read (duplicate members, for one: `Value` keeps the last,
-    // rmcp refuses) would become its plain-text 415: one JSON-RPC error instead.
-    if serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(bytes).is_err() {
+    check_shape(Some(&message.value), headers)?;
+    // Whatever rmcp still cannot read becomes its plain-text 415: one JSON-RPC error instead.
+    // The tree is rmcp's reading of the bytes unless a member was repeated (the tree keeps the
+    // last, rmcp may refuse): only then are the bytes read again.
+    let readable = if message.repeated_member {
+        serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(bytes).is_ok()
+    } else {
+        rmcp::model::ClientJsonRpcMessage::deserialize(&message.value).is_ok()
+    };
+    if !readable {
         return Err(error(
             StatusCode::BAD_REQUEST,
             -32600,
@@ -307,8 +331,8 @@ mod tests {
     use super::*;
 
     fn check_bytes(bytes: &[u8]) -> Result<(), Box<Response<ResponseBody>>> {
-        let parsed = serde_json::from_slice::<Value>(bytes).ok();
-        check(bytes, parsed.as_ref(), &HeaderMap::new())
+        let message = read_message(bytes)?;
+        check(bytes, &message, &HeaderMap::new())
     }
 
     fn code(body: &str) -> Option<(u16, i64)> {

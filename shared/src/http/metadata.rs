@@ -10,7 +10,7 @@ use http::{HeaderValue, Request, Response, StatusCode, header};
 use serde_json::{Value, json};
 
 use super::identity::{Endpoint, WELL_KNOWN, endpoint};
-use super::{ResponseBody, auth, fixed};
+use super::{ResponseBody, fixed};
 use crate::config::Config;
 
 /// How long a client or shared cache may keep the metadata, as a `Cache-Control` value.
@@ -20,7 +20,7 @@ const CACHE_CONTROL: &str = "public, max-age=3600";
 /// is on (`MCP_TOKEN_FRONT`, the one server we know issues billing tokens: the person's own),
 /// then those of `MCP_AUTHORIZATION_SERVERS` (default none).
 pub(crate) fn authorization_servers(config: &Config, resource: &str) -> Vec<String> {
-    super::token_front::authorization_servers(config, resource)
+    crate::token_front::authorization_servers(config, resource)
 }
 
 /// Where the metadata of `resource` lives: RFC 9728 puts the well-known segment right after
@@ -46,7 +46,7 @@ pub(crate) fn metadata_url(resource: &str) -> String {
 fn document(config: &Config, endpoint: &Endpoint) -> Value {
     let mut body = json!({
         "resource": endpoint.resource,
-        "scopes_supported": auth::scopes_supported(),
+        "scopes_supported": crate::access::scopes_supported(),
         "bearer_methods_supported": ["header"],
         "resource_name": "Kobana — Faturamento Automático (MCP)",
         "resource_documentation": "https://docs.billing.kobana.com.br",

@@ -2,11 +2,14 @@
 //! hand-off to rmcp's stateless Streamable HTTP service for everything MCP.
 //!
 //! Gates run in this order: route, `Host` (403, before anything names the endpoint),
-//! authentication (401 before anything is parsed), `Origin` (403), the body within its size
-//! limit (413) and its JSON-RPC shape (400, or -32602 for params a served method cannot take),
-//! then rmcp's own checks (method, content type, protocol era and headers) and the handler.
+//! authentication (401 before anything is parsed; the token front's access token opened),
+//! `Origin` (403), the body within its size limit (413), the byte scan that bounds its depth
+//! and node count before any parse (400), its one parse and JSON-RPC shape (400, or -32602 for
+//! params a served method cannot take), then rmcp's own checks (method, content type, protocol
+//! era and headers) and the handler. The token front's routes go to [`crate::token_front`].
 
 mod auth;
+mod body;
 mod cors;
 mod guard;
 mod identity;
@@ -14,7 +17,6 @@ mod jsonrpc;
 mod local;
 mod metadata;
 mod request_line;
-mod token_front;
 mod token_help;
 mod unknown_method;
 
@@ -28,6 +30,7 @@ use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+pub use body::{MAX_DEPTH as MAX_BODY_DEPTH, MAX_NODES as MAX_BODY_NODES};
 pub use identity::GatewayContext;
 pub use local::serve;
 
@@ -37,7 +40,9 @@ use crate::config::{Config, ConfigError};
 use crate::confirm::{Clock, DynamoStore, MemoryStore, NonceStore, system_clock};
 use crate::kobana::KobanaClient;
 use crate::server::{AppState, KobanaMcp};
+use crate::token_front::{self, TokenFront};
 
+pub(crate) use crate::deferred::fixed;
 pub use crate::deferred::{BoxError, ResponseBody};
 use crate::deferred::{DeferredSlot, full};
 
@@ -66,26 +71,13 @@ struct Inner {
     config: Config,
     telemetry: request_line::Telemetry,
     mcp: StreamableHttpService<KobanaMcp, NeverSessionManager>,
-    token_front: Option<token_front::TokenFront>,
+    token_front: Option<TokenFront>,
 }
 
 impl std::fmt::Debug for App {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("App").finish_non_exhaustive()
     }
-}
-
-/// Builds a response with a fixed body.
-pub(crate) fn fixed(
-    status: StatusCode,
-    content_type: &str,
-    body: impl Into<Bytes>,
-) -> Response<ResponseBody> {
-    Response::builder()
-        .status(status)
-        .header(header::CONTENT_TYPE, content_type)
-        .body(full(body))
-        .expect("valid response")
 }
 
 /// Whether `path` is the protected-resource metadata (root or path-suffixed form).
@@ -190,8 +182,7 @@ impl App {
     ) -> Result<Self, AppError> {
         config.validate()?;
         let kobana = KobanaClient::new(&config).map_err(|e| AppError::Kobana(Box::new(e)))?;
-        let token_front =
-            token_front::TokenFront::new(&config, store.clone(), clock.clone(), kobana.clone())?;
+        let token_front = TokenFront::new(&config, store.clone(), clock.clone(), kobana.clone())?;
         let state = Arc::new(AppState {
             kobana,
             store,
@@ -245,9 +236,8 @@ impl App {
         if let Some(front) = &self.inner.token_front
             && let Some(route) = token_front::Route::of(request.uri().path())
         {
-            let request = token_front::read_request(request).await;
             // Boxed: the front's futures stay out of the endpoint's (and main's) layout.
-            return Box::pin(front.handle(&self.inner.config, route, request)).await;
+            return Box::pin(self.to_front(front, route, request)).await;
         }
         let route = cors::Route::of(request.uri().path());
         if cors::answers(route, request.method()) {
@@ -262,6 +252,35 @@ impl App {
             response.headers_mut(),
         );
         response
+    }
+
+    /// Hands a request on one of the token front's routes to it: the `Host` checked, the
+    /// endpoint named (under the route's prefix), the body read within the front's limit.
+    async fn to_front<B>(
+        &self,
+        front: &TokenFront,
+        route: token_front::Route,
+        request: Request<B>,
+    ) -> Response<ResponseBody>
+    where
+        B: Body + Send + 'static,
+        B::Error: std::fmt::Display,
+    {
+        let config = &self.inner.config;
+        if guard::check_host(config, request.headers()).is_err() {
+            return token_front::forbidden_host();
+        }
+        let urls = identity::endpoint_under(config, &request, &route.prefix).map(|e| {
+            let vary = e.vary();
+            token_front::Urls::new(e.resource, vary)
+        });
+        let (parts, body) = request.into_parts();
+        let bytes = jsonrpc::read_body(body, token_front::MAX_BODY_BYTES)
+            .await
+            .ok();
+        front
+            .handle(route, urls, Request::from_parts(parts, bytes))
+            .await
     }
 
     /// Answers one HTTP request, CORS aside.
@@ -296,7 +315,10 @@ impl App {
         if let Err(response) = guard::check_host(&self.inner.config, request.headers()) {
             return *response;
         }
-        let request = match auth::authenticate(&self.inner.config, request) {
+        let front = self.inner.token_front.as_ref();
+        // Boxed, like the front's routes: opening an access token stays out of the layout.
+        let authenticated = Box::pin(auth::authenticate(&self.inner.config, front, request));
+        let request = match authenticated.await {
             Ok(request) => request,
             Err(response) => return *response,
         };
@@ -311,9 +333,13 @@ impl App {
             Ok(bytes) => bytes,
             Err(response) => return *response,
         };
-        let parsed = serde_json::from_slice::<serde_json::Value>(&bytes).ok();
-        request_line::note_message(&parts, parsed.as_ref());
-        if let Err(response) = jsonrpc::check(&bytes, parsed.as_ref(), &parts.headers) {
+        // The body's one parse (HD-1): scanned, read once, checked, then dropped before rmcp
+        // reads the same bytes (its service takes a body, not a message; the scan bounds it).
+        let message = jsonrpc::read_message(&bytes);
+        request_line::note_message(&parts, message.as_ref().ok().map(|m| &m.value));
+        if let Err(response) =
+            message.and_then(|message| jsonrpc::check(&bytes, &message, &parts.headers))
+        {
             return *response;
         }
         let mut request = Request::from_parts(parts, Full::new(bytes));

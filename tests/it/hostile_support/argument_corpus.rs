@@ -169,14 +169,14 @@ pub fn hostile_tool_arguments(id_tools: &[String]) -> Vec<Case> {
         ),
         ("unknown argument constructor", json!({"constructor": 1})),
         (
-            "10,000 unknown arguments",
-            Value::Object((0..10_000).map(|i| (format!("k{i}"), json!(i))).collect()),
+            "4,000 unknown arguments",
+            Value::Object((0..4_000).map(|i| (format!("k{i}"), json!(i))).collect()),
         ),
         (
-            "100 nested levels",
-            json!({"search": serde_json::from_str::<Value>(&format!("{}1{}", "[".repeat(100), "]".repeat(100))).unwrap()}),
+            "20 nested levels",
+            json!({"search": serde_json::from_str::<Value>(&format!("{}1{}", "[".repeat(20), "]".repeat(20))).unwrap()}),
         ),
-        ("100k-element array", json!({"search": vec![0; 100_000]})),
+        ("9,000-element array", json!({"search": vec![0; 9_000]})),
     ] {
         push(format!("{list} {label}"), list, args);
     }
@@ -191,6 +191,30 @@ pub fn hostile_tool_arguments(id_tools: &[String]) -> Vec<Case> {
         json!({"billing_account_id": "../../organization", "due_date": "2026-12-01",
                "items": [{"description": "x", "amount_cents": 100}]}),
     );
+    // Arguments past the front's byte scan (HD-1: 32 levels, 10,000 values and names) never
+    // reach the tools: the message is refused unread.
+    for (label, args) in [
+        (
+            "10,000 unknown arguments",
+            Value::Object((0..10_000).map(|i| (format!("k{i}"), json!(i))).collect()),
+        ),
+        (
+            "100 nested levels",
+            json!({"search": serde_json::from_str::<Value>(&format!("{}1{}", "[".repeat(100), "]".repeat(100))).unwrap()}),
+        ),
+        ("100k-element array", json!({"search": vec![0; 100_000]})),
+    ] {
+        cases.push(case(
+            format!("{list} {label}"),
+            legacy(
+                json!(0),
+                "tools/call",
+                json!({"name": list, "arguments": args}),
+            ),
+            legacy_headers(),
+            rpc(400, INVALID_REQUEST, Value::Null),
+        ));
+    }
     cases
 }
 

@@ -84,17 +84,8 @@ pub fn parse_errors() -> Vec<Case> {
             .collect(),
     ));
     bodies.push((
-        "100k nested arrays".into(),
-        "[".repeat(100_000).into_bytes(),
-    ));
-    bodies.push((
-        "200 nested objects in params".into(),
-        format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{}1{}}}"#,
-            r#"{"a":"#.repeat(200),
-            "}".repeat(200)
-        )
-        .into_bytes(),
+        "30 nested arrays, unclosed".into(),
+        "[".repeat(30).into_bytes(),
     ));
     // Every proper prefix of a valid request is invalid JSON.
     let request = legacy(
@@ -116,6 +107,49 @@ pub fn parse_errors() -> Vec<Case> {
                 body,
                 legacy_headers(),
                 rpc(400, PARSE_ERROR, Value::Null),
+            )
+        })
+        .collect()
+}
+
+/// Bodies past the front's byte scan (HD-1): nested deeper than 32 levels or holding more
+/// than 10,000 values and names, JSON or not: 400, -32600, refused before any parse.
+pub fn over_the_scan() -> Vec<Case> {
+    let nested = |depth: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{}1{}}}"#,
+            r#"{"a":"#.repeat(depth),
+            "}".repeat(depth)
+        )
+    };
+    let bodies: Vec<(&str, Vec<u8>)> = vec![
+        ("100k nested arrays", "[".repeat(100_000).into_bytes()),
+        ("200 nested objects in params", nested(200).into_bytes()),
+        (
+            "32 nested objects in params (33 levels)",
+            nested(32).into_bytes(),
+        ),
+        (
+            "10,001 values",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":[{}]}}}}"#,
+                vec!["0"; 10_000].join(",")
+            )
+            .into_bytes(),
+        ),
+        (
+            "10,001 values, not JSON",
+            format!("[{}", vec!["0"; 10_001].join(",")).into_bytes(),
+        ),
+    ];
+    bodies
+        .into_iter()
+        .map(|(name, body)| {
+            case(
+                format!("over the scan: {name}"),
+                body,
+                legacy_headers(),
+                rpc(400, INVALID_REQUEST, Value::Null),
             )
         })
         .collect()

@@ -173,9 +173,15 @@ impl Server {
 
     /// POSTs `body` (one JSON-RPC message) in era 2025 as the full token.
     async fn post(&self, body: String) -> reqwest::Response {
+        self.post_as(&fake_kobana::full_token(), body.into_bytes())
+            .await
+    }
+
+    /// POSTs `body` in era 2025 with `Authorization: Bearer <bearer>`.
+    async fn post_as(&self, bearer: &str, body: Vec<u8>) -> reqwest::Response {
         self.http
             .post(&self.url)
-            .bearer_auth(fake_kobana::full_token())
+            .bearer_auth(bearer)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2025-11-25")
@@ -205,6 +211,17 @@ impl Server {
             ),
             Err(e) => (status, json!(format!("<broken: {e}>"))),
         }
+    }
+
+    /// POSTs the bytes `body` with `Authorization: Bearer <bearer>`; answers the HTTP status
+    /// and the body (JSON, or its text; empty for a 202).
+    pub async fn raw_as(&self, bearer: &str, body: Vec<u8>) -> (u16, Value) {
+        let response = self.post_as(bearer, body).await;
+        let status = response.status().as_u16();
+        let bytes = response.bytes().await.unwrap_or_default();
+        let body = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes)));
+        (status, body)
     }
 
     /// POSTs `method` with `params` like [`Server::rpc`] and reads the answer chunk by

@@ -139,6 +139,18 @@ impl Front {
         self.stack.tool_names(token, &[]).await.len()
     }
 
+    /// Whose billing token `access` opens to: the person (`sub`) Kobana took a call from when
+    /// `/mcp` ran `billing_organization_get` with it.
+    pub async fn person_behind(&self, access: &str) -> Option<String> {
+        let result = self
+            .stack
+            .call(access, "billing_organization_get", serde_json::json!({}))
+            .await;
+        assert_ne!(result["isError"], true, "{result}");
+        let calls = self.stack.kobana_calls("/v1/organization");
+        calls.last().and_then(|call| call.person.clone())
+    }
+
     /// The Kobana calls the fake received under `prefix`, so far.
     pub fn kobana_calls(&self, prefix: &str) -> usize {
         self.stack.kobana_calls(prefix).len()

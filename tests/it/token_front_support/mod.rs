@@ -45,6 +45,30 @@ pub fn create_secret(python: &std::path::Path, value: &str) -> String {
     String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 
+/// The access token of a token response, checked to be the front's own (TF-1): sealed
+/// (`kmt1.`), with no part of the billing token `token` in it, and a life in `expires_in`.
+#[track_caller]
+pub fn sealed_access(answer: &Value, token: &str) -> String {
+    let access = answer["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no access token: {answer}"));
+    assert!(
+        access.starts_with("kmt1."),
+        "the front's own token: {answer}"
+    );
+    for part in token.split('.') {
+        assert!(
+            !access.contains(part),
+            "a part of the billing token shows: {answer}"
+        );
+    }
+    assert!(
+        answer["expires_in"].as_i64().is_some_and(|s| s > 0),
+        "{answer}"
+    );
+    access.to_owned()
+}
+
 /// The loopback redirect URI the tests register (nothing listens there: the redirect is read,
 /// not followed).
 pub const REDIRECT: &str = "http://127.0.0.1:8976/oauth/callback";
@@ -278,15 +302,23 @@ impl Flow {
         .await
     }
 
-    /// Presses `action` on the confirmation page.
+    /// Presses `action` on the confirmation page; "allow" with full access chosen (see
+    /// [`Flow::allow`] for another choice).
     pub async fn press(&self, page: &Page, action: &str) -> Page {
+        let access = (action == "allow").then_some("full");
+        self.submit(page, action, access).await
+    }
+
+    /// Presses "Conectar" with `access` chosen (`None`: no choice made).
+    pub async fn allow(&self, page: &Page, access: Option<&str>) -> Page {
+        self.submit(page, "allow", access).await
+    }
+
+    async fn submit(&self, page: &Page, action: &str, access: Option<&str>) -> Page {
         let form = page.form();
-        self.post_form(
-            "/oauth/authorize",
-            &[("form", &form), ("action", action)],
-            &[],
-        )
-        .await
+        let mut fields = vec![("form", form.as_str()), ("action", action)];
+        fields.extend(access.map(|a| ("access", a)));
+        self.post_form("/oauth/authorize", &fields, &[]).await
     }
 
     /// The whole page part for `token`: answers the redirect's parameters (`code`, `state`, `iss`).

@@ -1,13 +1,14 @@
-//! The token endpoint: an authorization code for the billing token it carries.
+//! The token endpoint: an authorization code for the front's own access token.
 //!
 //! A code is sealed ([`Purpose::Code`]) and names its client, redirect URI, PKCE challenge,
-//! resource, token and expiry (60 s). It is redeemed once: the issuing step recorded it in the
-//! confirmation store (DynamoDB, with the table's TTL, or memory locally), and redemption is
-//! the store's conditional delete, which only one caller can win. Every check comes first
-//! (client, exact redirect URI, S256 verifier, resource, expiry), so a refused attempt leaves
-//! the code to its owner. The access token answered is the billing token itself, so `/mcp`
-//! reads it as it reads any bearer token. No refresh token: it could only hand back the same
-//! billing token; when that expires, the host runs the flow again.
+//! resource, the billing token, the person's consent and its expiry (60 s). It is redeemed
+//! once: the issuing step recorded it in the confirmation store (DynamoDB, with the table's
+//! TTL, or memory locally), and redemption is the store's conditional delete, which only one
+//! caller can win. Every check comes first (client, exact redirect URI, S256 verifier,
+//! resource, expiry), so a refused attempt leaves the code to its owner. The access token
+//! answered is sealed ([`super::access`]): the billing token never leaves again. Its life is in
+//! `expires_in` and the consent in `scope` (TF-8: the read scopes for a read-only consent).
+//! No refresh token ([`super::access`] says why).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -16,10 +17,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::super::ResponseBody;
 use super::params::{Params, body, content_type_is, json_answer, oauth_error};
 use super::seal::Purpose;
 use super::{FrontRequest, TokenFront};
+use crate::access::{Consent, default_scope, scopes_supported};
+use crate::deferred::ResponseBody;
 
 /// How long a code lives.
 pub const CODE_TTL_SECS: i64 = 60;
@@ -51,6 +53,9 @@ pub struct CodeGrant {
     /// The billing token the person proved.
     #[serde(rename = "t")]
     pub token: String,
+    /// What the person allowed.
+    #[serde(rename = "a")]
+    pub consent: Consent,
     /// Unix seconds after which it is refused.
     #[serde(rename = "e")]
     pub expires_at: i64,
@@ -186,10 +191,38 @@ impl TokenFront {
                 );
             }
         }
+        self.answer_access(sealer, grant)
+    }
+
+    /// The token response: the sealed access token, its life and the consent as scopes.
+    fn answer_access(
+        &self,
+        sealer: &super::seal::Sealer,
+        grant: CodeGrant,
+    ) -> Response<ResponseBody> {
+        let scope = match grant.consent {
+            Consent::Read => default_scope(),
+            Consent::Full => scopes_supported().join(" "),
+        };
+        let now = (self.clock)();
+        let Ok((access_token, expires_in)) =
+            super::access::seal(sealer, grant.token, grant.resource, grant.consent, now)
+        else {
+            return oauth_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "temporarily_unavailable",
+                "try again",
+            );
+        };
         tracing::info!("token front: token issued");
         json_answer(
             StatusCode::OK,
-            &json!({"access_token": grant.token, "token_type": "Bearer"}),
+            &json!({
+                "access_token": access_token,
+                "token_type": "Bearer",
+                "expires_in": expires_in,
+                "scope": scope,
+            }),
         )
     }
 

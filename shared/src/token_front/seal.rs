@@ -1,5 +1,5 @@
 //! Sealing: everything the front hands out and later takes back — registered client ids,
-//! form tokens, authorization codes — is a small JSON payload encrypted and authenticated
+//! form tokens, authorization codes, access tokens — is a small JSON payload encrypted and authenticated
 //! with ChaCha20-Poly1305 under one key, so the front keeps no state of its own.
 //!
 //! The AEAD is *ring*'s, already in the binary for rustls (no new crate, no size cost). Each
@@ -32,6 +32,8 @@ pub enum Purpose {
     Form,
     /// An authorization code.
     Code,
+    /// An access token: the billing token, its resource, expiry and consent.
+    Access,
 }
 
 impl Purpose {
@@ -41,6 +43,7 @@ impl Purpose {
             Purpose::Client => "kmc1.",
             Purpose::Form => "kmf1.",
             Purpose::Code => "kma1.",
+            Purpose::Access => "kmt1.",
         }
     }
 
@@ -49,6 +52,7 @@ impl Purpose {
             Purpose::Client => b"kobana-mcp token front v1 client",
             Purpose::Form => b"kobana-mcp token front v1 form",
             Purpose::Code => b"kobana-mcp token front v1 code",
+            Purpose::Access => b"kobana-mcp token front v1 access",
         }
     }
 }

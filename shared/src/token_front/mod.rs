@@ -1,7 +1,10 @@
-//! The token front (HT-1): a small OAuth 2.1 authorization server, served by this same
+//! The token front (HT-1, HD-2): a small OAuth 2.1 authorization server, served by this same
 //! function, for hosts that connect to a remote server with OAuth or not at all (Claude's and
-//! ChatGPT's connectors). The person pastes a billing API token into our page; the host gets
-//! that token as its access token, so `/mcp` reads it as it reads any bearer token.
+//! ChatGPT's connectors). The person pastes a billing API token into our page and chooses what
+//! the host may do with it (consult only, or consult and change); the host gets an access
+//! token of the front's own, the billing token sealed with this resource, an expiry and that
+//! consent ([`access`]), which the HTTP front opens back into the billing token on each
+//! request. The billing token itself never leaves the server again.
 //!
 //! Off by default (`MCP_TOKEN_FRONT=on` turns it on): then none of its paths is served and the
 //! protected-resource metadata is what it was. On, it lists itself first in that metadata's
@@ -12,10 +15,16 @@
 //! - the authorization page — [`authorize`], [`page`];
 //! - the token endpoint — [`token`].
 //!
-//! It keeps no state of its own: client ids, forms and codes are sealed ([`seal`]) with a key
-//! from Secrets Manager ([`key`], [`secrets`]) or, locally, one made at start; a code's single
-//! use is the confirmation store's conditional write. Nothing about a token is logged.
+//! It keeps no state of its own: client ids, forms, codes and access tokens are sealed
+//! ([`seal`]) with a key from Secrets Manager ([`key`], [`secrets`]) or, locally, one made at
+//! start; a code's and a confirmation form's single use are the confirmation store's
+//! conditional writes. Nothing about a token is logged.
+//!
+//! A front module of its own, below the HTTP front (`http`), which routes to it, checks the
+//! `Host`, reads the body and names the endpoint before handing a request over; it imports
+//! nothing of `http`.
 
+mod access;
 mod authorize;
 mod cimd;
 mod client;
@@ -32,16 +41,16 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
-use http_body::Body;
 use serde_json::json;
 
-pub use endpoint::{Route, authorization_servers};
+pub use access::{AccessRefusal, Opened, is_access_token};
+pub use endpoint::{Route, Urls, authorization_servers};
 
-use super::ResponseBody;
 use crate::config::Config;
 use crate::confirm::{Clock, NonceStore};
+use crate::deferred::{ResponseBody, fixed};
 use crate::kobana::KobanaClient;
-use endpoint::{Endpoint, Urls};
+use endpoint::Endpoint;
 use params::{json_answer, oauth_error};
 
 /// Methods the front's JSON endpoints take from a browser.
@@ -57,17 +66,6 @@ pub const MAX_BODY_BYTES: usize = authorize::MAX_FORM_BYTES;
 /// A request to the front, its body read (`None`: longer than [`MAX_BODY_BYTES`] or
 /// unreadable). One concrete type, so the front is compiled once whatever the entry point.
 pub type FrontRequest = Request<Option<Bytes>>;
-
-/// Reads `request`'s body for the front.
-pub async fn read_request<B>(request: Request<B>) -> FrontRequest
-where
-    B: Body + Send + 'static,
-    B::Error: std::fmt::Display,
-{
-    let (parts, body) = request.into_parts();
-    let bytes = super::jsonrpc::read_body(body, MAX_BODY_BYTES).await.ok();
-    Request::from_parts(parts, bytes)
-}
 
 /// The front, built once with the app.
 pub struct TokenFront {
@@ -89,6 +87,11 @@ impl std::fmt::Debug for TokenFront {
 
 /// Why the front could not be built.
 pub type FrontError = seal::KeyError;
+
+/// The answer to a request on one of the front's routes with a `Host` the front refuses.
+pub fn forbidden_host() -> Response<ResponseBody> {
+    oauth_error(StatusCode::FORBIDDEN, "invalid_request", "forbidden host")
+}
 
 impl TokenFront {
     /// The front when the configuration turns it on (no I/O: a configured secret is fetched
@@ -129,17 +132,15 @@ impl TokenFront {
         }))
     }
 
-    /// Answers one request on one of the front's routes.
+    /// Answers one request on one of the front's routes. `urls` is the endpoint the HTTP front
+    /// named for it (`None`: nothing trustworthy names it), its `Host` already checked.
     pub async fn handle(
         &self,
-        config: &Config,
         route: Route,
+        urls: Option<Urls>,
         request: FrontRequest,
     ) -> Response<ResponseBody> {
-        if super::guard::check_host(config, request.headers()).is_err() {
-            return oauth_error(StatusCode::FORBIDDEN, "invalid_request", "forbidden host");
-        }
-        let Some(urls) = Urls::of(config, &request, &route) else {
+        let Some(urls) = urls else {
             return oauth_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "server_error",
@@ -176,7 +177,7 @@ impl TokenFront {
 }
 
 fn preflight() -> Response<ResponseBody> {
-    let mut response = super::fixed(StatusCode::NO_CONTENT, "text/plain", "");
+    let mut response = fixed(StatusCode::NO_CONTENT, "text/plain", "");
     let headers = response.headers_mut();
     for (name, value) in [
         (header::ACCESS_CONTROL_ALLOW_METHODS, CORS_METHODS),
@@ -192,6 +193,7 @@ fn preflight() -> Response<ResponseBody> {
 /// Connect Discovery requires (`jwks_uri`, `subject_types_supported`,
 /// `id_token_signing_alg_values_supported`), because behind an execute-api URL the
 /// discovery path clients reach is OIDC's; no ID token is ever issued (no `openid` scope).
+/// Cacheable, and varying on what the endpoint was named from (TF-9).
 fn metadata(urls: &Urls) -> Response<ResponseBody> {
     let body = json!({
         "issuer": urls.issuer,
@@ -206,16 +208,20 @@ fn metadata(urls: &Urls) -> Response<ResponseBody> {
         "token_endpoint_auth_methods_supported": ["none"],
         "client_id_metadata_document_supported": true,
         "authorization_response_iss_parameter_supported": true,
-        "scopes_supported": super::auth::scopes_supported(),
+        "scopes_supported": crate::access::scopes_supported(),
         "subject_types_supported": ["public"],
         "id_token_signing_alg_values_supported": ["none"],
         "ui_locales_supported": ["pt-BR"],
         "service_documentation": "https://docs.billing.kobana.com.br",
     });
-    let mut response = super::fixed(StatusCode::OK, "application/json", body.to_string());
-    response.headers_mut().insert(
+    let mut response = fixed(StatusCode::OK, "application/json", body.to_string());
+    let headers = response.headers_mut();
+    headers.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static(METADATA_MAX_AGE),
     );
+    if let Some(vary) = urls.vary {
+        headers.append(header::VARY, HeaderValue::from_static(vary));
+    }
     response
 }

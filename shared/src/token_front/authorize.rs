@@ -1,18 +1,22 @@
 //! The authorization endpoint: the page where a person pastes a billing API token.
 //!
-//! `GET` checks the request (client, exact redirect URI, PKCE S256, resource) and shows the
-//! token page. Its form carries a sealed, ten-minute form token bound to that checked request
-//! (the CSRF defence: nothing else is accepted back), and a post is refused when the browser
-//! says it comes from another site. The first post proves the token with one Kobana read
-//! (`GET /v1/organization`) and shows which organization it belongs to; the token then rides
-//! in the next form token, sealed, never in a URL. Only "Conectar" issues a code: sealed, 60 s,
-//! recorded in the confirmation store so it is used once, and sent back with `state`
-//! unchanged and `iss` (RFC 9207).
+//! `GET` checks the request (client, redirect URI, PKCE S256, resource) and shows the token
+//! page; anything wrong with it is said on our own page, never sent to the client's redirect
+//! URI (TF-2): until the person has acted, nothing leaves for an address a stranger registered.
+//! Its form carries a sealed, ten-minute form token bound to that checked request (the CSRF
+//! defence: nothing else is accepted back), and a post is refused when the browser says it
+//! comes from another site. The first post proves the token with one Kobana read
+//! (`GET /v1/organization`, sent once, never retried: TF-4) and shows which organization it
+//! belongs to; the token then rides in the next form token, sealed, never in a URL, with a
+//! fresh id. Only "Conectar" issues a code, and only once per form (that id's conditional
+//! write in the confirmation store), with the access the person chose (`access`: `full` or
+//! `read`): sealed, 60 s, recorded in the store so it is used once, and sent back with `state`
+//! unchanged and `iss` (RFC 9207). "Cancelar", the person's own act, goes back to the client
+//! as `access_denied`.
 
 use http::{HeaderValue, Response, StatusCode, header};
 use serde::{Deserialize, Serialize};
 
-use super::super::ResponseBody;
 use super::client::{Client, form_action_source, registered};
 use super::endpoint::Urls;
 use super::page::{self, Context, Organization};
@@ -21,7 +25,8 @@ use super::seal::{Purpose, Sealer};
 use super::token::{CODE_TTL_SECS, CodeGrant};
 use super::{FrontRequest, TokenFront, cimd};
 use crate::access::slugs::ORGANIZATION;
-use crate::access::{AuthError, BearerToken, Principal};
+use crate::access::{AuthError, BearerToken, Consent, Principal};
+use crate::deferred::ResponseBody;
 use crate::kobana::KobanaError;
 
 /// How long the page's form stays usable.
@@ -30,8 +35,12 @@ pub const FORM_TTL_SECS: i64 = 600;
 pub const MAX_FORM_BYTES: usize = 32 * 1024;
 /// Longest `state` carried back.
 pub const MAX_STATE_CHARS: usize = 1024;
-/// Longest token accepted from the page.
-pub const MAX_TOKEN_CHARS: usize = 8192;
+/// Longest token accepted from the page (TF-5): a billing JWT is well under 1 KiB, and at
+/// 4 KiB a code stays under 6 KB in the redirect URL and an access token under 6 KB in a
+/// header (API Gateway takes 10 KB of headers in all).
+pub const MAX_TOKEN_CHARS: usize = 4096;
+/// Prefix of a confirmation form's single-use mark in the confirmation store.
+const FORM_STORE_PREFIX: &str = "tff1_";
 
 /// An authorization request that passed every check, as the form tokens carry it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,15 +70,25 @@ struct FormToken {
     token: Option<String>,
     #[serde(rename = "g", default, skip_serializing_if = "Option::is_none")]
     organization: Option<Organization>,
+    /// The confirmation form's id (set with the token): "Conectar" marks it used, once.
+    #[serde(rename = "i", default, skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
 }
 
-/// Where the person goes back to, in words: the redirect URI's host (or its scheme).
-fn returns_to(redirect_uri: &str) -> String {
-    match reqwest::Url::parse(redirect_uri) {
-        Ok(url) => url
-            .host_str()
-            .map_or_else(|| format!("{}:", url.scheme()), str::to_owned),
-        Err(_) => redirect_uri.to_owned(),
+/// Where the person goes back to: the redirect URI's scheme and host (and port) exactly as
+/// the client registered them (`https://claude.ai`, `cursor://anysphere.cursor-retrieval`,
+/// `com.example.app:`), so a look-alike host under another scheme shows its scheme (TF-3).
+fn returns_to(redirect_uri: &str) -> &str {
+    let Some(colon) = redirect_uri.find(':') else {
+        return redirect_uri;
+    };
+    let rest = &redirect_uri[colon + 1..];
+    match rest.strip_prefix("//") {
+        Some(after) => {
+            let end = after.find(['/', '?']).unwrap_or(after.len());
+            &redirect_uri[..colon + 3 + end]
+        }
+        None => &redirect_uri[..=colon],
     }
 }
 
@@ -95,7 +114,7 @@ fn back_to_client(
         }
         query.append_pair("iss", issuer);
     }
-    let mut response = super::super::fixed(StatusCode::SEE_OTHER, "text/plain", "");
+    let mut response = crate::deferred::fixed(StatusCode::SEE_OTHER, "text/plain", "");
     let headers = response.headers_mut();
     match HeaderValue::from_str(url.as_str()) {
         Ok(location) => headers.insert(header::LOCATION, location),
@@ -122,20 +141,6 @@ fn error_back(
 }
 
 impl TokenFront {
-    fn context<'a>(
-        &'a self,
-        checked: &'a Checked,
-        returns: &'a str,
-        action: &'a str,
-    ) -> Context<'a> {
-        Context {
-            client_name: checked.client_name.as_deref(),
-            returns_to: returns,
-            kobana: (&self.kobana_host, self.kobana_environment),
-            form_action: action,
-        }
-    }
-
     /// Renders the token or the confirmation page for `form`.
     fn render(
         &self,
@@ -146,12 +151,18 @@ impl TokenFront {
         let Ok(sealed) = sealer.seal(Purpose::Form, form) else {
             return unavailable();
         };
-        let returns = returns_to(&form.request.redirect_uri);
-        let action = form_action_source(&form.request.redirect_uri);
-        let ctx = self.context(&form.request, &returns, &action);
+        let request = &form.request;
+        let action = form_action_source(&request.redirect_uri);
+        let ctx = Context {
+            client_name: request.client_name.as_deref(),
+            client_host: cimd::client_host(&request.client_id),
+            returns_to: returns_to(&request.redirect_uri),
+            kobana: (&self.kobana_host, self.kobana_environment),
+            form_action: &action,
+        };
         match &form.organization {
             Some(organization) if form.token.is_some() => {
-                page::confirm_page(&ctx, &sealed, organization)
+                page::confirm_page(&ctx, &sealed, organization, notice)
             }
             _ => page::token_page(&ctx, &sealed, notice),
         }
@@ -164,7 +175,7 @@ impl TokenFront {
     ) -> Result<Client, &'static str> {
         let client_id = client_id.ok_or("O pedido não diz qual é o aplicativo (client_id).")?;
         if cimd::is_url_client_id(client_id) {
-            return self.fetcher.fetch(client_id).await.map_err(|error| {
+            return self.fetcher.client(client_id).await.map_err(|error| {
                 tracing::warn!(%error, "token front: client metadata document refused");
                 "Não foi possível obter os dados do aplicativo no endereço do seu client_id."
             });
@@ -210,14 +221,16 @@ impl TokenFront {
             code_challenge: params.get("code_challenge").unwrap_or_default().to_owned(),
             resource: urls.resource.clone(),
         };
-        if let Err((code, description)) = check_request(&params, urls) {
-            return error_back(&checked, &urls.issuer, code, description);
+        if let Err(message) = check_request(&params, urls) {
+            tracing::info!("token front: authorization request refused");
+            return page::error_page(StatusCode::BAD_REQUEST, message);
         }
         let form = FormToken {
             request: checked,
             expires_at: (self.clock)() + FORM_TTL_SECS,
             token: None,
             organization: None,
+            id: None,
         };
         self.render(sealer, &form, None)
     }
@@ -265,7 +278,10 @@ impl TokenFront {
                 self.check_token(sealer, form, params.get("token"), record)
                     .await
             }
-            (Some("allow"), true) => self.issue_code(sealer, &urls.issuer, form).await,
+            (Some("allow"), true) => {
+                let consent = params.get("access").and_then(Consent::parse);
+                self.allow(sealer, &urls.issuer, form, consent).await
+            }
             (Some("restart"), true) => self.render(sealer, &restarted(form, now), None),
             (Some("deny"), _) => error_back(
                 &form.request,
@@ -299,7 +315,7 @@ impl TokenFront {
         let answer = self
             .kobana
             .for_request(record)
-            .get(&bearer, &[ORGANIZATION], &[])
+            .get_once(&bearer, &[ORGANIZATION], &[])
             .await;
         let organization = match answer {
             Ok(envelope) => Organization::from_kobana(&envelope.data),
@@ -316,21 +332,49 @@ impl TokenFront {
                 return self.render(sealer, &form, Some(notice));
             }
         };
+        let Ok(id) = super::token::new_code_id() else {
+            return unavailable();
+        };
         let proven = FormToken {
             expires_at: (self.clock)() + FORM_TTL_SECS,
             token: Some(token.to_owned()),
             organization: Some(organization),
+            id: Some(id),
             ..form
         };
         self.render(sealer, &proven, None)
     }
 
-    /// "Conectar": a sealed code, recorded once in the store, sent back to the client.
+    /// "Conectar" with the access the person chose: the form marked used (once: a second
+    /// post of it gets no second code), then the code.
+    async fn allow(
+        &self,
+        sealer: &Sealer,
+        issuer: &str,
+        form: FormToken,
+        consent: Option<Consent>,
+    ) -> Response<ResponseBody> {
+        let Some(consent) = consent else {
+            return self.render(sealer, &form, Some(CHOOSE_ACCESS));
+        };
+        let Some(id) = &form.id else {
+            return page::error_page(StatusCode::BAD_REQUEST, "Formulário inválido.");
+        };
+        let key = format!("{FORM_STORE_PREFIX}{id}");
+        if let Err(error) = self.store.put(&key, id, form.expires_at).await {
+            tracing::info!(%error, "token front: a confirmation form posted again, or not recorded");
+            return page::error_page(StatusCode::CONFLICT, FORM_USED);
+        }
+        self.issue_code(sealer, issuer, form, consent).await
+    }
+
+    /// A sealed code, recorded once in the store, sent back to the client.
     async fn issue_code(
         &self,
         sealer: &Sealer,
         issuer: &str,
         form: FormToken,
+        consent: Consent,
     ) -> Response<ResponseBody> {
         let now = (self.clock)();
         let (Some(token), Ok(id)) = (form.token, super::token::new_code_id()) else {
@@ -344,6 +388,7 @@ impl TokenFront {
             code_challenge: request.code_challenge.clone(),
             resource: request.resource.clone(),
             token,
+            consent,
             expires_at: now + CODE_TTL_SECS,
         };
         let Ok(code) = sealer.seal(Purpose::Code, &grant) else {
@@ -366,32 +411,22 @@ impl TokenFront {
     }
 }
 
-/// The request's own checks, answered to the client when they fail.
-fn check_request(params: &Params, urls: &Urls) -> Result<(), (&'static str, &'static str)> {
+/// The request's own checks; a failure is said on our page (the person has not acted yet).
+fn check_request(params: &Params, urls: &Urls) -> Result<(), &'static str> {
     if params.get("response_type") != Some("code") {
-        return Err((
-            "unsupported_response_type",
-            "only response_type=code is supported",
-        ));
+        return Err(
+            "O aplicativo pediu uma resposta que este servidor não dá (só response_type=code).",
+        );
     }
     if params.get("code_challenge_method") != Some("S256") {
-        return Err((
-            "invalid_request",
-            "PKCE with code_challenge_method=S256 is required",
-        ));
+        return Err("O aplicativo não usou PKCE com S256, que este servidor exige.");
     }
     let challenge = params.get("code_challenge").unwrap_or_default();
     if !super::token::is_s256_challenge(challenge) {
-        return Err((
-            "invalid_request",
-            "code_challenge must be a base64url SHA-256 (43 characters)",
-        ));
+        return Err("O code_challenge do pedido não é um S256 (43 caracteres base64url).");
     }
     if params.get("resource").is_some_and(|r| r != urls.resource) {
-        return Err((
-            "invalid_target",
-            "this server issues tokens for its own MCP endpoint only",
-        ));
+        return Err("O pedido é de acesso a outro servidor (resource), não a este.");
     }
     Ok(())
 }
@@ -403,6 +438,7 @@ fn restarted(form: FormToken, now: i64) -> FormToken {
         expires_at: now + FORM_TTL_SECS,
         token: None,
         organization: None,
+        id: None,
     }
 }
 
@@ -436,6 +472,10 @@ const NOT_A_TOKEN: &str = "Isto não parece um token de API: cole o token inteir
 const EXPIRED: &str = "Este token já expirou. Gere um novo no Kobana.";
 const FORBIDDEN: &str = "O Kobana não permitiu o acesso com este token.";
 const KOBANA_DOWN: &str = "Não foi possível falar com o Kobana agora. Tente de novo em instantes.";
+const CHOOSE_ACCESS: &str =
+    "Escolha o que o aplicativo pode fazer: só consultar, ou consultar e alterar.";
+const FORM_USED: &str = "Este formulário já foi enviado: cada confirmação vale uma vez. Volte ao \
+                         aplicativo e comece a conexão de novo.";
 
 #[cfg(test)]
 mod tests {
@@ -474,15 +514,22 @@ mod tests {
     }
 
     #[test]
-    fn the_person_is_told_where_they_go_back_to() {
-        assert_eq!(
-            returns_to("https://claude.ai/api/mcp/auth_callback"),
-            "claude.ai"
-        );
-        assert_eq!(returns_to("http://127.0.0.1:8976/cb"), "127.0.0.1");
-        assert_eq!(
-            returns_to("cursor://anysphere.cursor-retrieval/cb"),
-            "anysphere.cursor-retrieval"
-        );
+    fn tf3_the_person_is_told_the_scheme_and_host_exactly_as_registered() {
+        for (uri, shown) in [
+            (
+                "https://claude.ai/api/mcp/auth_callback",
+                "https://claude.ai",
+            ),
+            ("http://127.0.0.1:8976/cb", "http://127.0.0.1:8976"),
+            (
+                "cursor://anysphere.cursor-retrieval/cb",
+                "cursor://anysphere.cursor-retrieval",
+            ),
+            ("evilapp://claude.ai/cb", "evilapp://claude.ai"),
+            ("com.example.app:/oauth/cb", "com.example.app:"),
+            ("https://Claude.AI?x=1", "https://Claude.AI"),
+        ] {
+            assert_eq!(returns_to(uri), shown, "{uri}");
+        }
     }
 }

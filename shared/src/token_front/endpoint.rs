@@ -8,10 +8,6 @@
 //! (`/Prod/.well-known/openid-configuration`); all of them are answered, since behind an
 //! execute-api URL only the appended form reaches the function.
 
-use http::Request;
-
-use super::super::identity;
-
 use crate::config::Config;
 
 /// RFC 8414's well-known segment.
@@ -98,20 +94,22 @@ impl Route {
 pub struct Urls {
     /// The issuer identifier.
     pub issuer: String,
-    /// The MCP endpoint (the protected resource), which codes are bound to.
+    /// The MCP endpoint (the protected resource), which codes and access tokens are bound to.
     pub resource: String,
+    /// The request header a cache of a document naming the endpoint must vary on.
+    pub vary: Option<&'static str>,
 }
 
 impl Urls {
-    /// The endpoint's identity ([`identity::endpoint_under`]: `MCP_PUBLIC_URL`, API Gateway's
-    /// request context, or a checked `Host`) under the route's prefix; `None` when nothing
-    /// trustworthy names it.
-    pub fn of<B>(config: &Config, request: &Request<B>, route: &Route) -> Option<Self> {
-        let resource = identity::endpoint_under(config, request, &route.prefix)?.resource;
-        Some(Self {
+    /// The URLs that go with the MCP endpoint `resource`, as the HTTP front named it for the
+    /// request (`MCP_PUBLIC_URL`, API Gateway's request context, or a checked `Host`, under
+    /// the route's prefix), and what that name varies on.
+    pub fn new(resource: String, vary: Option<&'static str>) -> Self {
+        Self {
             issuer: issuer_of(&resource),
             resource,
-        })
+            vary,
+        }
     }
 
     /// The URL of a named endpoint.
@@ -209,20 +207,7 @@ mod tests {
             issuer_of("http://127.0.0.1:3000/mcp"),
             "http://127.0.0.1:3000"
         );
-        let config = Config::default();
-        let request = Request::builder()
-            .uri("/Prod/oauth/authorize")
-            .header("host", "x.execute-api.aws")
-            .body(())
-            .unwrap();
-        let mut config = config;
-        config.allowed_hosts = vec!["x.execute-api.aws".into()];
-        let urls = Urls::of(
-            &config,
-            &request,
-            &Route::of("/Prod/oauth/authorize").unwrap(),
-        )
-        .expect("a checked host names the endpoint");
+        let urls = Urls::new("https://x.execute-api.aws/Prod/mcp".into(), None);
         assert_eq!(urls.resource, "https://x.execute-api.aws/Prod/mcp");
         assert_eq!(
             urls.endpoint(Endpoint::Token),

@@ -12,7 +12,7 @@ use http::{HeaderValue, Response, StatusCode, header};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::super::{ResponseBody, fixed};
+use crate::deferred::{ResponseBody, fixed};
 
 /// The pages' only style, allowed by its hash.
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;\
@@ -25,7 +25,9 @@ border:1px solid #b8c2cc;border-radius:8px}.hint{color:#52606d;font-size:.9rem}\
 .org{background:#eef6ee;border-radius:8px;padding:1rem;font-size:1.1rem}\
 .actions{display:flex;gap:.6rem;flex-wrap:wrap;margin-top:1.4rem}button{padding:.7rem 1.2rem;\
 font-size:1rem;border-radius:8px;border:1px solid #1f6feb;background:#fff;color:#1f6feb;\
-cursor:pointer}button.primary{background:#1f6feb;color:#fff}";
+cursor:pointer}button.primary{background:#1f6feb;color:#fff}fieldset{border:1px solid #d5dce3;\
+border-radius:8px;margin-top:1.2rem}legend{font-weight:600}label.choice{display:block;\
+font-weight:400;margin:.6rem 0}";
 
 static STYLE_HASH: LazyLock<String> = LazyLock::new(|| {
     base64::engine::general_purpose::STANDARD.encode(Sha256::digest(STYLE.as_bytes()))
@@ -66,9 +68,11 @@ impl Organization {
 /// What every page of one authorization shows and allows.
 #[derive(Debug, Clone)]
 pub struct Context<'a> {
-    /// The name the client gave itself.
+    /// The name the client gave itself (bidi, format and control characters already gone).
     pub client_name: Option<&'a str>,
-    /// Where the person goes back to (the redirect URI's host, or its scheme).
+    /// For a client ID metadata document, the host that publishes it (its `client_id`'s).
+    pub client_host: Option<&'a str>,
+    /// Where the person goes back to: the redirect URI's scheme and host as registered.
     pub returns_to: &'a str,
     /// The Kobana host tokens are checked against, and its environment's name.
     pub kobana: (&'a str, &'a str),
@@ -104,13 +108,35 @@ fn format_cnpj(d: &str) -> String {
 }
 
 fn client_words(ctx: &Context<'_>) -> String {
-    match ctx.client_name {
+    let named = match ctx.client_name {
         Some(name) => format!(
             "<strong>{}</strong> <span class=\"hint\">(nome informado pelo próprio aplicativo)</span>",
             escape(name)
         ),
         None => "Um aplicativo".to_owned(),
+    };
+    match ctx.client_host {
+        Some(host) => format!(
+            "{named}, publicado em <strong id=\"client-host\">{}</strong>,",
+            escape(host)
+        ),
+        None => named,
     }
+}
+
+/// Where the person goes back to, in a sentence's words: the scheme and host as registered,
+/// and, for an address no browser opens itself, that a program of this computer gets it.
+fn back_words(ctx: &Context<'_>) -> String {
+    let web = ctx.returns_to.starts_with("https://") || ctx.returns_to.starts_with("http://");
+    let hint = if web {
+        ""
+    } else {
+        " <span class=\"hint\">(um aplicativo instalado neste computador)</span>"
+    };
+    format!(
+        "<strong id=\"returns-to\">{}</strong>{hint}",
+        escape(ctx.returns_to)
+    )
 }
 
 fn document(title: &str, body: &str) -> String {
@@ -131,7 +157,7 @@ pub fn token_page(ctx: &Context<'_>, form: &str, notice: Option<&str>) -> Respon
     let body = format!(
         "<h1>Conectar ao Kobana</h1>\
          <p>{client} pede acesso ao Faturamento Automático do Kobana em seu nome.</p>\
-         <p>Ao terminar, você volta para <strong>{back}</strong>.</p>{notice}\
+         <p>Ao terminar, você volta para {back}.</p>{notice}\
          <form method=\"post\" action=\"authorize\" autocomplete=\"off\">\
          <input type=\"hidden\" name=\"form\" value=\"{form}\">\
          <label for=\"token\">Token de API do Faturamento Automático</label>\
@@ -143,7 +169,7 @@ pub fn token_page(ctx: &Context<'_>, form: &str, notice: Option<&str>) -> Respon
          <div class=\"actions\"><button class=\"primary\" type=\"submit\" name=\"action\" \
          value=\"check\">Continuar</button></div></form>",
         client = client_words(ctx),
-        back = escape(ctx.returns_to),
+        back = back_words(ctx),
         form = escape(form),
         environment = escape(environment),
         host = escape(host),
@@ -155,11 +181,14 @@ pub fn token_page(ctx: &Context<'_>, form: &str, notice: Option<&str>) -> Respon
     )
 }
 
-/// The second page: the organization the token belongs to, and the choice.
+/// The second page: the organization the token belongs to, what the application may do
+/// (`access`: consult only, or consult and change; no default, so the choice is the
+/// person's), and the buttons.
 pub fn confirm_page(
     ctx: &Context<'_>,
     form: &str,
     organization: &Organization,
+    notice: Option<&str>,
 ) -> Response<ResponseBody> {
     let name = organization
         .name
@@ -169,20 +198,28 @@ pub fn confirm_page(
         .cnpj
         .as_deref()
         .map_or_else(String::new, |d| format!("<br>CNPJ {}", format_cnpj(d)));
+    let notice = notice.map_or_else(String::new, |n| {
+        format!("<p class=\"notice\" role=\"alert\">{}</p>", escape(n))
+    });
     let body = format!(
         "<h1>Confirme a organização</h1>\
          <p>O Kobana reconheceu o token. Ele dá acesso à organização:</p>\
          <p class=\"org\" id=\"organization\"><strong>{name}</strong>{cnpj}</p>\
-         <p>{client} poderá consultar e alterar os dados de faturamento desta organização, \
-         dentro das permissões do token. Depois, você volta para <strong>{back}</strong>.</p>\
+         <p>{client} pede acesso aos dados de faturamento desta organização. Depois, você volta \
+         para {back}.</p>{notice}\
          <form method=\"post\" action=\"authorize\">\
          <input type=\"hidden\" name=\"form\" value=\"{form}\">\
+         <fieldset><legend>O que o aplicativo pode fazer</legend>\
+         <label class=\"choice\"><input type=\"radio\" name=\"access\" value=\"read\" required> \
+         Só consultar: nenhuma alteração, cobrança ou envio</label>\
+         <label class=\"choice\"><input type=\"radio\" name=\"access\" value=\"full\" required> \
+         Consultar e alterar, dentro das permissões do token</label></fieldset>\
          <div class=\"actions\"><button class=\"primary\" type=\"submit\" name=\"action\" \
          value=\"allow\">Conectar</button><button type=\"submit\" name=\"action\" \
-         value=\"restart\">Usar outro token</button><button type=\"submit\" name=\"action\" \
-         value=\"deny\">Cancelar</button></div></form>",
+         value=\"restart\" formnovalidate>Usar outro token</button><button type=\"submit\" \
+         name=\"action\" value=\"deny\" formnovalidate>Cancelar</button></div></form>",
         client = client_words(ctx),
-        back = escape(ctx.returns_to),
+        back = back_words(ctx),
         form = escape(form),
     );
     respond(
@@ -244,6 +281,7 @@ mod tests {
     fn client_text_is_escaped_and_the_page_is_protected() {
         let ctx = Context {
             client_name: Some("<script>alert(1)</script>"),
+            client_host: None,
             returns_to: "evil\" onload=\"x",
             kobana: ("api.billing.sandbox.kobana.com.br", "sandbox"),
             form_action: "https://claude.ai",

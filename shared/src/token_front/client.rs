@@ -13,24 +13,17 @@ use serde_json::Value;
 
 use super::seal::{Purpose, Sealer};
 
-/// Most redirect URIs one client may declare.
-pub const MAX_REDIRECT_URIS: usize = 8;
+/// Most redirect URIs one client may declare (TF-6: a registered client's id is its sealed
+/// metadata, and rides in every authorization URL; four of 512 bytes keep it under 3.5 KB).
+pub const MAX_REDIRECT_URIS: usize = 4;
 /// Longest redirect URI, in bytes.
 pub const MAX_REDIRECT_URI_BYTES: usize = 512;
 /// Longest client name shown on the page, in characters.
 pub const MAX_CLIENT_NAME_CHARS: usize = 100;
-/// Schemes a redirect URI may never use (they run code or read local files in a browser).
-const REFUSED_SCHEMES: [&str; 9] = [
-    "javascript",
-    "data",
-    "file",
-    "vbscript",
-    "blob",
-    "about",
-    "ws",
-    "wss",
-    "ftp",
-];
+/// The private-use schemes of the hosts people use that are not in reverse-domain form, the
+/// only such schemes a redirect URI may use (TF-2): Cursor's, and VS Code's (stable and
+/// Insiders). Any other scheme must be `https`, `http` to this machine, or reverse-domain.
+pub const HOST_SCHEMES: [&str; 3] = ["cursor", "vscode", "vscode-insiders"];
 
 /// What a client declares about itself, checked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,7 +100,7 @@ impl ClientMetadata {
         }
         let client_name = match object.get("client_name") {
             None | Some(Value::Null) => None,
-            Some(Value::String(name)) => Some(check_name(name)?),
+            Some(Value::String(name)) => check_name(name)?,
             Some(_) => return Err(other("client_name must be a string")),
         };
         Ok(Self {
@@ -117,14 +110,16 @@ impl ClientMetadata {
     }
 }
 
-fn check_name(name: &str) -> Result<String, MetadataError> {
-    let name = name.trim();
-    if name.chars().count() > MAX_CLIENT_NAME_CHARS || name.chars().any(char::is_control) {
+/// The name as the page shows it: one plain line, without bidi, format or control characters
+/// (TF-3), and `None` when nothing is left.
+fn check_name(name: &str) -> Result<Option<String>, MetadataError> {
+    let name = crate::format::plain_line(name);
+    if name.chars().count() > MAX_CLIENT_NAME_CHARS {
         return Err(MetadataError::Other(format!(
-            "client_name must be at most {MAX_CLIENT_NAME_CHARS} characters, without control characters"
+            "client_name must be at most {MAX_CLIENT_NAME_CHARS} characters"
         )));
     }
-    Ok(name.to_owned())
+    Ok((!name.is_empty()).then_some(name))
 }
 
 /// Whether `host` names this machine.
@@ -132,9 +127,26 @@ pub fn is_loopback_host(host: &str) -> bool {
     matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1")
 }
 
-/// Checks one redirect URI: `https`; `http` to this machine only (RFC 8252 native apps); or a
-/// private-use scheme (`cursor://…`), never one a browser runs. No fragment, no characters
-/// that would need quoting in a header or a page.
+/// Whether `scheme` is a private-use scheme in reverse-domain form (RFC 8252 §7.1:
+/// `com.example.app`): at least two dot-separated labels of letters, digits and `-`, the first
+/// starting with a letter.
+fn is_reverse_domain(scheme: &str) -> bool {
+    let labels: Vec<&str> = scheme.split('.').collect();
+    labels.len() >= 2
+        && labels.iter().all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
+        && scheme.starts_with(|c: char| c.is_ascii_lowercase())
+}
+
+/// Checks one redirect URI against the allowlist (TF-2): `https`; `http` to this machine only
+/// (RFC 8252 native apps); a private-use scheme in reverse-domain form (`com.example.app:/cb`);
+/// or one of the [`HOST_SCHEMES`]. Anything else — `ms-msdt:`, `search-ms:`, `javascript:`,
+/// any scheme an operating system or browser hands to a program of its own — is refused. No
+/// fragment, no user information, no characters that would need quoting in a header or a page.
 pub fn check_redirect_uri(uri: &str) -> Result<(), &'static str> {
     if uri.len() > MAX_REDIRECT_URI_BYTES {
         return Err("a redirect URI is too long");
@@ -148,12 +160,18 @@ pub fn check_redirect_uri(uri: &str) -> Result<(), &'static str> {
     if url.fragment().is_some() {
         return Err("a redirect URI may not have a fragment");
     }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("a redirect URI may not carry user information");
+    }
     match url.scheme() {
-        "https" => Ok(()),
+        "https" if url.host_str().is_some() => Ok(()),
         "http" if url.host_str().is_some_and(is_loopback_host) => Ok(()),
         "http" => Err("http redirect URIs must point to this machine (localhost)"),
-        scheme if REFUSED_SCHEMES.contains(&scheme) => Err("this redirect URI scheme is refused"),
-        _ => Ok(()),
+        scheme if HOST_SCHEMES.contains(&scheme) || is_reverse_domain(scheme) => Ok(()),
+        _ => Err(
+            "a redirect URI must be https, http to localhost, a reverse-domain private-use \
+             scheme (com.example.app:/cb) or a known host's scheme (cursor, vscode)",
+        ),
     }
 }
 
@@ -177,10 +195,33 @@ pub struct Client {
 }
 
 impl Client {
-    /// Whether `uri` is one of its redirect URIs, exactly.
+    /// Whether `uri` is one of its redirect URIs: exactly, save the port of an `http`
+    /// loopback one, which may be any (RFC 8252 §7.3: a native app picks it at run time; TF-7).
     pub fn redirects_to(&self, uri: &str) -> bool {
-        self.metadata.redirect_uris.iter().any(|r| r == uri)
+        self.metadata
+            .redirect_uris
+            .iter()
+            .any(|r| r == uri || same_loopback_but_port(r, uri))
     }
+}
+
+/// Whether `registered` is an `http` loopback redirect URI and `asked` the same one with any
+/// port (scheme, host, path and query alike).
+fn same_loopback_but_port(registered: &str, asked_text: &str) -> bool {
+    let parse = reqwest::Url::parse;
+    let (Ok(registered), Ok(asked)) = (parse(registered), parse(asked_text)) else {
+        return false;
+    };
+    let loopback =
+        |url: &reqwest::Url| url.scheme() == "http" && url.host_str().is_some_and(is_loopback_host);
+    loopback(&registered)
+        && loopback(&asked)
+        && check_redirect_uri(asked_text).is_ok()
+        && registered.host_str() == asked.host_str()
+        && registered.path() == asked.path()
+        && registered.query() == asked.query()
+        && asked.fragment().is_none()
+        && asked.username().is_empty()
 }
 
 /// A registered client's `client_id`: its metadata, sealed.
@@ -203,7 +244,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn redirect_uris_are_https_loopback_http_or_a_private_scheme() {
+    fn tf2_redirect_uris_are_https_loopback_http_reverse_domain_or_a_hosts_scheme() {
         for ok in [
             "https://claude.ai/api/mcp/auth_callback",
             "https://chatgpt.com/connector_platform_oauth_redirect",
@@ -211,10 +252,26 @@ mod tests {
             "http://localhost:33418/",
             "http://[::1]:9/cb",
             "cursor://anysphere.cursor-retrieval/oauth/callback",
+            "vscode://vscode.github-authentication/did-authenticate",
+            "vscode-insiders://vscode.github-authentication/did-authenticate",
+            "com.example.app:/oauth/callback",
+            "br.com.kobana.app-2://cb",
         ] {
             assert_eq!(check_redirect_uri(ok), Ok(()), "{ok}");
         }
         for bad in [
+            "ms-msdt:/id PCWDiagnostic",
+            "ms-msdt:-id",
+            "search-ms:query=x",
+            "evilapp://claude.ai/cb",
+            "myapp:/cb",
+            "com..example:/cb",
+            "1com.example:/cb",
+            "ftp://a.example/cb",
+            "ws://127.0.0.1/cb",
+            "vbscript:x",
+            "blob:https://a.example/x",
+            "https://user@a.example/cb",
             "http://evil.example/cb",
             "javascript:alert(1)",
             "data:text/html,hi",
@@ -240,6 +297,42 @@ mod tests {
     }
 
     #[test]
+    fn tf7_a_loopback_redirect_takes_any_port_and_nothing_else_changes() {
+        let client = Client {
+            id: "c".into(),
+            metadata: ClientMetadata {
+                client_name: None,
+                redirect_uris: vec![
+                    "http://127.0.0.1:8976/oauth/callback".into(),
+                    "http://localhost/cb?x=1".into(),
+                    "https://claude.ai/cb".into(),
+                ],
+            },
+        };
+        for ok in [
+            "http://127.0.0.1:8976/oauth/callback",
+            "http://127.0.0.1:51234/oauth/callback",
+            "http://127.0.0.1/oauth/callback",
+            "http://localhost:3000/cb?x=1",
+        ] {
+            assert!(client.redirects_to(ok), "{ok}");
+        }
+        for refused in [
+            "http://127.0.0.1:51234/oauth/callback/",
+            "http://127.0.0.1:51234/oauth/other",
+            "http://localhost:51234/oauth/callback",
+            "http://[::1]:8976/oauth/callback",
+            "http://localhost:3000/cb?x=2",
+            "http://localhost:3000/cb",
+            "https://127.0.0.1:8976/oauth/callback",
+            "http://127.0.0.1:51234/oauth/callback#f",
+            "https://claude.ai:8443/cb",
+        ] {
+            assert!(!client.redirects_to(refused), "{refused}");
+        }
+    }
+
+    #[test]
     fn metadata_is_checked_and_a_registered_id_opens_to_it() {
         let document = json!({
             "client_name": " Claude ",
@@ -254,8 +347,25 @@ mod tests {
         let client = registered(&sealer, &id).unwrap();
         assert!(client.redirects_to("https://claude.ai/api/mcp/auth_callback"));
         assert!(!client.redirects_to("https://claude.ai/api/mcp/auth_callback/"));
+        assert!(!client.redirects_to("https://claude.ai:444/api/mcp/auth_callback"));
         assert!(registered(&Sealer::random().unwrap(), &id).is_none());
+        let bidi = json!({"client_name": "Cla\u{202E}ude\u{200B} \n App\u{7}",
+                          "redirect_uris": ["https://a.example/cb"]});
+        assert_eq!(
+            ClientMetadata::check(&bidi).unwrap().client_name.as_deref(),
+            Some("Claude App"),
+            "bidi, format and control characters go"
+        );
+        let hidden =
+            json!({"client_name": "\u{202E}\u{200B}", "redirect_uris": ["https://a.example/cb"]});
+        assert_eq!(ClientMetadata::check(&hidden).unwrap().client_name, None);
+        let five: Vec<String> = (0..5).map(|i| format!("https://a.example/{i}")).collect();
         let refused = [
+            (json!({"redirect_uris": five}), "invalid_redirect_uri"),
+            (
+                json!({"redirect_uris": ["ms-msdt:/id x"]}),
+                "invalid_redirect_uri",
+            ),
             (json!({"redirect_uris": []}), "invalid_redirect_uri"),
             (
                 json!({"redirect_uris": ["http://evil.example/cb"]}),

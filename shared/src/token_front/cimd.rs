@@ -9,10 +9,15 @@
 //! within 5 s, at most 16 KiB. The document must name itself (`client_id` equal to the URL)
 //! and pass the same checks as a registration. Tests (only) may allow plain `http` to
 //! loopback ([`crate::config::TokenFrontConfig::loopback_client_metadata`]).
+//!
+//! Each instance keeps the documents it fetched (TF-4) for as long as their `Cache-Control`
+//! allows (`max-age`; `no-store` or `no-cache`: not kept), at most [`MAX_CACHE_AGE`], and at most
+//! [`MAX_CACHED`] of them, so opening the page again costs no fetch.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use serde_json::Value;
@@ -27,6 +32,10 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 pub const MAX_DOCUMENT_BYTES: usize = 16 * 1024;
 /// Longest URL client id accepted.
 pub const MAX_CLIENT_ID_BYTES: usize = 512;
+/// Longest a fetched document is kept, whatever its `Cache-Control` says.
+pub const MAX_CACHE_AGE: Duration = Duration::from_secs(300);
+/// Most documents one instance keeps.
+pub const MAX_CACHED: usize = 256;
 
 /// Why a metadata document was not used.
 #[derive(Debug, thiserror::Error)]
@@ -56,11 +65,47 @@ pub fn is_url_client_id(client_id: &str) -> bool {
     client_id.starts_with("https://") || client_id.starts_with("http://")
 }
 
-/// Fetches client metadata documents.
+/// The host of a URL client id, as written in it (what the page names as the publisher).
+pub fn client_host(client_id: &str) -> Option<&str> {
+    if !is_url_client_id(client_id) {
+        return None;
+    }
+    let authority = client_id.split_once("://")?.1;
+    let end = authority.find(['/', '?', '#']).unwrap_or(authority.len());
+    let authority = &authority[..end];
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host.rfind(':') {
+        Some(at) if !host.ends_with(']') => &host[..at],
+        _ => host,
+    };
+    (!host.is_empty()).then_some(host)
+}
+
+/// How long a document may be kept by its `Cache-Control` (none: `no-store`, `no-cache`,
+/// `max-age=0`), at most [`MAX_CACHE_AGE`]; without the header, that longest age.
+fn cache_age(headers: &http::HeaderMap) -> Option<Duration> {
+    let mut age = MAX_CACHE_AGE;
+    for value in headers.get_all(http::header::CACHE_CONTROL) {
+        for directive in value.to_str().unwrap_or("no-store").split(',') {
+            let directive = directive.trim().to_ascii_lowercase();
+            if directive == "no-store" || directive == "no-cache" {
+                return None;
+            }
+            if let Some(seconds) = directive.strip_prefix("max-age=") {
+                let seconds: u64 = seconds.trim_matches('"').parse().ok()?;
+                age = age.min(Duration::from_secs(seconds));
+            }
+        }
+    }
+    (!age.is_zero()).then_some(age)
+}
+
+/// Fetches client metadata documents, and keeps them a while.
 #[derive(Debug)]
 pub struct Fetcher {
     loopback: bool,
     http: OnceLock<Result<reqwest::Client, String>>,
+    cache: Mutex<HashMap<String, (Client, Instant)>>,
 }
 
 impl Fetcher {
@@ -69,10 +114,48 @@ impl Fetcher {
         Self {
             loopback,
             http: OnceLock::new(),
+            cache: Mutex::new(HashMap::new()),
         }
     }
 
-    fn client(&self) -> Result<&reqwest::Client, FetchError> {
+    /// The client `client_id` names: from this instance's cache while it is fresh, else
+    /// from its document, fetched.
+    pub async fn client(&self, client_id: &str) -> Result<Client, FetchError> {
+        if let Some(client) = self.cached(client_id) {
+            return Ok(client);
+        }
+        let (client, age) = self.fetch(client_id).await?;
+        if let Some(age) = age {
+            self.keep(client.clone(), age);
+        }
+        Ok(client)
+    }
+
+    fn cached(&self, client_id: &str) -> Option<Client> {
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .get(client_id)
+            .filter(|(_, until)| *until > Instant::now())
+            .map(|(client, _)| client.clone())
+    }
+
+    fn keep(&self, client: Client, age: Duration) {
+        let now = Instant::now();
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|_, (_, until)| *until > now);
+        if cache.len() >= MAX_CACHED {
+            let oldest = cache
+                .iter()
+                .min_by_key(|(_, (_, until))| *until)
+                .map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest {
+                cache.remove(&oldest);
+            }
+        }
+        cache.insert(client.id.clone(), (client, now + age));
+    }
+
+    fn http(&self) -> Result<&reqwest::Client, FetchError> {
         let built = self.http.get_or_init(|| {
             crate::net::client_builder()
                 .no_proxy()
@@ -87,11 +170,12 @@ impl Fetcher {
         built.as_ref().map_err(|_| FetchError::Unreachable)
     }
 
-    /// The client `client_id` names, from its document.
-    pub async fn fetch(&self, client_id: &str) -> Result<Client, FetchError> {
+    /// The client `client_id` names, from its document fetched now, and how long the
+    /// document may be kept.
+    async fn fetch(&self, client_id: &str) -> Result<(Client, Option<Duration>), FetchError> {
         let url = self.check_url(client_id)?;
         let mut response = self
-            .client()?
+            .http()?
             .get(url)
             .header(http::header::ACCEPT, "application/json")
             .send()
@@ -101,6 +185,7 @@ impl Fetcher {
         if status != 200 {
             return Err(FetchError::Status(status));
         }
+        let age = cache_age(response.headers());
         if response
             .content_length()
             .is_some_and(|n| n > MAX_DOCUMENT_BYTES as u64)
@@ -122,10 +207,11 @@ impl Fetcher {
         if document.get("client_id").and_then(Value::as_str) != Some(client_id) {
             return Err(FetchError::Mismatch);
         }
-        Ok(Client {
+        let client = Client {
             id: client_id.to_owned(),
             metadata: ClientMetadata::check(&document)?,
-        })
+        };
+        Ok((client, age))
     }
 
     fn check_url(&self, client_id: &str) -> Result<reqwest::Url, FetchError> {
@@ -266,6 +352,37 @@ mod tests {
         let tests = Fetcher::new(true);
         assert!(tests.check_url("http://127.0.0.1:9/client.json").is_ok());
         assert!(tests.check_url("http://example.com/client.json").is_err());
+    }
+
+    #[test]
+    fn tf4_documents_are_kept_as_their_cache_control_allows_at_most_five_minutes() {
+        let headers = |values: &[&str]| {
+            let mut map = http::HeaderMap::new();
+            for v in values {
+                map.append(http::header::CACHE_CONTROL, v.parse().unwrap());
+            }
+            map
+        };
+        assert_eq!(cache_age(&headers(&[])), Some(MAX_CACHE_AGE));
+        assert_eq!(
+            cache_age(&headers(&["public, max-age=60"])),
+            Some(Duration::from_secs(60))
+        );
+        assert_eq!(cache_age(&headers(&["max-age=86400"])), Some(MAX_CACHE_AGE));
+        for none in [
+            &["no-store"][..],
+            &["max-age=0"],
+            &["max-age=60", "No-Cache"],
+            &["max-age=x"],
+        ] {
+            assert_eq!(cache_age(&headers(none)), None, "{none:?}");
+        }
+        assert_eq!(
+            client_host("https://claude.ai:8443/oauth/c.json"),
+            Some("claude.ai")
+        );
+        assert_eq!(client_host("http://[::1]:9/c.json"), Some("[::1]"));
+        assert_eq!(client_host("kmc1.abc"), None);
     }
 
     #[tokio::test]
