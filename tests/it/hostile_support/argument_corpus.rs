@@ -118,16 +118,16 @@ pub fn hostile_tool_arguments(id_tools: &[String]) -> Vec<Case> {
             json!({"operation": "get-invoices", "query": {"status": {"$ne": null}}}),
         ),
         (
-            "10,000 unknown body members",
+            "4,000 unknown body members",
             "billing_operations_write",
             json!({"operation": "patch-customers-id", "path": {"id": "972a8469-1641-4f82-8b9d-2434e465e150"},
-                "body": Value::Object((0..10_000).map(|i| (format!("k{i}"), json!(i))).collect())}),
+                "body": Value::Object((0..4_000).map(|i| (format!("k{i}"), json!(i))).collect())}),
         ),
         (
-            "100 nested levels in the body",
+            "20 nested levels in the body",
             "billing_operations_write",
             json!({"operation": "patch-customers-id", "path": {"id": "972a8469-1641-4f82-8b9d-2434e465e150"},
-                "body": {"nickname": serde_json::from_str::<Value>(&format!("{}1{}", "[".repeat(100), "]".repeat(100))).unwrap()}}),
+                "body": {"nickname": serde_json::from_str::<Value>(&format!("{}1{}", "[".repeat(20), "]".repeat(20))).unwrap()}}),
         ),
         (
             "a destructive row through the read tool",
