@@ -12,7 +12,7 @@
 #   --no-write              full run without rewriting BENCHMARKS.md
 #   --arm64                 also build the arm64 artifact as `sam build` does (cargo lambda,
 #                           zig; ~8 min) and report its size
-#   --sections a,b          only these sections: context,load,fanout,pdf,cold,inproc,memory,bounded,audit,answers
+#   --sections a,b          only these sections: context,load,fanout,generic,pdf,cold,inproc,memory,bounded,audit,answers
 #                           (memory: CPU capped per simulated Lambda size; needs root and a
 #                           cgroup v1 cpu controller, else skipped with the reason)
 #

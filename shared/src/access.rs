@@ -21,7 +21,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// A Kobana billing resource that permissions are granted on.
+/// A Kobana billing resource that permissions are granted on: the first segment of its paths
+/// under `/v1` (28 of them in Kobana's document).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Resource {
     /// The token's organization.
@@ -34,7 +35,7 @@ pub enum Resource {
     Plans,
     /// Products (produtos).
     Products,
-    /// Subscriptions.
+    /// Subscriptions (assinaturas).
     Subscriptions,
     /// Invoices (faturas).
     Invoices,
@@ -42,11 +43,50 @@ pub enum Resource {
     Payments,
     /// NF-e / NFS-e.
     Nfes,
+    /// Plan groups (grupos de plano).
+    PlanGroups,
+    /// Product groups (grupos de produto).
+    ProductGroups,
+    /// Companies (empresas) that issue invoices and NF-e.
+    Companies,
+    /// Digital certificates (certificados) for NF-e.
+    Certificates,
+    /// Coupons (cupons) and discount codes.
+    Coupons,
+    /// Credits (créditos) held by billing accounts.
+    Credits,
+    /// Saved payment methods (métodos de pagamento).
+    PaymentMethods,
+    /// Proposals (propostas).
+    Proposals,
+    /// Proposal templates (templates de proposta).
+    ProposalTemplates,
+    /// Plan changes (mudanças de plano) with proration.
+    PlanChanges,
+    /// Subscription changes (mudanças de assinatura).
+    SubscriptionChanges,
+    /// Subscription item changes (mudanças de item de assinatura).
+    SubscriptionItemChanges,
+    /// Metered usage (uso).
+    Usage,
+    /// Tax rules (regras tributárias).
+    TaxRules,
+    /// Tax periods (períodos tributários).
+    TaxPeriods,
+    /// Taxes withheld at source (retenções).
+    Withholdings,
+    /// Service items of LC 116 (itens de serviço).
+    ServiceItems,
+    /// The account's dashboard users (administração da conta).
+    DashboardUsers,
+    /// The account's team roles (administração da conta).
+    TeamRoles,
 }
 
 impl Resource {
-    /// Every resource, in catalog order.
-    pub const ALL: [Resource; 9] = [
+    /// Every resource: the nine of the curated tools first, then the others in the document's
+    /// order.
+    pub const ALL: [Resource; 28] = [
         Resource::Organization,
         Resource::Customers,
         Resource::BillingAccounts,
@@ -56,6 +96,25 @@ impl Resource {
         Resource::Invoices,
         Resource::Payments,
         Resource::Nfes,
+        Resource::PlanGroups,
+        Resource::ProductGroups,
+        Resource::Companies,
+        Resource::Certificates,
+        Resource::Coupons,
+        Resource::Credits,
+        Resource::PaymentMethods,
+        Resource::Proposals,
+        Resource::ProposalTemplates,
+        Resource::PlanChanges,
+        Resource::SubscriptionChanges,
+        Resource::SubscriptionItemChanges,
+        Resource::Usage,
+        Resource::TaxRules,
+        Resource::TaxPeriods,
+        Resource::Withholdings,
+        Resource::ServiceItems,
+        Resource::DashboardUsers,
+        Resource::TeamRoles,
     ];
 
     /// The slug used in permissions, toolset names, Kobana's paths (`/v1/<slug>/…`), list
@@ -71,6 +130,25 @@ impl Resource {
             Resource::Invoices => "invoices",
             Resource::Payments => "payments",
             Resource::Nfes => "nfes",
+            Resource::PlanGroups => "plan_groups",
+            Resource::ProductGroups => "product_groups",
+            Resource::Companies => "companies",
+            Resource::Certificates => "certificates",
+            Resource::Coupons => "coupons",
+            Resource::Credits => "credits",
+            Resource::PaymentMethods => "payment_methods",
+            Resource::Proposals => "proposals",
+            Resource::ProposalTemplates => "proposal_templates",
+            Resource::PlanChanges => "plan_changes",
+            Resource::SubscriptionChanges => "subscription_changes",
+            Resource::SubscriptionItemChanges => "subscription_item_changes",
+            Resource::Usage => "usage",
+            Resource::TaxRules => "tax_rules",
+            Resource::TaxPeriods => "tax_periods",
+            Resource::Withholdings => "withholdings",
+            Resource::ServiceItems => "service_items",
+            Resource::DashboardUsers => "dashboard_users",
+            Resource::TeamRoles => "team_roles",
         }
     }
 

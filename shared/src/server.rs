@@ -245,6 +245,12 @@ impl KobanaMcp {
     }
 
     fn tool_ctx(&self, principal: Arc<Principal>, context: &RequestContext<RoleServer>) -> ToolCtx {
+        let narrowing = parts(context)
+            .ok()
+            .and_then(|parts| parts.extensions.get::<Result<Narrowing, String>>())
+            .and_then(|narrowing| narrowing.as_ref().ok())
+            .cloned()
+            .unwrap_or_default();
         ToolCtx {
             kobana: self.state.kobana.for_request(request_record(context)),
             principal,
@@ -252,6 +258,7 @@ impl KobanaMcp {
             gate: WriteGate::Open,
             rows: self.state.rows,
             names: self.state.names.clone(),
+            narrowing,
             clock: self.state.billing_clock,
             output: None,
             audit: Some(CallAudit::reader(self.state.audit.clone())),
@@ -537,10 +544,14 @@ impl KobanaMcp {
         let visibility = visibility(&context)?;
         let tool = shown_tool(&visibility, &request.name)?;
         if !visibility.may_run(tool) {
-            let permission = tool
-                .meta
-                .permission
-                .map_or_else(|| "<recurso>:read".to_owned(), |p| p.to_string());
+            // A generic writing tool has no permission of its own: any `<resource>:write`.
+            let permission = tool.meta.permission.map_or_else(
+                || match tool.meta.effect {
+                    Effect::Read => "<recurso>:read".to_owned(),
+                    _ => "<recurso>:write".to_owned(),
+                },
+                |p| p.to_string(),
+            );
             return Ok(render_error(&ToolError::PermissionDenied(permission)).into());
         }
         let forms = form_elicitation_declared(context.client_capabilities().as_ref());

@@ -75,8 +75,8 @@ const WEEKLY_TOOLS: [&str; 6] = [
 ];
 
 /// The destructive (D) tools: the spec table's, the ones that may charge or issue a fiscal
-/// document, and WA-4's settlements.
-const DESTRUCTIVE: [&str; 12] = [
+/// document, WA-4's settlements, and the generic one (#32).
+const DESTRUCTIVE: [&str; 13] = [
     "billing_customers_delete",
     "billing_subscriptions_cancel",
     "billing_invoices_void",
@@ -89,6 +89,15 @@ const DESTRUCTIVE: [&str; 12] = [
     "billing_invoices_mark_paid",
     "billing_invoices_undo_payment",
     "billing_invoices_apply_credits",
+    "billing_operations_write_destructive",
+];
+
+/// The four generic tools that reach every operation of the document (#32).
+const GENERIC_TOOLS: [&str; 4] = [
+    "billing_operations_search",
+    "billing_operations_read",
+    "billing_operations_write",
+    "billing_operations_write_destructive",
 ];
 
 // ---------------------------------------------------------------- the catalog itself
@@ -106,9 +115,10 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
         .chain(REPORT_TOOLS)
         .chain(["billing_audit_list"])
         .chain(WEEKLY_TOOLS)
+        .chain(GENERIC_TOOLS)
         .collect();
     assert_eq!(registry, spec);
-    assert_eq!(registry.len(), 46, "one registry entry per catalog tool");
+    assert_eq!(registry.len(), 50, "one registry entry per catalog tool");
 
     let stack = Stack::start().await;
     let tools = tools_list(&stack, &full_token()).await;
@@ -394,7 +404,7 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
         // The reports (`billing_reports_*`) only read, whatever their last word.
         let is_read = (matches!(
             verb,
-            "list" | "get" | "pdf" | "xml" | "statement" | "credits"
+            "list" | "get" | "pdf" | "xml" | "statement" | "credits" | "search" | "read"
         ) && !name.ends_with("apply_credits"))
             || name.starts_with("billing_reports_");
         assert_eq!(t["annotations"]["readOnlyHint"], is_read, "{name}");

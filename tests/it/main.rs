@@ -14,6 +14,7 @@ mod hostile_support;
 mod hostile_upstream_support;
 mod house_support;
 mod lambda_support;
+mod operations_support;
 mod token_front_support;
 
 // The areas.
@@ -63,6 +64,8 @@ mod load;
 mod log_scan;
 mod metrics;
 mod oauth_discovery;
+mod operations;
+mod operations_confirm;
 mod operations_rows;
 mod origin_grammar;
 mod output_schemas;

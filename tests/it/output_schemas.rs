@@ -101,6 +101,24 @@ fn calls(customer: &str) -> Vec<(&'static str, Value)> {
             json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),
         ),
         ("billing_audit_list", json!({"per_page": 5})),
+        (
+            "billing_operations_search",
+            json!({"query": "anular fatura"}),
+        ),
+        (
+            "billing_operations_read",
+            json!({"operation": "get-invoices", "query": {"per_page": 2}}),
+        ),
+        (
+            "billing_operations_write",
+            json!({"operation": "patch-customers-id", "path": {"id": customer},
+                "body": {"nickname": "Boa Vista"}}),
+        ),
+        (
+            "billing_operations_write_destructive",
+            json!({"operation": "post-invoices-id-void", "path": {"id": INV_OPEN},
+                "body": {"reason": "Cobrança emitida em duplicidade"}}),
+        ),
     ]
 }
 

@@ -290,6 +290,27 @@ async fn full_run(
         ("billing_payments_list", json!({})),
         ("billing_subscriptions_list", json!({})),
         ("billing_schemas_get", json!({"resource": "invoices"})),
+        (
+            "billing_operations_search",
+            json!({"query": "anular fatura"}),
+        ),
+        (
+            "billing_operations_search",
+            json!({"operation": "post-payments-id-refund"}),
+        ),
+        (
+            "billing_operations_read",
+            json!({"operation": "get-customers", "query": {"search": "Padaria"}}),
+        ),
+        (
+            "billing_operations_read",
+            json!({"operation": "get-invoices-id-pdf", "path": {"id": OPEN_INVOICE}}),
+        ),
+        (
+            "billing_operations_write",
+            json!({"operation": "patch-customers-id", "path": {"id": CUSTOMER},
+                "body": {"nickname": "Padaria"}}),
+        ),
     ] {
         let result = client.tool(token, tool, args).await;
         assert_eq!(result["isError"], false, "{tool}: {result}");
@@ -343,18 +364,27 @@ async fn full_run(
     let form = json!({"elicitation": {"form": {}}});
     let call = json!({"name": "billing_invoices_void",
         "arguments": {"id": OPEN_INVOICE, "reason": "teste de segredos"}});
-    for answer in [
+    let generic = json!({"name": "billing_operations_write_destructive",
+        "arguments": {"operation": "post-payments-id-refund", "path": {"id": "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60"},
+            "body": {"amount_cents": 100, "reason": "teste de segredos"}}});
+    let (no, yes) = (
         json!({"action": "decline"}),
         json!({"action": "accept", "content": {"confirm": true}}),
+    );
+    for (call, answer) in [
+        (&call, no.clone()),
+        (&call, yes.clone()),
+        (&generic, no),
+        (&generic, yes),
     ] {
         let asked = client
-            .modern(token, "tools/call", call.clone(), form.clone())
+            .modern(token, "tools/call", (*call).clone(), form.clone())
             .await;
         let state = asked["result"]["requestState"]
             .as_str()
             .unwrap_or_else(|| panic!("{asked}"))
             .to_owned();
-        let mut retry = call.clone();
+        let mut retry = (*call).clone();
         retry["requestState"] = json!(state);
         retry["inputResponses"] = json!({"confirm": answer});
         let done = client

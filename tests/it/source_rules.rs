@@ -90,12 +90,18 @@ fn nm4_every_resource_slug_is_written_only_where_it_is_declared() {
             "access.rs"
         }
     };
+    // Words that are a slug and also something else on the wire: `usage` is the credits
+    // list's filter (`GET /v1/credits?usage=`) as well as the metered-usage resource.
+    let not_slugs = [("catalog/curated/billing_accounts.rs", "usage")];
     let mut misplaced = Vec::new();
     let mut declarations: std::collections::BTreeMap<&str, usize> = Default::default();
     for (file, text) in shared_sources() {
         let code = without_test_modules(&text);
         for slug in RESOURCES.iter().copied().chain(["schemas"]) {
             let literal = format!("\"{slug}\"");
+            if not_slugs.contains(&(file.as_str(), slug)) {
+                continue;
+            }
             for (at, _) in code.match_indices(&literal) {
                 if file == declared_in(slug) {
                     *declarations.entry(slug).or_default() += 1;

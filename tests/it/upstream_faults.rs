@@ -413,7 +413,7 @@ async fn the_client_never_retries_a_write_without_an_idempotency_key() {
         fake.clear_faults();
         fake.inject(fault("POST", &path, kind.clone(), None));
         let outcome = client
-            .send(reqwest::Method::POST, &token, &segments, None, None)
+            .send(reqwest::Method::POST, &token, &segments, &[], None, None)
             .await;
         assert!(outcome.is_err(), "{kind:?}: {outcome:?}");
         let posts = fake.calls().into_iter().filter(|c| c.path == path).count();
@@ -431,6 +431,7 @@ async fn the_client_never_retries_a_write_without_an_idempotency_key() {
             reqwest::Method::POST,
             &token,
             &segments,
+            &[],
             None,
             Some("6f1c2a3b-4d5e-4f60-8a71-b2c3d4e5f607"),
         )

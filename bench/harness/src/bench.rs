@@ -60,8 +60,8 @@ impl Opts {
                 .map(|s| s.split(',').map(str::to_owned).collect())
                 .unwrap_or_else(|| {
                     [
-                        "context", "load", "fanout", "pdf", "cold", "inproc", "memory", "bounded",
-                        "audit",
+                        "context", "load", "fanout", "generic", "pdf", "cold", "inproc", "memory",
+                        "bounded", "audit",
                     ]
                     .map(str::to_owned)
                     .to_vec()
@@ -92,6 +92,8 @@ pub(crate) struct Counts {
     pub(crate) bounded_reps: usize,
     /// Fan-out with a cold name cache: fresh servers, one prompt each.
     pub(crate) fanout_cold_reps: usize,
+    /// Generic tools: (rounds, calls per round), CPU timed per round (10 ms ticks).
+    pub(crate) generic: (usize, usize),
 }
 
 impl Counts {
@@ -110,6 +112,7 @@ impl Counts {
                 bounded_batches: (1, 1),
                 bounded_reps: 1,
                 fanout_cold_reps: 1,
+                generic: (1, 5),
             }
         } else {
             Self {
@@ -125,6 +128,7 @@ impl Counts {
                 bounded_batches: (9, 5),
                 bounded_reps: 5,
                 fanout_cold_reps: 9,
+                generic: (9, 200),
             }
         }
     }

@@ -25,6 +25,7 @@ mod context_cost;
 mod emulator;
 mod fanout;
 mod finish;
+mod generic;
 mod http1;
 mod in_process;
 mod inproc;
@@ -348,7 +349,9 @@ fn run(opts: Opts) -> ExitCode {
     match bench.start_fake() {
         Err(e) => report.fail("start the fake Kobana", e),
         Ok((mut fake, fake_addr)) => {
-            if bench.opts.wants("context") || bench.opts.wants("load") || bench.opts.wants("fanout")
+            if ["context", "load", "fanout", "generic"]
+                .iter()
+                .any(|s| bench.opts.wants(s))
             {
                 match bench.start_ours(fake_addr, "main") {
                     Err(e) => report.fail("start kobana-mcp", e),
@@ -364,6 +367,11 @@ fn run(opts: Opts) -> ExitCode {
                         if bench.opts.wants("fanout") {
                             section(&mut report, "4 fan-out", || {
                                 fanout(&bench, fake_addr, ours_addr, &bench.log("kobana-mcp-main"))
+                            });
+                        }
+                        if bench.opts.wants("generic") {
+                            section(&mut report, "10 generic tools", || {
+                                generic::generic(&bench, fake_addr, ours_addr, ours.pid())
                             });
                         }
                         drop(ours);

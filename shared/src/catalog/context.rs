@@ -10,25 +10,30 @@ use super::{Output, Paging, ToolError, schemas};
 use crate::access::{Principal, Resource};
 use crate::audit::CallAudit;
 use crate::format::enrich;
-use crate::kobana::{KobanaClient, is_uuid, segment_is_safe};
+use crate::kobana::{Envelope, KobanaClient, is_uuid, segment_is_safe};
 
 /// Largest page Kobana serves.
 pub const MAX_PER_PAGE: u32 = 100;
 /// The page size of a list that names none.
 pub const DEFAULT_PER_PAGE: u32 = 20;
 
-/// A write exactly as a handler would send it: method, path segments under `/v1` and JSON
-/// body, after the handler parsed, validated and normalized its arguments. What a person
+/// A write exactly as a handler would send it: method, path segments under `/v1`, query and
+/// JSON body, after the handler parsed, validated and normalized its arguments. What a person
 /// confirms is put into words from this, the confirmation is bound to it, and the confirmed
 /// run sends it only if it is still the same.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlannedWrite {
-    /// `POST`, `PATCH` or `DELETE`.
+    /// `POST`, `PUT`, `PATCH` or `DELETE`.
     pub method: Method,
     /// Path segments under `/v1` (`["payments", "<uuid>", "refund"]`).
     pub segments: Vec<String>,
+    /// Query pairs (only the generic tools send any on a write).
+    pub query: Vec<(String, String)>,
     /// The JSON body, if any.
     pub body: Option<Value>,
+    /// Kobana's operationId, when a generic tool plans the write (the question is that
+    /// operation's row's sentence).
+    pub operation: Option<&'static str>,
 }
 
 impl PlannedWrite {
@@ -37,7 +42,9 @@ impl PlannedWrite {
         Self {
             method,
             segments: segments.iter().map(|s| (*s).to_owned()).collect(),
+            query: Vec::new(),
             body: body.cloned(),
+            operation: None,
         }
     }
 
@@ -58,14 +65,22 @@ impl PlannedWrite {
         format!("/v1/{}", shape.join("/"))
     }
 
-    /// The canonical request: `{"body","method","path"}` with every object's keys sorted,
-    /// compactly serialized. Two writes are the same request exactly when these are equal.
+    /// The canonical request: `{"body","method","path"}` (plus `operation` and `query` when a
+    /// generic tool sends them) with every object's keys sorted, compactly serialized. Two
+    /// writes are the same request exactly when these are equal.
     pub fn canonical(&self) -> String {
-        crate::canonical::canonical_json(&json!({
+        let mut request = json!({
             "method": self.method.as_str(),
             "path": self.path(),
             "body": self.body,
-        }))
+        });
+        if let Some(operation) = self.operation {
+            request["operation"] = json!(operation);
+        }
+        if !self.query.is_empty() {
+            request["query"] = json!(self.query);
+        }
+        crate::canonical::canonical_json(&request)
     }
 }
 
@@ -100,6 +115,9 @@ pub struct ToolCtx {
     pub rows: super::RowPolicy,
     /// The instance's customers' names by billing account (see [`super::lists::names`]).
     pub names: Arc<super::NameCache>,
+    /// The client's narrowing (`X-MCP-Toolsets`, `X-MCP-Readonly`): the generic tools reach
+    /// only the resources it names.
+    pub narrowing: super::Narrowing,
     /// The billing day's clock: what "today" is for days overdue and default months.
     pub clock: crate::format::BillingClock,
     /// The running tool's declared result, set by the registry before the handler runs:
@@ -262,40 +280,48 @@ impl ToolCtx {
         body: Option<Value>,
     ) -> Result<Value, ToolError> {
         let key = self.declared().0;
+        let planned = PlannedWrite::new(method, segments, body.as_ref());
+        let envelope = self.send_write(planned).await?;
+        Ok(wrap(key, envelope.data))
+    }
+
+    /// Sends `planned` under the call's [`WriteGate`] and answers Kobana's envelope as it came
+    /// (what [`ToolCtx::write`] wraps; the generic tools shape it themselves).
+    pub async fn send_write(&self, planned: PlannedWrite) -> Result<Envelope, ToolError> {
         match &self.gate {
             WriteGate::Open => {}
             WriteGate::Plan(slot) => {
-                let planned = PlannedWrite::new(method, segments, body.as_ref());
                 *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(planned);
                 return Err(ToolError::ConfirmationRequired);
             }
             WriteGate::Confirmed(confirmed) => {
-                let actual = PlannedWrite::new(method.clone(), segments, body.as_ref());
-                if actual.canonical() != confirmed.canonical() {
+                if planned.canonical() != confirmed.canonical() {
                     tracing::error!(
                         confirmed = %confirmed.path_shape(),
-                        actual = %actual.path_shape(),
+                        actual = %planned.path_shape(),
                         "the confirmed run would send another request: refused"
                     );
                     return Err(ToolError::ConfirmationMismatch);
                 }
             }
         }
+        let segments: Vec<&str> = planned.segments.iter().map(String::as_str).collect();
         let entry = self
             .audit
             .as_ref()
             .ok_or(ToolError::AuditUnavailable)?
-            .begin(method.as_str(), segments, body.as_ref())
+            .begin(planned.method.as_str(), &segments, planned.body.as_ref())
             .await
             .map_err(|_| ToolError::AuditUnavailable)?;
-        let deleting = method == Method::DELETE;
+        let deleting = planned.method == Method::DELETE;
         let sent = self
             .kobana
             .send(
-                method,
+                planned.method.clone(),
                 &self.principal.token,
-                segments,
-                body.as_ref(),
+                &segments,
+                &planned.query,
+                planned.body.as_ref(),
                 self.idempotency_key.as_deref(),
             )
             .await;
@@ -304,7 +330,7 @@ impl ToolCtx {
             if error.may_have_applied() {
                 ToolError::UncertainOutcome {
                     error: Box::new(error),
-                    check_with: check_tool(segments),
+                    check_with: check_tool(&segments, planned.operation.is_some()),
                     repeat_safe: matches!(self.gate, WriteGate::Confirmed(_)),
                 }
             } else {
@@ -316,12 +342,16 @@ impl ToolCtx {
             // 200 {"deleted": true}.
             envelope.data = json!({"deleted": true});
         }
-        Ok(wrap(key, envelope.data))
+        Ok(envelope)
     }
 }
 
-/// The read tool that shows the record a write to `segments` changes.
-fn check_tool(segments: &[&str]) -> String {
+/// The read tool that shows the record a write to `segments` changes (`generic`: the write
+/// of a generic tool, checked with the generic read).
+fn check_tool(segments: &[&str], generic: bool) -> String {
+    if generic {
+        return "billing_operations_read".to_owned();
+    }
     match segments.first().copied().and_then(Resource::from_slug) {
         Some(
             resource @ (Resource::Customers
@@ -571,6 +601,7 @@ mod tests {
             gate,
             rows: crate::catalog::RowPolicy::default(),
             names: Default::default(),
+            narrowing: Default::default(),
             clock: Default::default(),
             output: None,
             audit: Some(crate::audit::CallAudit::for_call(

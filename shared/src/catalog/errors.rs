@@ -90,6 +90,14 @@ pub enum ToolError {
         /// The invoice's total per `amount_remaining_cents`, in BRL (`None`: not sent).
         kobana: Option<String>,
     },
+    /// A generic tool was asked to run an operation of another effect class: nothing ran;
+    /// the text names the tool that runs it.
+    #[error("{0}")]
+    WrongTool(String),
+    /// A generic tool was asked to run an operation that never goes through a model: nothing
+    /// was sent; the text says why.
+    #[error("{0}")]
+    Excluded(String),
     /// An invoice's PDF asked for while the invoice is still a draft: the id is right, the
     /// document does not exist yet (Kobana renders it when the invoice is finalized).
     #[error(
@@ -137,6 +145,8 @@ impl ToolError {
             ToolError::Undescribable => "CONFIRMATION_UNDESCRIBABLE".to_owned(),
             ToolError::ConfirmationRequired => "CONFIRMATION_REQUIRED".to_owned(),
             ToolError::AmountMismatch { .. } => "AMOUNT_MISMATCH".to_owned(),
+            ToolError::WrongTool(_) => "WRONG_TOOL".to_owned(),
+            ToolError::Excluded(_) => "OPERATION_EXCLUDED".to_owned(),
             ToolError::DraftHasNoPdf { .. } => "INVOICE_IS_DRAFT".to_owned(),
         }
     }

@@ -72,6 +72,9 @@ pub enum Asks {
     UndoInvoicePayment,
     /// Apply an account's credits to an invoice.
     ApplyCredits,
+    /// Any destructive operation the generic tool runs: its reviewed row's sentence
+    /// (`catalog::operations`, `confirm::operation`).
+    Operation,
 }
 
 /// The shape of a tool's structured result, for its `outputSchema`.
@@ -477,7 +480,9 @@ pub struct Registry {
 impl Registry {
     /// The tools as the code defines them, without their wire definitions yet.
     fn defined() -> Vec<ToolSpec> {
-        super::curated::tools()
+        let mut tools = super::curated::tools();
+        tools.extend(super::operations::tools::tools());
+        tools
     }
 
     fn build() -> Self {
@@ -694,8 +699,8 @@ mod tests {
         }
         assert_eq!(
             seen.len(),
-            12,
-            "CF-1's six, the three that charge or issue a fiscal document, and WA-4's three"
+            13,
+            "CF-1's six, the three that charge or issue a fiscal document, WA-4's three and the generic one"
         );
     }
 

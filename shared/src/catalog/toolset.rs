@@ -1,6 +1,8 @@
-//! Toolsets: the groups a client may select with `X-MCP-Toolsets`, one file each in this
-//! module's siblings. A toolset knows its slug and the permission resource its tools act on
-//! (whose slug is also the Kobana path segment of its records).
+//! Toolsets: the groups a client may select with `X-MCP-Toolsets`, one file each in
+//! `catalog/curated` (and `operations`, the generic tools). A toolset knows its slug and the
+//! permission resource its tools act on (whose slug is also the Kobana path segment of its
+//! records). Every resource's slug is a name a client may write too (see
+//! [`super::Narrowing`]): it narrows the generic tools to that resource's operations.
 
 use crate::access::Resource;
 
@@ -31,19 +33,23 @@ pub enum Toolset {
     Reports,
     /// The server's own audit trail of writes.
     Audit,
+    /// The generic tools that reach every operation of the document (`catalog::operations`).
+    Operations,
 }
 
 impl Toolset {
     /// The server's own catalog's slug (`schemas`): its toolset, its resource URIs
     /// (`kobana://billing/schemas/…`).
     pub const SCHEMAS: &'static str = Toolset::Schemas.slug();
+    /// The generic tools' slug (`operations`).
+    pub const OPERATIONS: &'static str = Toolset::Operations.slug();
 
     /// The audit trail's slug (`audit`): its toolset, its resource URI
     /// (`kobana://billing/audit`).
     pub const AUDIT: &'static str = Toolset::Audit.slug();
 
     /// Every toolset, in catalog order.
-    pub const ALL: [Toolset; 12] = [
+    pub const ALL: [Toolset; 13] = [
         Toolset::Organization,
         Toolset::Schemas,
         Toolset::Customers,
@@ -56,6 +62,7 @@ impl Toolset {
         Toolset::Nfes,
         Toolset::Reports,
         Toolset::Audit,
+        Toolset::Operations,
     ];
 
     /// The reports' slug (`reports`).
@@ -66,7 +73,9 @@ impl Toolset {
     /// the audit trail.
     pub const fn resource(self) -> Option<Resource> {
         Some(match self {
-            Toolset::Schemas | Toolset::Reports | Toolset::Audit => return None,
+            Toolset::Schemas | Toolset::Reports | Toolset::Audit | Toolset::Operations => {
+                return None;
+            }
             Toolset::Organization => Resource::Organization,
             Toolset::Customers => Resource::Customers,
             Toolset::BillingAccounts => Resource::BillingAccounts,
@@ -79,12 +88,13 @@ impl Toolset {
         })
     }
 
-    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, `schemas`, `reports`
-    /// or `audit`).
+    /// The name a client writes in `X-MCP-Toolsets` (the permission slug, `schemas`, `reports`,
+    /// `audit` or `operations`).
     pub const fn slug(self) -> &'static str {
         match (self, self.resource()) {
             (Toolset::Reports, _) => Self::REPORTS,
             (Toolset::Audit, _) => "audit",
+            (Toolset::Operations, _) => "operations",
             (_, Some(resource)) => resource.slug(),
             (_, None) => "schemas",
         }
@@ -131,12 +141,12 @@ mod tests {
     }
 
     #[test]
-    fn every_permission_resource_has_its_toolset() {
-        for resource in Resource::ALL {
-            assert!(
-                Toolset::ALL.iter().any(|s| s.resource() == Some(resource)),
-                "{resource:?}"
-            );
+    fn every_toolset_of_a_resource_is_named_by_its_slug() {
+        for set in Toolset::ALL {
+            if let Some(resource) = set.resource() {
+                assert_eq!(set.slug(), resource.slug());
+            }
         }
+        assert_eq!(Toolset::from_slug("operations"), Some(Toolset::Operations));
     }
 }

@@ -10,7 +10,7 @@ use super::{
     CONFIRMATION_TTL_SECS, Clock, NonceStore, binding_digest, confirmed_idempotency_key,
     is_our_state, new_nonce,
 };
-use crate::catalog::{Effect, PlannedWrite, ToolCtx, ToolDef, ToolError};
+use crate::catalog::{Asks, Effect, PlannedWrite, ToolCtx, ToolDef, ToolError};
 
 /// The form's one checkbox, explained: it quotes how long a confirmation lasts
 /// ([`CONFIRMATION_TTL_SECS`]).
@@ -139,15 +139,17 @@ pub async fn decide(
     ask(store, clock, ctx, tool, write, &digest).await
 }
 
-async fn ask(
-    store: &dyn NonceStore,
-    clock: &Clock,
+/// The question of `write`: the curated tool's own, or the generic tool's row sentence.
+async fn question(
     ctx: &ToolCtx,
     tool: &ToolDef,
     write: &PlannedWrite,
-    digest: &str,
-) -> Result<Decision, McpError> {
+) -> Result<String, ToolError> {
     let action = match tool.meta.effect {
+        Effect::Destructive {
+            asks: Asks::Operation,
+            ..
+        } => return super::operation::question(ctx, write).await,
         Effect::Destructive { asks, .. } => Destructive::from_planned(asks, write),
         _ => None,
     };
@@ -158,11 +160,22 @@ async fn ask(
             path = %write.path_shape(),
             "a destructive write this server cannot describe: refused"
         );
-        return Ok(Decision::Refuse(ToolError::Undescribable));
+        return Err(ToolError::Undescribable);
     };
+    action.question(ctx).await
+}
+
+async fn ask(
+    store: &dyn NonceStore,
+    clock: &Clock,
+    ctx: &ToolCtx,
+    tool: &ToolDef,
+    write: &PlannedWrite,
+    digest: &str,
+) -> Result<Decision, McpError> {
     // Reading the record comes first: a token Kobana rejects, a record that is not there, or
     // a record that cannot be read refuses here, before anything is stored.
-    let message = match action.question(ctx).await {
+    let message = match question(ctx, tool, write).await {
         Ok(message) => message,
         Err(error) => return Ok(Decision::Refuse(error)),
     };

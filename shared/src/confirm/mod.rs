@@ -19,6 +19,7 @@ mod dynamo;
 mod flow;
 mod gate;
 mod memory;
+pub mod operation;
 pub mod question;
 
 use std::sync::Arc;

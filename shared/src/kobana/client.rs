@@ -221,17 +221,19 @@ impl KobanaClient {
         Ok(envelope)
     }
 
-    /// A write (`POST`, `PATCH`, `DELETE`). Retried only when it carries an idempotency key,
-    /// which Kobana honours for 24 h (the same key replays the original answer).
+    /// A write (`POST`, `PUT`, `PATCH`, `DELETE`), or one of the document's `POST` look-ups.
+    /// Retried only when it carries an idempotency key, which Kobana honours for 24 h (the
+    /// same key replays the original answer).
     pub async fn send(
         &self,
         method: Method,
         token: &BearerToken,
         segments: &[&str],
+        query: &[(String, String)],
         body: Option<&Value>,
         idempotency_key: Option<&str>,
     ) -> Result<Envelope, KobanaError> {
-        self.call(method, token, segments, &[], body, idempotency_key)
+        self.call(method, token, segments, query, body, idempotency_key)
             .await
     }
 
@@ -255,8 +257,10 @@ impl KobanaClient {
             accept: "application/json",
         };
         let (limits, timeout_ms) = (self.inner.limits, self.inner.deadline.as_millis());
+        // Read as the contract describes the answer: Kobana's envelope, or the body itself.
+        let bare = super::contract::contract().answers_bare(method_name.as_str(), segments);
         let envelope = self
-            .execute(token, request, |r| read_envelope(r, limits, timeout_ms))
+            .execute(token, request, |r| read_answer(r, limits, timeout_ms, bare))
             .await?;
         super::drift::check(
             method_name.as_str(),
@@ -511,6 +515,18 @@ async fn read_envelope(
     limits: WorkLimits,
     timeout_ms: u128,
 ) -> Result<Envelope, KobanaError> {
+    read_answer(response, limits, timeout_ms, false).await
+}
+
+/// Reads an answer: a success's `{data, meta}` envelope unwrapped, or (`bare`, an operation
+/// whose documented answer has no envelope) the whole JSON body as its data; an error's
+/// envelope as [`KobanaError::Api`].
+async fn read_answer(
+    response: reqwest::Response,
+    limits: WorkLimits,
+    timeout_ms: u128,
+    bare: bool,
+) -> Result<Envelope, KobanaError> {
     let status = response.status();
     let request_id = response
         .headers()
@@ -529,6 +545,20 @@ async fn read_envelope(
         });
     }
     let body = bounded_body(response, limits, timeout_ms).await?;
+    if status.is_success() && bare {
+        let Some(data) = body.filter(|b| b.is_object() || b.is_array()) else {
+            return Err(KobanaError::InvalidResponse {
+                status: status.as_u16(),
+                reason: "body is not a JSON object or array".to_owned(),
+            });
+        };
+        return Ok(Envelope {
+            data,
+            meta: None,
+            status: status.as_u16(),
+            request_id,
+        });
+    }
     if status.is_success() {
         let Some(Value::Object(mut map)) = body else {
             return Err(KobanaError::InvalidResponse {
@@ -549,14 +579,25 @@ async fn read_envelope(
             request_id,
         });
     }
-    let error = body.as_ref().and_then(|b| b.get("error"));
+    Err(api_error(status, body.as_ref(), request_id, retry_after))
+}
+
+/// Kobana's error envelope (`{"error": {code, message, details}}`) as [`KobanaError::Api`]; a
+/// missing or malformed member becomes the status's own.
+fn api_error(
+    status: StatusCode,
+    body: Option<&Value>,
+    request_id: Option<String>,
+    retry_after: Option<u64>,
+) -> KobanaError {
+    let error = body.and_then(|b| b.get("error"));
     let text = |key: &str| {
         error
             .and_then(|e| e.get(key))
             .and_then(Value::as_str)
             .map(str::to_owned)
     };
-    Err(KobanaError::Api {
+    KobanaError::Api {
         status: status.as_u16(),
         code: text("code").map_or_else(
             || default_code(status).to_owned(),
@@ -574,7 +615,7 @@ async fn read_envelope(
             .cloned(),
         request_id,
         retry_after,
-    })
+    }
 }
 
 fn default_code(status: StatusCode) -> &'static str {

@@ -248,6 +248,22 @@ impl Contract {
             .map(|m| (m.name.as_str(), m.code.ty, m.code.allowed.as_deref()))
     }
 
+    /// Whether the answer of `method /v1/<segments>` is its body itself rather than Kobana's
+    /// `{data, meta}` envelope: the operation's answer schema is not an object, or lists
+    /// members and `data` is none of them (nine of the document's operations answer so). An
+    /// answer schema the subset keeps no member of (an untyped optional `data` is left out)
+    /// and an operation the contract lacks are enveloped.
+    pub fn answers_bare(&self, method: &str, segments: &[&str]) -> bool {
+        self.find(method, segments)
+            .and_then(|op| op.schema.as_deref())
+            .and_then(|name| self.schemas.get(name))
+            .is_some_and(|schema| {
+                schema.whole.is_some()
+                    || (!schema.members.is_empty()
+                        && !schema.members.iter().any(|m| m.name == "data"))
+            })
+    }
+
     /// Every place `answer` (a whole JSON answer, envelope included) leaves `schema`.
     pub fn check_answer(&self, schema: &str, answer: &Value) -> Vec<Deviation> {
         let mut out = Vec::new();
@@ -386,6 +402,28 @@ pub(crate) mod tests {
             pay[nullable] = Value::Null;
         }
         pay
+    }
+
+    /// WA-2: the nine operations whose documented answer has no `{data, meta}` envelope are
+    /// read as their body; every other is unwrapped.
+    #[test]
+    fn wa2_an_answer_is_read_bare_only_where_the_contract_has_no_envelope() {
+        let c = contract();
+        assert!(c.answers_bare("GET", &["usage", "summary"]));
+        assert!(c.answers_bare("PUT", &["plans", "p-1", "items"]));
+        assert!(c.answers_bare("POST", &["withholdings", "w-1", "convert-to-credit"]));
+        assert!(!c.answers_bare("GET", &["invoices", "i-1"]));
+        assert!(!c.answers_bare("GET", &["invoices"]));
+        assert!(!c.answers_bare("GET", &["nothing", "here"]));
+        let bare = c
+            .operations
+            .iter()
+            .filter(|op| {
+                let segments: Vec<&str> = op.path.trim_start_matches("/v1/").split('/').collect();
+                c.answers_bare(&op.method, &segments)
+            })
+            .count();
+        assert_eq!(bare, 9, "the document's answers without an envelope");
     }
 
     #[test]

@@ -29,7 +29,12 @@ pub fn check(
     if method.eq_ignore_ascii_case("DELETE") && data.is_null() {
         return;
     }
-    for deviation in contract().check_envelope(schema, data, meta) {
+    let deviations = if contract().answers_bare(method, segments) {
+        contract().check_answer(schema, data)
+    } else {
+        contract().check_envelope(schema, data, meta)
+    };
+    for deviation in deviations {
         let drift = Drift {
             operation: operation.id.as_str(),
             field: deviation.field,

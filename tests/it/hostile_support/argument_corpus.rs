@@ -88,6 +88,60 @@ pub fn hostile_tool_arguments(id_tools: &[String]) -> Vec<Case> {
             );
         }
     }
+    // The generic tools: hostile ids in `path`, hostile names and values everywhere else.
+    for (label, id) in hostile_ids() {
+        push(
+            format!("billing_operations_read path.id {label}"),
+            "billing_operations_read",
+            json!({"operation": "get-invoices-id", "path": {"id": id}}),
+        );
+    }
+    for (label, tool, args) in [
+        (
+            "unknown operation",
+            "billing_operations_read",
+            json!({"operation": "../admin"}),
+        ),
+        (
+            "operation as a number",
+            "billing_operations_read",
+            json!({"operation": 5}),
+        ),
+        (
+            "unknown query name",
+            "billing_operations_read",
+            json!({"operation": "get-invoices", "query": {"__proto__": {"admin": true}}}),
+        ),
+        (
+            "operator object in query",
+            "billing_operations_read",
+            json!({"operation": "get-invoices", "query": {"status": {"$ne": null}}}),
+        ),
+        (
+            "4,000 unknown body members",
+            "billing_operations_write",
+            json!({"operation": "patch-customers-id", "path": {"id": "972a8469-1641-4f82-8b9d-2434e465e150"},
+                "body": Value::Object((0..4_000).map(|i| (format!("k{i}"), json!(i))).collect())}),
+        ),
+        (
+            "20 nested levels in the body",
+            "billing_operations_write",
+            json!({"operation": "patch-customers-id", "path": {"id": "972a8469-1641-4f82-8b9d-2434e465e150"},
+                "body": {"nickname": serde_json::from_str::<Value>(&format!("{}1{}", "[".repeat(20), "]".repeat(20))).unwrap()}}),
+        ),
+        (
+            "a destructive row through the read tool",
+            "billing_operations_read",
+            json!({"operation": "post-invoices-id-void", "path": {"id": OPEN_INVOICE}}),
+        ),
+        (
+            "an excluded row",
+            "billing_operations_write_destructive",
+            json!({"operation": "post-payments", "body": {"card": {"number": "4111111111111111"}}}),
+        ),
+    ] {
+        push(format!("{tool} {label}"), tool, args);
+    }
     let list = "billing_customers_list";
     for (label, args) in [
         ("per_page 0", json!({"per_page": 0})),
@@ -288,6 +342,25 @@ pub fn values_that_reach_kobana() -> Vec<Case> {
             "tools/call",
             json!({"name": "billing_customers_list", "arguments": {"search": "zqxq"}}),
             Expect::Result(json!(8)),
+        ),
+        (
+            "tools/call",
+            json!({"name": "billing_operations_read", "arguments": {"operation": "get-customers",
+                "query": {"search": "Zqxgen Maria Souza 987.654.321-00"}}}),
+            Expect::Result(json!(9)),
+        ),
+        (
+            "tools/call",
+            json!({"name": "billing_operations_read", "arguments": {"operation": "get-customers-id",
+                "path": {"id": "zqx-gen-000779"}}}),
+            Expect::ToolError,
+        ),
+        (
+            "tools/call",
+            json!({"name": "billing_operations_write", "arguments": {"operation": "patch-customers-id",
+                "path": {"id": "6b65a6a4-8b81-48f6-b38a-088ca65ed389"},
+                "body": {"nickname": "Zqxgen apelido\nFORGED nickname line\u{202e}"}}}),
+            Expect::Result(json!(11)),
         ),
         (
             "resources/read",

@@ -11,6 +11,7 @@
 
 mod check;
 pub mod multipart;
+pub mod operations;
 pub mod subset;
 #[cfg(test)]
 mod tests;

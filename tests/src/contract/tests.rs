@@ -288,3 +288,29 @@ fn both_idempotency_header_names_are_accepted_when_they_agree() {
     );
     assert_eq!(send(None, Some("k")).len(), 1);
 }
+
+/// `shared/data/operations.txt` (what the server's generic tools read: every operation's
+/// facts and the schemas they name) is exactly what the contract derives. After changing the
+/// contract: `KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-tests --lib operation_facts`.
+#[test]
+fn wa2_the_operation_facts_are_derived_from_the_contract() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/operations.txt");
+    let derived = super::operations::operation_facts(contract());
+    if std::env::var_os("KOBANA_UPDATE_SNAPSHOTS").is_some() && std::env::var_os("CI").is_none() {
+        std::fs::write(path, &derived).expect("write shared/data/operations.txt");
+    }
+    let stored = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        stored == derived,
+        "shared/data/operations.txt is not derived from tests/contract/billing-v1.json; run \
+         KOBANA_UPDATE_SNAPSHOTS=1 cargo test -p kobana-mcp-tests --lib operation_facts"
+    );
+    for op in &contract().operations {
+        let id = super::operations::operation_id(op);
+        assert!(derived.contains(&format!("> {id} {} ", op.method)), "{id}");
+    }
+    assert_eq!(
+        super::operations::encode("a b|c,d%é"),
+        "a%20b%7Cc%2Cd%25%C3%A9"
+    );
+}

@@ -69,7 +69,7 @@ pub struct CreditsArgs {
 }
 
 /// The list member of the credits' answer.
-const CREDITS_KEY: &str = "credits";
+const CREDITS_KEY: &str = crate::access::Resource::Credits.slug();
 
 /// One credit: its id (what `billing_invoices_apply_credits` takes), kind, what is left of
 /// how much, until when.

@@ -15,8 +15,8 @@ use crate::catalog::args::each_once;
 use crate::catalog::context::{MAX_REASON_CHARS, destructive_description, reason_arg, uuid_arg};
 use crate::catalog::{Asks, Effect, Output, ToolCtx, ToolError, ToolMeta, ToolSpec, Toolset};
 
-/// Kobana's path segment of credits (`/v1/credits`), not a resource of this catalog.
-pub const CREDITS: &str = "credits";
+/// Kobana's path segment of credits (`/v1/credits`).
+pub const CREDITS: &str = crate::access::Resource::Credits.slug();
 /// Most credits applied in one call: each is read to state its balance in the question.
 pub const MAX_CREDIT_IDS: usize = 5;
 /// Most installments recorded paid in one call (Kobana's schedules have 2 to 60).

@@ -24,20 +24,19 @@ pub fn continuation(offset: u64, per_page: u64) -> (u64, u64) {
 }
 
 /// Adds `returned` to the list `result` (rows under `key`) and, when its text exceeds
-/// `budget` bytes, cuts the rows to those that fit (at least one, so every call moves on)
-/// and says where to continue.
-pub fn fit(result: &mut Value, key: &str, budget: usize) {
+/// `budget` bytes, keeps the rows that fit (at least one) and marks it `cut`. Answers `(kept,
+/// rows the page had)` when it cut, leaving room for the note that says where to continue.
+pub fn cut(result: &mut Value, key: &str, budget: usize) -> Option<(usize, usize)> {
     let count = result[key].as_array().map_or(0, Vec::len);
     result["returned"] = json!(count);
     if count == 0 || text_bytes(result) <= budget {
-        return;
+        return None;
     }
-    let Some(Value::Array(rows)) = result.get_mut(key).map(std::mem::take) else {
-        return;
+    let Some(Value::Array(mut rows)) = result.get_mut(key).map(std::mem::take) else {
+        return None;
     };
     result[key] = json!([]);
-    let envelope = text_bytes(result) + CUT_NOTE_BYTES;
-    let mut used = envelope;
+    let mut used = text_bytes(result) + CUT_NOTE_BYTES;
     let mut keep = 0;
     for row in &rows {
         let size = text_bytes(row) + 1;
@@ -47,17 +46,26 @@ pub fn fit(result: &mut Value, key: &str, budget: usize) {
         used += size;
         keep += 1;
     }
+    rows.truncate(keep);
+    result[key] = Value::Array(rows);
+    result["returned"] = json!(keep);
+    result["cut"] = json!(true);
+    Some((keep, count))
+}
+
+/// Adds `returned` to the list `result` (rows under `key`) and, when its text exceeds
+/// `budget` bytes, cuts the rows to those that fit (at least one, so every call moves on)
+/// and says where to continue.
+pub fn fit(result: &mut Value, key: &str, budget: usize) {
+    let Some((keep, count)) = cut(result, key, budget) else {
+        return;
+    };
     let number = |k: &str| result.get(k).and_then(Value::as_u64);
     let page = number("page").unwrap_or(1).max(1);
     let per_page = number("per_page").unwrap_or(count as u64).max(1);
     let total = number("total").unwrap_or(count as u64);
     let offset = (page - 1).saturating_mul(per_page) + keep as u64;
     let (next_page, next_per_page) = continuation(offset, per_page);
-    let mut rows = rows;
-    rows.truncate(keep);
-    result[key] = Value::Array(rows);
-    result["returned"] = json!(keep);
-    result["cut"] = json!(true);
     result["next_page"] = json!(next_page);
     result["next_per_page"] = json!(next_per_page);
     result["hint"] = json!(format!(
