@@ -38,8 +38,9 @@ use crate::confirm::{Clock, DynamoStore, MemoryStore, NonceStore, system_clock};
 use crate::kobana::KobanaClient;
 use crate::server::{AppState, KobanaMcp};
 
-pub use crate::deferred::{BoxError, ResponseBody};
-use crate::deferred::{DeferredSlot, full};
+use crate::body::full;
+pub use crate::body::{BoxError, ResponseBody};
+use crate::deferred::DeferredSlot;
 
 /// Why the app could not be built.
 #[derive(Debug, thiserror::Error)]
