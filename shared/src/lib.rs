@@ -14,6 +14,7 @@
 
 pub mod access;
 pub mod audit;
+pub mod body;
 pub mod canonical;
 pub mod catalog;
 pub mod check;

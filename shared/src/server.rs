@@ -127,13 +127,30 @@ fn deferred_slot(ctx: &RequestContext<RoleServer>) -> Result<&DeferredSlot, McpE
         .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o espaço da resposta"))
 }
 
-/// The authenticated caller, put there by the front.
-pub fn principal(ctx: &RequestContext<RoleServer>) -> Result<Arc<Principal>, McpError> {
-    parts(ctx)?
-        .extensions
-        .get::<Arc<Principal>>()
-        .cloned()
-        .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o autor"))
+/// Who calls and what they may see, as the front left them in the request: read once at the
+/// top of each method that needs them.
+struct Caller {
+    /// The authenticated caller.
+    principal: Arc<Principal>,
+    /// What this request may see.
+    visibility: Visibility,
+}
+
+impl Caller {
+    /// Reads the request's principal, then what it may see.
+    fn of(ctx: &RequestContext<RoleServer>) -> Result<Self, McpError> {
+        let parts = parts(ctx)?;
+        let principal = parts
+            .extensions
+            .get::<Arc<Principal>>()
+            .cloned()
+            .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o autor"))?;
+        let visibility = visibility(parts, &principal)?;
+        Ok(Self {
+            principal,
+            visibility,
+        })
+    }
 }
 
 /// The request line's record, put there by the front.
@@ -158,9 +175,8 @@ fn note_call(record: Option<&RequestRecord>, response: &CallToolResponse) {
 /// What this request may see: the token's permissions, narrowed as the front read from
 /// `X-MCP-Toolsets` and `X-MCP-Readonly` and by a read-only consent at the token front (an
 /// unknown toolset is refused here, -32600).
-pub fn visibility(ctx: &RequestContext<RoleServer>) -> Result<Visibility, McpError> {
-    let principal = principal(ctx)?;
-    let narrowing = parts(ctx)?
+fn visibility(parts: &http::request::Parts, principal: &Principal) -> Result<Visibility, McpError> {
+    let narrowing = parts
         .extensions
         .get::<Result<Narrowing, String>>()
         .ok_or_else(|| protocol_errors::internal("a requisição chegou sem o recorte de tools"))?;
@@ -366,7 +382,7 @@ impl ServerHandler for KobanaMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let visibility = visibility(&context)?;
+        let Caller { visibility, .. } = Caller::of(&context)?;
         let views = views_may_render(&context);
         let visible = registry().all().iter().filter(|t| visibility.shows(t));
         // The front swaps the stand-in for the definitions serialized once at start.
@@ -387,7 +403,7 @@ impl ServerHandler for KobanaMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let visibility = visibility(&context)?;
+        let Caller { visibility, .. } = Caller::of(&context)?;
         let mut result = ListResourcesResult::with_all_items(resources::list(&visibility));
         if is_modern(&context) {
             result.ttl_ms = Some(LIST_TTL_MS);
@@ -401,7 +417,7 @@ impl ServerHandler for KobanaMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let visibility = visibility(&context)?;
+        let Caller { visibility, .. } = Caller::of(&context)?;
         let mut result =
             ListResourceTemplatesResult::with_all_items(resources::templates(&visibility));
         if is_modern(&context) {
@@ -417,8 +433,10 @@ impl ServerHandler for KobanaMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let uri = request.uri.clone();
-        let visibility = visibility(&context)?;
-        let principal = principal(&context)?;
+        let Caller {
+            principal,
+            visibility,
+        } = Caller::of(&context)?;
         let not_found = || protocol_errors::resource_not_found(&uri);
         if let Some(view) = crate::views::find(&uri) {
             if !crate::views::readable(&visibility, view) {
@@ -462,7 +480,7 @@ impl ServerHandler for KobanaMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let visibility = visibility(&context)?;
+        let Caller { visibility, .. } = Caller::of(&context)?;
         let mut result = ListPromptsResult::with_all_items(crate::prompts::list(&visibility));
         if is_modern(&context) {
             result.ttl_ms = Some(LIST_TTL_MS);
@@ -476,8 +494,10 @@ impl ServerHandler for KobanaMcp {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let visibility = visibility(&context)?;
-        let principal = principal(&context)?;
+        let Caller {
+            principal,
+            visibility,
+        } = Caller::of(&context)?;
         let args: serde_json::Map<String, Value> = request
             .arguments
             .clone()
@@ -505,8 +525,10 @@ impl ServerHandler for KobanaMcp {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        let visibility = visibility(&context)?;
-        let principal = principal(&context)?;
+        let Caller {
+            principal,
+            visibility,
+        } = Caller::of(&context)?;
         let completion = crate::completions::complete(
             self.tool_ctx(principal, &context),
             &visibility,
@@ -540,8 +562,10 @@ impl KobanaMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let principal = principal(&context)?;
-        let visibility = visibility(&context)?;
+        let Caller {
+            principal,
+            visibility,
+        } = Caller::of(&context)?;
         let tool = shown_tool(&visibility, &request.name)?;
         if !visibility.may_run(tool) {
             // A generic writing tool has no permission of its own: any `<resource>:write`.

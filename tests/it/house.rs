@@ -5,7 +5,7 @@
 //!   handler — the features (`catalog`, `confirm`, `resources`, `prompts`, `completions`, and
 //!   the operator's `check`), then
 //!   `deferred` and `audit`, `kobana`, `telemetry` (the request record the client fills in), and the base
-//!   (`access`, `canonical`, `format`, `config`, `net`, `protocol_errors`) — never import the
+//!   (`access`, `body`, `canonical`, `format`, `config`, `net`, `protocol_errors`) — never import the
 //!   ones above;
 //! - modules of one rank never import each other in a cycle, and the tools (`catalog`) know
 //!   nothing of confirmation (`confirm`);
@@ -301,7 +301,7 @@ fn rank(module: &str) -> Option<u8> {
         "deferred" | "audit" => 4,
         "kobana" => 3,
         "telemetry" => 2,
-        "access" | "canonical" | "format" | "config" | "net" | "protocol_errors" => 1,
+        "access" | "body" | "canonical" | "format" | "config" | "net" | "protocol_errors" => 1,
         _ => return None,
     })
 }

@@ -1,6 +1,6 @@
-//! House rules measured on `shared/src` (NM-4, NM-5): each resource slug written once, no
-//! function longer than a reader keeps in mind, and the README's configuration table the
-//! same as the code's. The source readers are `house.rs`'s.
+//! House rules measured on `shared/src` (NM-4, NM-5, LH-3): each resource slug and each
+//! configuration variable's name written once, no function longer than a reader keeps in
+//! mind, no file over 700 lines. The source readers are `house.rs`'s.
 
 use crate::common::RESOURCES;
 use crate::house::{code_and_strings, code_only, ident, matching_brace, root, rust_files};
@@ -75,7 +75,7 @@ fn line_of(text: &str, at: usize) -> usize {
 }
 
 /// NM-4: a resource's slug is written once, where it is declared — `Resource::slug` in
-/// `access.rs` for the nine Kobana resources, `Toolset::slug` in `catalog/toolset.rs` for
+/// `access/resource.rs` for the 28 Kobana resources, `Toolset::slug` in `catalog/toolset.rs` for
 /// `schemas` — and everything else (Kobana paths, output keys, schema names, row shapes,
 /// completion sources, resource URIs, the confirmation question, the account check, the token
 /// front) derives it from the typed `Resource` or `Toolset`. Comments, and strings inside them,
@@ -87,7 +87,7 @@ fn nm4_every_resource_slug_is_written_only_where_it_is_declared() {
         if slug == "schemas" {
             "catalog/toolset.rs"
         } else {
-            "access.rs"
+            "access/resource.rs"
         }
     };
     // Words that are a slug and also something else on the wire: `usage` is the credits
@@ -244,31 +244,92 @@ impl S {
     assert_eq!(line_of(&kept, kept.find("fn b").unwrap()), 6);
 }
 
-/// NM-4: the README's configuration table lists exactly the variables of the code's one table
-/// (`kobana_mcp::config::VARIABLES`, the source of the usage text), in the same order, each
-/// with the same default; the README keeps the longer prose.
+/// Most lines of a source file of `shared/src` (LH-3).
+const MAX_FILE_LINES: usize = 700;
+
+/// LH-3: no source file of `shared/src` is over [`MAX_FILE_LINES`] lines: a longer one is
+/// split by concern into files whose names say what each holds.
 #[test]
-fn nm4_the_readme_configuration_table_is_the_code_table() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let section = readme
-        .split_once("\n## Configuration\n")
-        .map(|(_, rest)| rest.split("\n## ").next().unwrap_or(rest))
-        .expect("a `## Configuration` section in README.md");
-    let rows: Vec<(String, String)> = section
-        .lines()
-        .filter_map(|line| {
-            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-            let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
-            Some((name.to_owned(), cells.get(2)?.replace('`', "")))
+fn lh3_no_source_file_in_shared_src_is_over_700_lines() {
+    let lines: Vec<(String, usize)> = shared_sources()
+        .into_iter()
+        .map(|(file, text)| (file, text.lines().count()))
+        .collect();
+    let long: Vec<String> = lines
+        .iter()
+        .filter(|(_, lines)| *lines > MAX_FILE_LINES)
+        .map(|(file, lines)| format!("shared/src/{file}: {lines} lines"))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_FILE_LINES} lines (split them by concern):\n{}",
+        long.join("\n")
+    );
+}
+
+/// LH-3: each configuration variable is declared once: its name is written as a string in
+/// one place of the server's code (`shared/src`, `functions/*/src`), its declaration, and
+/// everything else (the reader, the refusals, the usage text, the README's table, the log
+/// set-up, `check`) takes it from there. Comments and test modules do not count.
+#[test]
+fn lh3_each_configuration_variable_name_is_written_once() {
+    let mut files = Vec::new();
+    rust_files(&root().join("shared/src"), &mut files);
+    rust_files(&root().join("functions"), &mut files);
+    let code: Vec<(String, String)> = files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).expect("readable");
+            (f.display().to_string(), without_test_modules(&text))
         })
         .collect();
-    let code: Vec<(String, String)> = kobana_mcp::config::VARIABLES
+    let names = kobana_mcp::config::VARIABLES
         .iter()
-        .map(|v| (v.name.to_owned(), v.default.to_owned()))
-        .collect();
-    assert!(code.len() > 20, "{code:?}");
+        .map(|v| v.name)
+        .chain([kobana_mcp::config::variables::LAMBDA_RUNTIME_API]);
+    let mut wrong = Vec::new();
+    for name in names {
+        let literal = format!("\"{name}\"");
+        let places: Vec<String> = code
+            .iter()
+            .flat_map(|(file, text)| {
+                text.match_indices(&literal)
+                    .map(move |(at, _)| format!("{file}:{}", line_of(text, at)))
+            })
+            .collect();
+        if places.len() != 1 {
+            wrong.push(format!(
+                "{literal} written {} times: {places:?}",
+                places.len()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// LH-3: the handler reads who calls and what they may see once per method: the principal is
+/// taken out of the request in one place (`Caller::of`), and no method of `server.rs` reads
+/// the caller twice (a tool call used to look the principal up twice).
+#[test]
+fn lh3_the_handler_reads_the_caller_once_per_method() {
+    let text = std::fs::read_to_string(root().join("shared/src/server.rs")).expect("server.rs");
+    let code = without_test_modules(&text);
+    let lookups = code.matches("get::<Arc<Principal>>").count();
     assert_eq!(
-        rows, code,
-        "README.md `## Configuration` against config::VARIABLES"
+        lookups, 1,
+        "the principal is taken out of the request in {lookups} places"
     );
+    let methods: Vec<&str> = code.split("fn ").skip(1).collect();
+    assert!(methods.len() > 10, "found only {} functions", methods.len());
+    let twice: Vec<&str> = methods
+        .iter()
+        .filter(|body| body.matches("Caller::of(").count() > 1)
+        .map(|body| ident(body))
+        .collect();
+    assert!(
+        twice.is_empty(),
+        "methods reading the caller twice: {twice:?}"
+    );
+    let readers = methods.iter().filter(|b| b.contains("Caller::of(")).count();
+    assert!(readers >= 8, "only {readers} methods read the caller");
 }

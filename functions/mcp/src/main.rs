@@ -22,7 +22,8 @@ fn usage() -> String {
 }
 
 fn main() -> ExitCode {
-    let under_lambda = std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some();
+    let under_lambda =
+        std::env::var_os(kobana_mcp::config::variables::LAMBDA_RUNTIME_API).is_some();
     // Lambda hands an instance one event at a time: a single-threaded runtime starts faster
     // and never moves work between threads. The local server gets a worker per core.
     let runtime = if under_lambda {

@@ -1,103 +1,26 @@
 //! What a tool handler gets: the caller, the Kobana client, and helpers that turn Kobana's
 //! answers into results a model can use.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use reqwest::Method;
 use serde_json::{Map, Value, json};
 
+pub use super::arg_values::{
+    MAX_NFE_REASON_CHARS, MAX_REASON_CHARS, date_arg, date_range, push_opt, reason_arg, ref_arg,
+    text_arg, uuid_arg,
+};
+pub use super::planned::{PlannedWrite, WriteGate};
 use super::{Output, Paging, ToolError, schemas};
 use crate::access::{Principal, Resource};
 use crate::audit::CallAudit;
 use crate::format::enrich;
-use crate::kobana::{Envelope, KobanaClient, is_uuid, segment_is_safe};
+use crate::kobana::{Envelope, KobanaClient};
 
 /// Largest page Kobana serves.
 pub const MAX_PER_PAGE: u32 = 100;
 /// The page size of a list that names none.
 pub const DEFAULT_PER_PAGE: u32 = 20;
-
-/// A write exactly as a handler would send it: method, path segments under `/v1`, query and
-/// JSON body, after the handler parsed, validated and normalized its arguments. What a person
-/// confirms is put into words from this, the confirmation is bound to it, and the confirmed
-/// run sends it only if it is still the same.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlannedWrite {
-    /// `POST`, `PUT`, `PATCH` or `DELETE`.
-    pub method: Method,
-    /// Path segments under `/v1` (`["payments", "<uuid>", "refund"]`).
-    pub segments: Vec<String>,
-    /// Query pairs (only the generic tools send any on a write).
-    pub query: Vec<(String, String)>,
-    /// The JSON body, if any.
-    pub body: Option<Value>,
-    /// Kobana's operationId, when a generic tool plans the write (the question is that
-    /// operation's row's sentence).
-    pub operation: Option<&'static str>,
-}
-
-impl PlannedWrite {
-    /// The write of `method` to `segments` with `body`.
-    pub fn new(method: Method, segments: &[&str], body: Option<&Value>) -> Self {
-        Self {
-            method,
-            segments: segments.iter().map(|s| (*s).to_owned()).collect(),
-            query: Vec::new(),
-            body: body.cloned(),
-            operation: None,
-        }
-    }
-
-    /// `/v1/<segments>`.
-    pub fn path(&self) -> String {
-        format!("/v1/{}", self.segments.join("/"))
-    }
-
-    /// The path with its id left out, for a log line: `/v1/payments/{id}/refund` (the id
-    /// can be an argument value, such as a customer's `external_id`).
-    pub fn path_shape(&self) -> String {
-        let shape: Vec<&str> = self
-            .segments
-            .iter()
-            .enumerate()
-            .map(|(i, s)| if i == 1 { "{id}" } else { s.as_str() })
-            .collect();
-        format!("/v1/{}", shape.join("/"))
-    }
-
-    /// The canonical request: `{"body","method","path"}` (plus `operation` and `query` when a
-    /// generic tool sends them) with every object's keys sorted, compactly serialized. Two
-    /// writes are the same request exactly when these are equal.
-    pub fn canonical(&self) -> String {
-        let mut request = json!({
-            "method": self.method.as_str(),
-            "path": self.path(),
-            "body": self.body,
-        });
-        if let Some(operation) = self.operation {
-            request["operation"] = json!(operation);
-        }
-        if !self.query.is_empty() {
-            request["query"] = json!(self.query);
-        }
-        crate::canonical::canonical_json(&request)
-    }
-}
-
-/// What [`ToolCtx::write`] does with the write a handler reaches.
-#[derive(Debug, Clone, Default)]
-pub enum WriteGate {
-    /// Send it.
-    #[default]
-    Open,
-    /// Dry run before a confirmation: record the write here and stop with
-    /// [`ToolError::ConfirmationRequired`]. The handler's own argument checks run, nothing
-    /// changes, and the person is asked only about a request that would actually be sent.
-    Plan(Arc<Mutex<Option<PlannedWrite>>>),
-    /// The person confirmed this request: send the write only if it is the same canonical
-    /// request, else refuse with [`ToolError::ConfirmationMismatch`] and send nothing.
-    Confirmed(Arc<PlannedWrite>),
-}
 
 /// The context of one tool call.
 #[derive(Debug, Clone)]
@@ -127,40 +50,6 @@ pub struct ToolCtx {
     /// The audit trail: every write sent is recorded there first, and a write without it is
     /// not sent (AU-2); read tools read it.
     pub audit: Option<CallAudit>,
-}
-
-/// Checks that `value` is a UUID (Kobana's ids), naming the argument when it is not.
-pub fn uuid_arg<'a>(name: &str, value: &'a str) -> Result<&'a str, ToolError> {
-    let v = value.trim();
-    if is_uuid(v) {
-        Ok(v)
-    } else {
-        Err(ToolError::InvalidArguments(format!(
-            "`{name}` deve ser um UUID do Kobana (ex.: 47378190-96da-4dac-b2ff-5d2a386ecbe0); recebido {value:?}"
-        )))
-    }
-}
-
-/// Checks an id that may also be an `external_id` (customers): letters, digits, `-`, `_`, `.`.
-pub fn ref_arg<'a>(name: &str, value: &'a str) -> Result<&'a str, ToolError> {
-    let v = value.trim();
-    if segment_is_safe(v) {
-        Ok(v)
-    } else {
-        Err(ToolError::InvalidArguments(format!(
-            "`{name}` deve ser o UUID ou o external_id do registro (letras, dígitos, -, _ ou .); recebido {value:?}"
-        )))
-    }
-}
-
-/// Adds `key=value` to a query when the value is present.
-pub fn push_opt(query: &mut Vec<(String, String)>, key: &str, value: Option<impl ToString>) {
-    if let Some(value) = value {
-        let value = value.to_string();
-        if !value.trim().is_empty() {
-            query.push((key.to_owned(), value.trim().to_owned()));
-        }
-    }
 }
 
 impl ToolCtx {
@@ -419,72 +308,6 @@ macro_rules! destructive_description {
 }
 pub(crate) use destructive_description;
 
-/// Checks a required free-text argument: present once trimmed, at most `max` characters.
-pub fn text_arg<'a>(name: &str, value: &'a str, max: usize) -> Result<&'a str, ToolError> {
-    let v = value.trim();
-    if v.is_empty() {
-        return Err(ToolError::InvalidArguments(format!(
-            "`{name}` não pode ficar em branco"
-        )));
-    }
-    let len = v.chars().count();
-    if len > max {
-        return Err(ToolError::InvalidArguments(format!(
-            "`{name}` aceita até {max} caracteres; recebido {len}"
-        )));
-    }
-    Ok(v)
-}
-
-/// Longest reason a destructive tool sends (void, refund, cancel), in characters; the
-/// question shows it whole.
-pub const MAX_REASON_CHARS: usize = 500;
-/// Longest reason for cancelling an NF-e (it goes to the city hall too), in characters.
-pub const MAX_NFE_REASON_CHARS: usize = 1000;
-
-/// Checks and normalizes a free-text reason: one plain line (hidden characters — controls,
-/// bidi and zero-width format characters, line/paragraph separators — removed, every run of
-/// whitespace one space, trimmed, the question's quote marks and their look-alikes made
-/// `"`), not blank, at most `max` characters. What is sent is exactly what the person is
-/// shown, whole (BW-6).
-pub fn reason_arg(name: &str, value: &str, max: usize) -> Result<String, ToolError> {
-    let line = crate::format::quotable_line(value);
-    text_arg(name, &line, max)?;
-    Ok(line)
-}
-
-/// Checks an optional `YYYY-MM-DD` date argument (a real calendar date), naming it when wrong.
-pub fn date_arg(name: &str, value: Option<&str>) -> Result<Option<String>, ToolError> {
-    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else {
-        return Ok(None);
-    };
-    let ok = v.len() == 10 && v.parse::<jiff::civil::Date>().is_ok();
-    if ok {
-        Ok(Some(v.to_owned()))
-    } else {
-        Err(ToolError::InvalidArguments(format!(
-            "`{name}` deve ser uma data AAAA-MM-DD válida (ex.: 2026-08-31); recebido {v:?}"
-        )))
-    }
-}
-
-/// Checks that `from` is not after `to` when both dates are given.
-pub fn date_range(
-    from_name: &str,
-    from: &Option<String>,
-    to_name: &str,
-    to: &Option<String>,
-) -> Result<(), ToolError> {
-    if let (Some(from), Some(to)) = (from, to)
-        && from > to
-    {
-        return Err(ToolError::InvalidArguments(format!(
-            "`{from_name}` ({from}) é posterior a `{to_name}` ({to}); inverta as datas"
-        )));
-    }
-    Ok(())
-}
-
 impl ToolCtx {
     /// Describes a document Kobana serves (PDF, XML) without handing out its bytes:
     /// `{ <key>: { <id_key>: id, mime_type, size_bytes, resource_uri } }`. Only the response
@@ -583,6 +406,7 @@ fn tidy(node: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
 
     fn ctx(gate: WriteGate) -> ToolCtx {
         // A Kobana that is not there: a write that got as far as sending fails to connect.

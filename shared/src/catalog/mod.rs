@@ -7,6 +7,7 @@
 //! per process; listing is a filter over it.
 
 mod arg_check;
+mod arg_values;
 mod args;
 mod context;
 pub mod curated;
@@ -14,6 +15,7 @@ mod errors;
 pub mod lists;
 pub mod month_report;
 pub mod operations;
+mod planned;
 mod registry;
 pub mod schemas;
 mod toolset;

@@ -14,6 +14,7 @@
 pub mod api;
 mod ledger;
 pub mod mcp;
+mod readings;
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -186,7 +187,7 @@ pub async fn run(args: &[String]) -> ExitCode {
             let api_url = options
                 .api_url
                 .clone()
-                .or_else(|| std::env::var("KOBANA_API_URL").ok())
+                .or_else(|| std::env::var(crate::config::kobana::API_URL.name).ok())
                 .unwrap_or_else(|| crate::config::DEFAULT_KOBANA_API_URL.to_owned());
             api::run(&api_url, &token).await
         }

@@ -14,7 +14,8 @@ use futures_util::{Stream, StreamExt, stream};
 use http_body::Frame;
 use http_body_util::{BodyExt, StreamBody};
 
-use super::{BoxError, Deferred, DeferredSlot, ResponseBody, split_at_placeholder};
+use super::{Deferred, DeferredSlot, split_at_placeholder};
+use crate::body::{BoxError, ResponseBody};
 use crate::kobana::DownloadResponse;
 
 /// A document waiting to be spliced into the answer of the request that fetched it.

@@ -18,34 +18,9 @@ pub mod tool_list;
 use std::sync::Mutex;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
 
+use crate::body::{ResponseBody, full};
 pub use document::PendingDocument;
-
-/// Error type of response bodies: a streamed body can fail mid-way (the stream is then cut).
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-/// A response body as the front sends it.
-pub type ResponseBody = http_body_util::combinators::UnsyncBoxBody<Bytes, BoxError>;
-
-/// A whole body in memory.
-pub fn full(body: impl Into<Bytes>) -> ResponseBody {
-    Full::new(body.into())
-        .map_err(|never| match never {})
-        .boxed_unsync()
-}
-
-/// A response with a fixed body.
-pub fn fixed(
-    status: http::StatusCode,
-    content_type: &str,
-    body: impl Into<Bytes>,
-) -> http::Response<ResponseBody> {
-    http::Response::builder()
-        .status(status)
-        .header(http::header::CONTENT_TYPE, content_type)
-        .body(full(body))
-        .expect("valid response")
-}
 
 /// What a handler left for the front.
 #[derive(Debug)]

@@ -42,9 +42,10 @@ use crate::kobana::KobanaClient;
 use crate::server::{AppState, KobanaMcp};
 use crate::token_front::{self, TokenFront};
 
-pub(crate) use crate::deferred::fixed;
-pub use crate::deferred::{BoxError, ResponseBody};
-use crate::deferred::{DeferredSlot, full};
+pub(crate) use crate::body::fixed;
+use crate::body::full;
+pub use crate::body::{BoxError, ResponseBody};
+use crate::deferred::DeferredSlot;
 
 /// Why the app could not be built.
 #[derive(Debug, thiserror::Error)]

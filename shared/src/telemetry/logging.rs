@@ -8,7 +8,7 @@ use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
 /// The filter used when `RUST_LOG` is unset or cannot be read.
-pub const DEFAULT_FILTER: &str = "info";
+pub const DEFAULT_FILTER: &str = crate::config::logs::DEFAULT_LOG_FILTER;
 
 /// Targets held at a level whatever `RUST_LOG` says, however specific its directive (BW-3):
 ///

@@ -26,7 +26,7 @@ use super::token::{CODE_TTL_SECS, CodeGrant};
 use super::{FrontRequest, TokenFront, cimd};
 use crate::access::slugs::ORGANIZATION;
 use crate::access::{AuthError, BearerToken, Consent, Principal};
-use crate::deferred::ResponseBody;
+use crate::body::ResponseBody;
 use crate::kobana::KobanaError;
 
 /// How long the page's form stays usable.
@@ -114,7 +114,7 @@ fn back_to_client(
         }
         query.append_pair("iss", issuer);
     }
-    let mut response = crate::deferred::fixed(StatusCode::SEE_OTHER, "text/plain", "");
+    let mut response = crate::body::fixed(StatusCode::SEE_OTHER, "text/plain", "");
     let headers = response.headers_mut();
     match HeaderValue::from_str(url.as_str()) {
         Ok(location) => headers.insert(header::LOCATION, location),

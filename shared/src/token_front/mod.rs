@@ -46,9 +46,9 @@ use serde_json::json;
 pub use access::{AccessRefusal, Opened, is_access_token};
 pub use endpoint::{Route, Urls, authorization_servers};
 
+use crate::body::{ResponseBody, fixed};
 use crate::config::Config;
 use crate::confirm::{Clock, NonceStore};
-use crate::deferred::{ResponseBody, fixed};
 use crate::kobana::KobanaClient;
 use endpoint::Endpoint;
 use params::{json_answer, oauth_error};

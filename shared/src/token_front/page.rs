@@ -12,7 +12,7 @@ use http::{HeaderValue, Response, StatusCode, header};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::deferred::{ResponseBody, fixed};
+use crate::body::{ResponseBody, fixed};
 
 /// The pages' only style, allowed by its hash.
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;\

@@ -3,7 +3,7 @@
 use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use serde_json::{Value, json};
 
-use crate::deferred::{ResponseBody, fixed};
+use crate::body::{ResponseBody, fixed};
 
 /// `application/x-www-form-urlencoded` (or query) parameters, each named once.
 #[derive(Debug, Default)]

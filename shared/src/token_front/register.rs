@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::client::{ClientMetadata, registered_id};
 use super::params::{body, content_type_is, json_answer, oauth_error};
 use super::{FrontRequest, TokenFront};
-use crate::deferred::ResponseBody;
+use crate::body::ResponseBody;
 
 /// Largest registration request read.
 pub const MAX_REGISTRATION_BYTES: usize = 16 * 1024;

@@ -21,7 +21,7 @@ use super::params::{Params, body, content_type_is, json_answer, oauth_error};
 use super::seal::Purpose;
 use super::{FrontRequest, TokenFront};
 use crate::access::{Consent, default_scope, scopes_supported};
-use crate::deferred::ResponseBody;
+use crate::body::ResponseBody;
 
 /// How long a code lives.
 pub const CODE_TTL_SECS: i64 = 60;
