@@ -45,7 +45,10 @@ pub struct ListArgs {
     /// Only people (natural) or only companies (juridical).
     pub kind: Option<CustomerKind>,
     #[serde(flatten)]
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub paging: Paging,
 }
 
@@ -130,7 +133,10 @@ impl CustomerFields {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CreateArgs {
     #[serde(flatten)]
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub fields: CustomerFields,
     /// Contact e-mail.
     pub email: Option<String>,
@@ -151,7 +157,10 @@ pub struct UpdateArgs {
     /// Customer UUID, or your own external_id.
     pub id: String,
     #[serde(flatten)]
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub fields: CustomerFields,
 }
 
@@ -233,6 +242,10 @@ fn body_of(value: &impl Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a toolset's declaration list is data, one entry per tool"
+)]
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::new(
