@@ -26,10 +26,10 @@
 # its first failing test with the test's message (or the first compiler error, or the
 # stage's last lines): the run's last lines say what broke.
 #
-# Every build shares one feature set: clippy, `cargo build --workspace` and `cargo test
-# --workspace` resolve the same features (dev-only features are normal features of the test
-# crate), so each dependency compiles once per mode (check, debug), and the bench smoke runs
-# the debug binaries built here instead of a release build.
+# Every build shares one feature set: every cargo command goes through `cargo_ws` (below),
+# which runs it over the whole workspace with the demo feature or without; dev-only features
+# are normal features of the test crate, so each dependency compiles once per mode (check,
+# debug), and the bench smoke runs the debug binaries built here instead of a release build.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -200,6 +200,23 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The one cargo command of this script (QL-2): `cargo_ws <demo|plain> <subcommand> [args…]` runs
+# `cargo <subcommand> --workspace`, with the demo feature or without (`fmt`: `--all`), so every
+# build, check and test resolves one of the workspace's two feature sets. Arguments that change
+# what is compiled (`-p`, `--release`, `--target`, more features…) do not belong here:
+# `house::ql2_every_cargo_call_goes_through_one_wrapper_and_one_of_two_feature_sets` fails.
+cargo_ws() {
+  local set="$1" sub="$2" scope=(--workspace)
+  shift 2
+  case "$set" in
+    demo) scope+=(--features kobana-mcp/demo) ;;
+    plain) ;;
+    *) die "cargo_ws: the feature set is 'demo' or 'plain', not '$set'" ;;
+  esac
+  [[ "$sub" == fmt ]] && scope=(--all)
+  cargo "$sub" "${scope[@]}" "$@"
+}
+
 command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
 command -v curl >/dev/null 2>&1 || die "curl not found on PATH"
 
@@ -216,24 +233,24 @@ fi
 
 # ---- static checks and builds ---------------------------------------------------------------------
 stage "cargo fmt --all -- --check"
-cargo fmt --all -- --check
+cargo_ws plain fmt -- --check
 
 stage "cargo clippy --workspace --all-targets -D warnings (with the demo feature)"
-cargo clippy --workspace --all-targets --features kobana-mcp/demo -- -D warnings
+cargo_ws demo clippy --all-targets -- -D warnings
 if [[ $QUICK == 0 ]]; then
   stage "cargo clippy --workspace --all-targets -D warnings (without the demo feature)"
-  cargo clippy --workspace --all-targets -- -D warnings
+  cargo_ws plain clippy --all-targets -- -D warnings
 fi
 
 stage "cargo build --workspace: the demo binary (conformance, Inspector, clients), then the function binary"
-cargo build --workspace --features kobana-mcp/demo
+cargo_ws demo build
 cp "$TARGET/debug/kobana-mcp" "$TARGET/debug/kobana-mcp-demo"
 export KOBANA_MCP_DEMO_BIN="$TARGET/debug/kobana-mcp-demo"
-cargo build --workspace
+cargo_ws plain build
 export KOBANA_MCP_BIN="$TARGET/debug/kobana-mcp"
 
 stage "cargo test --workspace --no-run (the test binaries)"
-cargo test --workspace --features kobana-mcp/demo --no-run
+cargo_ws demo test --no-run
 
 # ---- tests -------------------------------------------------------------------------------------------
 bg_wait setup
@@ -314,7 +331,7 @@ if [[ $QUICK == 1 ]]; then
 fi
 
 stage "cargo test --workspace$([[ $QUICK == 1 ]] && echo " (without the external-client areas)")"
-cargo test --workspace --features kobana-mcp/demo --no-fail-fast -- "${test_filter[@]}" "${CARGO_TEST_ARGS[@]}"
+cargo_ws demo test --no-fail-fast -- "${test_filter[@]}" "${CARGO_TEST_ARGS[@]}"
 
 # Where Kobana's own material leaves a point open, the fake plays our reading by default and
 # every other alternative under KOBANA_FAKE_READINGS=others (docs/contract.md, "Readings"):
@@ -328,8 +345,7 @@ for name in "${SAME_UNDER_EVERY_READING[@]}"; do
   others_filter+=(--skip "$name")
 done
 stage "cargo test --test it, the fake under the other readings (KOBANA_FAKE_READINGS=others)"
-KOBANA_FAKE_READINGS=others cargo test --workspace --features kobana-mcp/demo --test it \
-  --no-fail-fast -- "${others_filter[@]}" "${CARGO_TEST_ARGS[@]}"
+KOBANA_FAKE_READINGS=others cargo_ws demo test --test it --no-fail-fast -- "${others_filter[@]}" "${CARGO_TEST_ARGS[@]}"
 
 if [[ $QUICK == 0 ]]; then
   bg_wait fuzz-build

@@ -11,44 +11,22 @@
 //!   nothing of confirmation (`confirm`);
 //! - no Rust source file over 800 lines, except data-like corpora that say so in their first
 //!   line; the function binary's `main.rs` at most 150 lines;
-//! - the test command stays fast and whole (QL): every area of the one test binary is declared
-//!   and no test of the 36 binaries it replaced is lost; every debug build of the scripts
-//!   resolves one of two feature sets; a target without a test harness holds no test; the
-//!   quick loop skips the areas that drive Node; its second pass runs under the fake's other
-//!   readings (RK-1). The readers are in `house_support`.
+//! - the test command stays fast and whole (QL): every area of the one test binary is declared;
+//!   every cargo command of `scripts/test.sh` goes through its one wrapper and resolves one of
+//!   two feature sets; a target without a test harness holds no test; the quick loop skips the
+//!   areas that drive Node; its second pass runs under the fake's other readings (RK-1).
+//!
+//! What the compiler and clippy can hold (function length, `unsafe`, docs) is theirs:
+//! `[workspace.lints]` in `Cargo.toml`. The readers are in `house_support`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-pub(crate) use crate::house_support::root;
 use crate::house_support::{
-    COMPILING, cargo_calls, cargo_runs_of_test_sh, list_lines, lost_tests, runs_whole_area,
-    scripts_that_run_cargo, second_compile, target_sources, targets_without_a_harness,
-    tests_of_this_binary,
+    cargo_command_lines, cargo_runs_of_test_sh, crate_modules_used_at, runs_whole_area, starts,
+    target_sources, targets_without_a_harness, tokens,
 };
-
-/// Every `.rs` file under `dir`, skipping build output and installed packages.
-pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if path.is_dir() {
-            if !matches!(
-                name.as_ref(),
-                "target" | "node_modules" | ".git" | ".venv" | "corpus" | "artifacts"
-            ) && !name.starts_with(".venv")
-            {
-                rust_files(&path, out);
-            }
-        } else if name.ends_with(".rs") {
-            out.push(path);
-        }
-    }
-}
+pub(crate) use crate::house_support::{root, rust_files};
 
 /// The module a file of `shared/src` belongs to (`http`, `server`, `catalog`, …).
 fn module_of(relative: &Path) -> String {
@@ -58,206 +36,6 @@ fn module_of(relative: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .unwrap_or_default();
     first.trim_end_matches(".rs").to_owned()
-}
-
-/// The source with comments (line, block, doc) and string, char and raw-string literals
-/// blanked out, so only code is searched for paths. Line breaks are kept, so a position in it
-/// is on the same line as in `text`.
-pub(crate) fn code_only(text: &str) -> String {
-    strip(text, false)
-}
-
-/// The source with comments blanked out (string literals in comments with them), the code's
-/// own string literals kept; line breaks kept.
-pub(crate) fn code_and_strings(text: &str) -> String {
-    strip(text, true)
-}
-
-/// The line breaks of `skipped`, so what is blanked keeps its lines.
-pub(crate) fn breaks(skipped: &str) -> String {
-    "\n".repeat(skipped.matches('\n').count())
-}
-
-/// [`code_only`] or, with `keep_strings`, [`code_and_strings`].
-fn strip(text: &str, keep_strings: bool) -> String {
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let rest = &text[i..];
-        if rest.starts_with("//") {
-            let end = rest.find('\n').unwrap_or(rest.len());
-            i += end;
-        } else if let Some(comment) = rest.strip_prefix("/*") {
-            let end = comment.find("*/").map_or(rest.len(), |e| e + 4);
-            i += end;
-            out.push(' ');
-            out.push_str(&breaks(&rest[..end]));
-        } else if let Some(hashes) = raw_string_start(rest) {
-            let close = format!("\"{}", "#".repeat(hashes));
-            let open = hashes + 2;
-            let end = rest[open..]
-                .find(&close)
-                .map_or(rest.len(), |e| open + e + close.len());
-            i += end;
-            literal(&mut out, &rest[..end], keep_strings);
-        } else if rest.starts_with('"') {
-            let mut j = 1;
-            while j < rest.len() {
-                match rest.as_bytes()[j] {
-                    b'\\' => j += 2,
-                    b'"' => break,
-                    _ => j += 1,
-                }
-            }
-            let end = (j + 1).min(rest.len());
-            i += end;
-            literal(&mut out, &rest[..end], keep_strings);
-        } else if let Some(len) = char_literal_len(rest) {
-            i += len;
-            out.push_str("' '");
-        } else {
-            let c = rest.chars().next().expect("not at the end");
-            out.push(c);
-            i += c.len_utf8();
-        }
-    }
-    out
-}
-
-/// A string literal: kept, or blanked to `""` keeping its line breaks.
-fn literal(out: &mut String, text: &str, keep: bool) {
-    if keep {
-        out.push_str(text);
-    } else {
-        out.push_str("\"\"");
-        out.push_str(&breaks(text));
-    }
-}
-
-/// `r"`, `r#"`, `br##"`…: the number of `#` of a raw string starting here.
-fn raw_string_start(rest: &str) -> Option<usize> {
-    let after = rest.strip_prefix("br").or_else(|| rest.strip_prefix('r'))?;
-    let hashes = after.chars().take_while(|c| *c == '#').count();
-    after[hashes..].starts_with('"').then_some(hashes)
-}
-
-/// The length of a char literal (`'a'`, `'\n'`, `'\u{1F600}'`) starting here; `None` for a
-/// lifetime (`'a`).
-fn char_literal_len(rest: &str) -> Option<usize> {
-    let body = rest.strip_prefix('\'')?;
-    let len = if body.starts_with('\\') {
-        // The escaped character itself may be a quote (`'\''`): the literal closes after it.
-        2 + body.get(2..)?.find('\'')?
-    } else {
-        body.chars().next()?.len_utf8()
-    };
-    (body[len..].starts_with('\'') && len <= 12).then_some(len + 2)
-}
-
-/// The identifier at the start of `text` (after blanks).
-pub(crate) fn ident(text: &str) -> &str {
-    let text = text.trim_start();
-    let end = text
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(text.len());
-    &text[..end]
-}
-
-/// The first segments of every path in a `use` tree body (`{a, b::{c, d}, e as f}`): the
-/// names the tree imports from where it stands.
-fn group_heads(group: &str) -> Vec<String> {
-    let mut heads = Vec::new();
-    let mut depth = 0usize;
-    let mut at_item_start = true;
-    for (at, c) in group.char_indices() {
-        match c {
-            '{' => {
-                depth += 1;
-                at_item_start = depth == 1;
-            }
-            '}' => depth = depth.saturating_sub(1),
-            ',' if depth <= 1 => at_item_start = true,
-            c if at_item_start && depth == 1 && !c.is_whitespace() => {
-                let name = ident(&group[at..]);
-                if !name.is_empty() {
-                    heads.push(name.to_owned());
-                }
-                at_item_start = false;
-            }
-            _ => {}
-        }
-    }
-    heads
-}
-
-/// The crate modules a source file imports or names in code: `crate::x` paths, `use crate::{…}`
-/// groups at any depth of nesting, and `super::` paths that climb out of the file's own
-/// top-level module. Comments (doc links included) and string literals do not count.
-/// `depth` is how many modules below its top-level module the file sits (`catalog/mod.rs`: 0,
-/// `catalog/lists/compact.rs`: 2, `server.rs`: 0).
-fn crate_modules_used_at(text: &str, depth: usize) -> Vec<String> {
-    let code = code_only(text);
-    let text = code.as_str();
-    let mut used = Vec::new();
-    for (at, _) in text.match_indices("crate::") {
-        let before = text[..at].chars().next_back();
-        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-            continue; // `$crate::`, `mycrate::`
-        }
-        let rest = text[at + "crate::".len()..].trim_start();
-        if let Some(group) = rest.strip_prefix('{') {
-            let close = matching_brace(group);
-            used.extend(group_heads(&format!("{{{}}}", &group[..close])));
-        } else {
-            let name = ident(rest);
-            if !name.is_empty() {
-                used.push(name.to_owned());
-            }
-        }
-    }
-    // `super::super::x` from a file `depth` levels down names the top-level module `x`.
-    let climb = "super::".repeat(depth + 1);
-    for (at, _) in text.match_indices(&climb) {
-        let before = text[..at].chars().next_back();
-        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
-            continue;
-        }
-        let rest = text[at + climb.len()..].trim_start();
-        if let Some(group) = rest.strip_prefix('{') {
-            let close = matching_brace(group);
-            used.extend(group_heads(&format!("{{{}}}", &group[..close])));
-        } else {
-            let name = ident(rest);
-            if !name.is_empty() && name != "super" {
-                used.push(name.to_owned());
-            }
-        }
-    }
-    used
-}
-
-/// The index of the `}` closing a group whose `{` was just before `text`.
-pub(crate) fn matching_brace(text: &str) -> usize {
-    let mut depth = 1usize;
-    for (at, c) in text.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return at;
-                }
-            }
-            _ => {}
-        }
-    }
-    text.len()
-}
-
-/// [`crate_modules_used_at`] for a file at the top of its module.
-fn crate_modules_used(text: &str) -> Vec<String> {
-    crate_modules_used_at(text, 0)
 }
 
 /// How many modules below its top-level module a file of `shared/src` sits.
@@ -431,14 +209,6 @@ fn no_source_file_is_longer_than_a_reader_keeps_in_mind() {
 }
 
 #[test]
-fn the_import_reader_sees_plain_and_grouped_imports() {
-    let used = crate_modules_used("use crate::{catalog::X, http};\nlet a = crate::server::f();");
-    for module in ["catalog", "http", "server"] {
-        assert!(used.iter().any(|u| u == module), "{module}: {used:?}");
-    }
-}
-
-#[test]
 fn the_import_reader_sees_nested_groups_and_climbing_paths_but_not_comments_or_strings() {
     let text = r###"
 use crate::{
@@ -454,13 +224,14 @@ let s = "crate::kobana in a string";
 let r = r##"crate::telemetry in a raw string"##;
 let c = '{';
 fn f<'a>(x: &'a str) -> &'a str { crate::deferred::g(x) }
+let n: super::super::net::Addr = $crate::server::x();
 "###;
     let mut used = crate_modules_used_at(text, 1);
     used.sort();
     used.dedup();
     assert_eq!(
         used,
-        ["access", "catalog", "confirm", "deferred", "format"],
+        ["access", "catalog", "confirm", "deferred", "format", "net"],
         "{used:?}"
     );
 }
@@ -515,15 +286,19 @@ fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
         let Some(area) = name.strip_suffix(".rs").filter(|a| *a != "house") else {
             continue;
         };
-        let code = code_only(&std::fs::read_to_string(entry.path()).expect("readable"));
-        // `node()`, `scenario(`, `Runner::` standing alone (not `TestRunner::`).
-        let drives_node = ["node()", "scenario(", "Runner::"].iter().any(|call| {
-            code.match_indices(call).any(|(at, _)| {
-                !code[..at]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-            })
+        let code = tokens(
+            &std::fs::read_to_string(entry.path()).expect("readable"),
+            false,
+        );
+        // `node()`, `scenario(`, `Runner::` in code (not `TestRunner::`, not a comment).
+        let drives_node = (0..code.len()).any(|at| {
+            [
+                &["node", "(", ")"][..],
+                &["scenario", "("],
+                &["Runner", ":", ":"],
+            ]
+            .iter()
+            .any(|call| starts(&code, at, call))
         });
         let prefix = format!("{area}::");
         if drives_node && !skipped.iter().any(|s| s.starts_with(&prefix)) {
@@ -537,120 +312,91 @@ fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
     );
 }
 
-/// QL-1: every test of the 36 binaries the one binary replaced is still a test of it, under
-/// its own name or under the name recorded beside the list, with the commit and the reason.
+/// QL-2: every build, check and test of the workspace resolves one of two feature sets (with the
+/// demo feature or without) over the whole workspace, so no command compiles the same crates a
+/// second time. `scripts/test.sh` runs cargo in one place, its wrapper `cargo_ws`, and the gate
+/// and the quick loop, run in a sandbox, hand cargo nothing that changes what is compiled. The
+/// other scripts' cargo commands are these, each for its reason.
 #[test]
-fn ql1_no_test_of_the_split_binaries_is_lost() {
-    let before = list_lines("names-before-one-binary.txt");
-    let renamed = list_lines("names-renamed-since-one-binary.txt");
-    let tests = tests_of_this_binary();
-    assert_eq!(before.len(), 270, "the list of before was cut");
-    assert!(tests.len() >= before.len(), "{} tests listed", tests.len());
-    let problems = lost_tests(&before, &renamed, &tests);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-#[test]
-fn ql1_the_lost_test_check_names_a_lost_test_and_every_bad_rename() {
-    let names = |list: &[&str]| -> Vec<String> { list.iter().map(|s| (*s).to_owned()).collect() };
-    let before = names(&["a::kept", "a::gone", "a::renamed", "b::renamed_to_nothing"]);
-    let tests: BTreeSet<String> = names(&["a::kept", "a::new_name", "b::other"])
-        .into_iter()
-        .collect();
-    let renamed = names(&[
-        "a::renamed -> a::new_name | 1234abc | clearer",
-        "b::renamed_to_nothing -> b::missing | 1234abc | clearer",
-        "c::never_listed -> b::other | 1234abc | clearer",
-        "a::kept -> b::other | not-a-commit | clearer",
-        "a::kept => b::other",
-    ]);
+fn ql2_every_cargo_call_goes_through_one_wrapper_and_one_of_two_feature_sets() {
+    let script = std::fs::read_to_string(root().join("scripts/test.sh")).expect("test.sh");
     assert_eq!(
-        lost_tests(&before, &renamed, &tests),
-        [
-            "`b::renamed_to_nothing` was renamed `b::missing`, which is no test",
-            "renamed `c::never_listed` is not in the list of before",
-            "not `old -> new | commit | why` (commit in hex): a::kept -> b::other | not-a-commit | clearer",
-            "not `old -> new | commit | why` (commit in hex): a::kept => b::other",
-            "`a::gone` is lost: no such test, and no rename recorded",
-        ]
+        cargo_command_lines(&script),
+        [r#"cargo "$sub" "${scope[@]}" "$@""#],
+        "scripts/test.sh runs cargo only in `cargo_ws`"
     );
-}
-
-/// QL-2: every debug build, check and test of the workspace in the scripts resolves one of two
-/// feature sets (with the demo feature or without) over the whole workspace, with the same
-/// flags: no command brings back a second compile of the same crates.
-#[test]
-fn ql2_every_cargo_build_of_the_scripts_resolves_one_of_the_two_feature_sets() {
     let mut held = 0;
-    let mut wrong = Vec::new();
-    for (path, text) in scripts_that_run_cargo() {
-        for call in cargo_calls(&path, &text) {
-            let compiles = call
-                .args
-                .first()
-                .is_some_and(|s| COMPILING.contains(&s.as_str()));
-            match second_compile(&call) {
-                Some(why) => wrong.push(why),
-                None if compiles && path == "scripts/test.sh" => held += 1,
-                None => {}
+    for quick in [false, true] {
+        for run in cargo_runs_of_test_sh(quick) {
+            let args = run.args.iter().map(String::as_str);
+            let flags: Vec<&str> = args.take_while(|a| *a != "--").collect();
+            let changes_the_build = flags.iter().skip(1).any(|flag| {
+                let name = flag.split('=').next().unwrap_or_default();
+                [
+                    "-p",
+                    "--package",
+                    "--exclude",
+                    "--all-features",
+                    "--no-default-features",
+                ]
+                .iter()
+                .chain(&["--target", "--release", "-r", "--profile", "--config"])
+                .chain(&["--manifest-path", "-F"])
+                .any(|f| *f == name)
+            });
+            let features = flags.iter().filter(|f| f.starts_with("--features")).count();
+            let demo = flags
+                .windows(2)
+                .any(|w| w == ["--features", "kobana-mcp/demo"]);
+            let whole = flags.get(1) == Some(&"--workspace") || flags == ["fmt", "--all"];
+            let one_set = features == 0 || (features == 1 && demo);
+            assert!(
+                whole && one_set && !changes_the_build && run.rustflags.is_empty(),
+                "quick={quick}: a second compile: {run:?}"
+            );
+            held += 1;
+        }
+    }
+    assert!(held >= 12, "only {held} cargo runs recorded");
+    let named = [
+        // The benchmark: the smoke's debug builds, then the measured release builds.
+        ("bench/run.sh", "cargo build --workspace"),
+        ("bench/run.sh", "cargo build --release -p kobana-mcp"),
+        ("bench/run.sh", "cargo build --release -p hello-lambda"),
+        ("bench/run.sh", "cargo build --release -p kobana-mcp-bench"),
+        (
+            "bench/run.sh",
+            r#"PATH="$ROOT/.venv-sam/bin:$PATH" cargo lambda build --release --arm64 --bin kobana-mcp"#,
+        ),
+        // The fuzz target: its own workspace, flags and target directory.
+        (
+            "scripts/fuzz.sh",
+            r#"RUSTFLAGS="${SANCOV_FLAGS[*]} ${RUSTFLAGS:-}" cargo build --manifest-path "$ROOT/fuzz/Cargo.toml" \"#,
+        ),
+    ];
+    let mut paths = vec![".ci/run".to_owned(), "bench/run.sh".to_owned()];
+    for dir in ["scripts", "scripts/lib"] {
+        for entry in std::fs::read_dir(root().join(dir)).expect(dir).flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".sh") && name != "test.sh" {
+                paths.push(format!("{dir}/{name}"));
             }
         }
     }
-    // fmt aside, test.sh builds, checks and tests: a reader that found fewer would prove nothing.
-    assert!(
-        held >= 7,
-        "only {held} cargo builds found in scripts/test.sh"
-    );
-    assert!(wrong.is_empty(), "second compiles:\n{}", wrong.join("\n"));
-}
-
-#[test]
-fn ql2_the_script_reader_finds_commands_not_words_and_names_each_second_compile() {
-    let script = r#"# cargo build -p x in a comment
-stage "cargo build -p x in a string"
-cargo build --workspace --features kobana-mcp/demo
-if ! cargo test --workspace --no-run; then echo "no (cargo test -p y)"; fi
-KOBANA_X=1 cargo test --workspace --test it \
-  --no-fail-fast "${ARGS[@]}" -- --skip 'a b' >"$LOG" 2>&1
-out="$(cargo clippy -p kobana-mcp-shared)"
-RUSTFLAGS=-Cfoo cargo build --workspace && cargo run -q -p kobana-mcp-tests --bin contract-report
-cargo build --workspace --features kobana-mcp/demo,other
-cargo build --release -p kobana-mcp; cargo fmt --all
-RUSTFLAGS="--cfg fuzzing" cargo build --manifest-path "$ROOT/fuzz/Cargo.toml" --target x
-"#;
-    let calls = cargo_calls("s.sh", script);
-    let lines: Vec<&str> = calls.iter().map(|c| c.at.as_str()).collect();
+    paths.sort();
+    let found: Vec<(&str, String)> = paths
+        .iter()
+        .flat_map(|path| {
+            let text = std::fs::read_to_string(root().join(path)).expect("readable");
+            cargo_command_lines(&text)
+                .into_iter()
+                .map(move |l| (path.as_str(), l))
+        })
+        .collect();
     assert_eq!(
-        lines,
-        [
-            "s.sh:3", "s.sh:4", "s.sh:5", "s.sh:7", "s.sh:8", "s.sh:8", "s.sh:9", "s.sh:10",
-            "s.sh:10", "s.sh:11"
-        ]
-    );
-    assert_eq!(calls[2].env, ["KOBANA_X=1"]);
-    assert_eq!(
-        calls[2].args,
-        [
-            "test",
-            "--workspace",
-            "--test",
-            "it",
-            "--no-fail-fast",
-            "${ARGS[@]}",
-            "--",
-            "--skip",
-            "a b"
-        ]
-    );
-    let wrong: Vec<String> = calls.iter().filter_map(second_compile).collect();
-    assert_eq!(
-        wrong,
-        [
-            "s.sh:7: cargo clippy -p kobana-mcp-shared: `-p`, no `--workspace`",
-            "s.sh:8: cargo build --workspace: `RUSTFLAGS` set",
-            "s.sh:8: cargo run -q -p kobana-mcp-tests --bin contract-report: `-p`, no `--workspace`",
-            "s.sh:9: cargo build --workspace --features kobana-mcp/demo,other: features [\"kobana-mcp/demo\", \"other\"]",
-        ]
+        found,
+        named.map(|(p, l)| (p, l.to_owned())),
+        "cargo commands of the scripts"
     );
 }
 
@@ -695,7 +441,9 @@ fn ql5_no_code_branches_on_the_build_profile() {
         .iter()
         .filter(|f| {
             let text = std::fs::read_to_string(f).expect("readable");
-            code_only(&text).contains("debug_assertions")
+            tokens(&text, false)
+                .iter()
+                .any(|t| t.text == "debug_assertions")
         })
         .map(|f| f.display().to_string())
         .collect();
@@ -745,16 +493,15 @@ fn rk1_the_second_pass_runs_under_others_and_keeps_the_real_client_areas() {
     };
     for quick in [false, true] {
         let runs = cargo_runs_of_test_sh(quick);
-        let tests: Vec<&(String, Vec<String>)> =
-            runs.iter().filter(|(_, args)| is_test_run(args)).collect();
+        let tests: Vec<_> = runs.iter().filter(|run| is_test_run(&run.args)).collect();
         assert!(
-            tests.iter().any(|(readings, _)| readings.is_empty()),
+            tests.iter().any(|run| run.readings.is_empty()),
             "quick={quick}: no test pass under the default readings: {runs:?}"
         );
         let others: Vec<&Vec<String>> = tests
             .iter()
-            .filter(|(readings, _)| readings == "others")
-            .map(|(_, args)| args)
+            .filter(|run| run.readings == "others")
+            .map(|run| &run.args)
             .collect();
         assert!(
             others

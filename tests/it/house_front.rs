@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::house::{code_only, root, rust_files};
+use crate::house::{root, rust_files};
+use crate::house_support::code_only;
 
 /// The path segments after each `prefix` in `code` (`super::a::b` → `[a, b]`), one level of
 /// braces opened (`super::{a, b::c}` → `[a]`, `[b, c]`).

@@ -3,6 +3,9 @@
 //! One module per area. The support modules come first; every other module is a test area
 //! named after what it proves. Run one area with `cargo test -p kobana-mcp-tests --test it <area>::`.
 
+// Tests are not yet held to the house's 80 lines: #36 item 8 (LH-2) brings them under 100.
+#![allow(clippy::too_many_lines, reason = "tests: LH-2 sets their own limit")]
+
 // Support shared by the areas.
 mod audit_support;
 mod catalog_support;

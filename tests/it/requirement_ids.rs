@@ -11,7 +11,7 @@
 //! fuzzing state and lock files. Only `std` is used.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The document that defines the IDs, relative to the workspace root.
 const DOC: &str = "docs/requirements.md";
@@ -35,13 +35,7 @@ const MAX_DIGITS: usize = 2;
 /// Digits of an issue number in an issue citation.
 const ISSUE_DIGITS: usize = 2;
 
-/// The workspace root (this crate's parent directory).
-pub(crate) fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the workspace root")
-        .to_path_buf()
-}
+pub(crate) use crate::house_support::root;
 
 /// A byte that continues a word: an ASCII letter or digit, or `_`.
 fn is_word(byte: u8) -> bool {

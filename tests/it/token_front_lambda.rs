@@ -6,7 +6,7 @@
 //! Manager (moto). With the front on and no secret configured, the function refuses to start.
 
 use crate::common;
-#[allow(dead_code)]
+#[allow(dead_code, reason = "the support module serves lambda.rs too")]
 use crate::lambda_support;
 use crate::token_front_support;
 

@@ -12,6 +12,8 @@ mod args;
 mod context;
 pub mod curated;
 mod errors;
+#[cfg(test)]
+mod features_doc;
 pub mod lists;
 pub mod month_report;
 pub mod operations;

@@ -78,7 +78,10 @@ fn answer(responses: Option<&InputResponses>) -> Answer {
 /// organization); a confirmed call's idempotency key is derived from that same digest.
 /// Errors (`-32602`) only for a `requestState` that is not even of our format (CF-4: every
 /// other mismatch simply asks again).
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one decision over the call's own parts; a struct of them would serve this call only"
+)]
 pub async fn decide(
     store: &dyn NonceStore,
     clock: &Clock,

@@ -119,6 +119,10 @@ impl Encoder {
         self.carried = 0;
     }
 
+    #[allow(
+        unsafe_code,
+        reason = "base64 written straight into the spare capacity, no copy"
+    )]
     fn append(&mut self, src: &[u8]) {
         let n = base64_simd::STANDARD.encoded_length(src.len());
         self.out.reserve(n);

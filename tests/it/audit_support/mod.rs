@@ -3,7 +3,10 @@
 //! trail is there, and the table's items read back raw — this suite's own reading of
 //! DynamoDB's attributes, never the server's.
 
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "support shared by several areas; each area uses a part"
+)]
 
 use std::collections::HashMap;
 use std::sync::Arc;

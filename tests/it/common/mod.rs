@@ -1,7 +1,10 @@
 //! Test stack: the fake Kobana and the MCP server in-process, on ephemeral loopback ports,
 //! plus small helpers to speak both protocol eras over raw HTTP.
 
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "support shared by several areas; each area uses a part"
+)]
 
 pub mod dynamo;
 pub mod thread_server;

@@ -2,7 +2,10 @@
 //! is written, and this suite's reading of a question and of what the fake Kobana received —
 //! never the server's code. Shared by `confirm_truth.rs` and `confirm_refusals.rs`.
 
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "support shared by several areas; each area uses a part"
+)]
 
 use std::future::Future;
 use std::pin::Pin;
@@ -268,7 +271,10 @@ pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome,
 }
 
 /// The question's facts against the request the fake received (and the records it names).
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "each fact the question states beside what the fake saw"
+)]
 pub fn compare(
     tool: &str,
     read: &Read,

@@ -1,6 +1,9 @@
 //! Helpers shared by the `fake_*` tests: a started fake and a small HTTP client around it.
 
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "support shared by several areas; each area uses a part"
+)]
 
 use fake_kobana::auth::full_token_in;
 use fake_kobana::readings::ScopeWords;

@@ -2,7 +2,10 @@
 //! ([`upstream`]) and the server as a child process whose memory, CPU and logs are its own
 //! ([`server`]).
 
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "support shared by several areas; each area uses a part"
+)]
 
 pub mod server;
 pub use fake_kobana::hostile as upstream;

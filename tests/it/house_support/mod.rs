@@ -1,9 +1,11 @@
-//! The readers behind `house.rs`'s checks of the test command (QL-1, QL-2): the test binary's
-//! own list of its tests against the list of before the one binary, and the `cargo` commands
-//! of the shell scripts with the feature set each resolves. Only `std` is used.
+//! The readers behind `house.rs` and `source_rules.rs`: Rust sources as rustc's lexer reads
+//! them (`proc-macro2`: comments gone, every literal one token), the crate modules a file
+//! uses, the targets without a test harness, and what `scripts/test.sh` asks of cargo, run in a
+//! sandbox whose `cargo` only records.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
 /// The workspace root (this crate's parent directory).
 pub fn root() -> PathBuf {
@@ -13,308 +15,169 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The tests of this binary as `area::name`, as the binary itself lists them.
-pub fn tests_of_this_binary() -> BTreeSet<String> {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let out = std::process::Command::new(exe)
-        .args(["--list", "--format", "terse"])
-        .output()
-        .expect("the test binary lists its tests");
-    assert!(out.status.success(), "`--list` failed: {out:?}");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| line.strip_suffix(": test"))
-        .map(str::to_owned)
-        .collect()
-}
-
-/// The lines of a list file of `tests/it` without its comments and blank lines.
-pub fn list_lines(name: &str) -> Vec<String> {
-    let path = root().join("tests/it").join(name);
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .map(str::to_owned)
-        .collect()
-}
-
-/// What keeps a test of the split binaries (`before`) found in `tests`: its own name, or the
-/// test a line of `renamed` (`old -> new | commit | why`) names in its place. Returns every
-/// name lost that way and every rename line that is malformed, names no listed test, or
-/// names a new test that does not exist.
-pub fn lost_tests(before: &[String], renamed: &[String], tests: &BTreeSet<String>) -> Vec<String> {
-    let mut problems = Vec::new();
-    let mut moved = BTreeMap::new();
-    for line in renamed {
-        let parts: Vec<&str> = line.split(" | ").map(str::trim).collect();
-        let names = parts[0].split_once(" -> ");
-        let commit_ok = parts.get(1).is_some_and(|c| {
-            (7..=40).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_hexdigit())
-        });
-        let why_ok = parts.get(2).is_some_and(|w| !w.is_empty());
-        match names {
-            Some((old, new)) if parts.len() == 3 && commit_ok && why_ok => {
-                if !before.iter().any(|b| b == old) {
-                    problems.push(format!("renamed `{old}` is not in the list of before"));
-                }
-                if !tests.contains(new) {
-                    problems.push(format!("`{old}` was renamed `{new}`, which is no test"));
-                }
-                moved.insert(old, new);
-            }
-            _ => problems.push(format!(
-                "not `old -> new | commit | why` (commit in hex): {line}"
-            )),
+/// Every `.rs` file under `dir`, skipping build output, installed packages and fuzzing state.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let (path, name) = (entry.path(), entry.file_name());
+        let name = name.to_string_lossy();
+        let skipped = ["target", "node_modules", ".git", "corpus", "artifacts"];
+        if path.is_dir() && !skipped.contains(&name.as_ref()) && !name.starts_with(".venv") {
+            rust_files(&path, out);
+        } else if name.ends_with(".rs") {
+            out.push(path);
         }
     }
-    for name in before {
-        if !tests.contains(name) && !moved.contains_key(name.as_str()) {
-            problems.push(format!(
-                "`{name}` is lost: no such test, and no rename recorded"
-            ));
-        }
-    }
-    problems
 }
 
-/// A `cargo` command of a shell script: where it is, the variables set on its command line,
-/// and its words (unquoted) after `cargo`.
-#[derive(Debug, PartialEq)]
-pub struct CargoCall {
-    pub at: String,
-    pub env: Vec<String>,
-    pub args: Vec<String>,
+/// One token of a Rust source: an identifier, one punctuation character, a literal as written
+/// (`"invoices"`), or a group's delimiter (`{`, `}`, …); with its line (1-based).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    pub text: String,
+    pub line: usize,
 }
 
-/// For each byte of a shell text, whether it is code: outside quotes (or inside a `$( … )`
-/// within double quotes) and outside comments.
-pub fn shell_code_mask(text: &str) -> Vec<bool> {
-    let bytes = text.as_bytes();
-    let mut mask = vec![false; bytes.len()];
-    // Contexts: `c` code (top level, `( … )`, `$( … )`), `"` inside double quotes.
-    let mut stack = vec![b'c'];
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if stack.last() == Some(&b'"') {
-            match b {
-                b'\\' => i += 1,
-                b'"' => _ = stack.pop(),
-                b'$' if bytes.get(i + 1) == Some(&b'(') => {
-                    stack.push(b'c');
-                    i += 1;
-                }
-                _ => {}
-            }
-        } else {
-            match b {
-                b'\'' => {
-                    i += bytes[i + 1..]
-                        .iter()
-                        .position(|c| *c == b'\'')
-                        .unwrap_or(bytes.len())
-                        + 1
-                }
-                b'"' => stack.push(b'"'),
-                b'#' if i == 0 || bytes[i - 1].is_ascii_whitespace() => {
-                    i += bytes[i..]
-                        .iter()
-                        .position(|c| *c == b'\n')
-                        .unwrap_or(bytes.len() - i);
-                    continue;
-                }
-                b'(' => {
-                    stack.push(b'c');
-                    mask[i] = true;
-                }
-                b')' => {
-                    if stack.len() > 1 {
-                        stack.pop();
-                    }
-                    mask[i] = true;
-                }
-                _ => mask[i] = true,
-            }
-        }
-        i += 1;
-    }
-    mask
+/// The tokens of a Rust source, groups flattened between their delimiters; with
+/// `skip_test_modules`, without the body of any `#[cfg(test)] mod … { … }`.
+pub fn tokens(text: &str, skip_test_modules: bool) -> Vec<Token> {
+    let stream: TokenStream = text.parse().expect("a Rust source rustc's lexer reads");
+    let mut out = Vec::new();
+    flatten(stream, skip_test_modules, &mut out);
+    out
 }
 
-/// The words of a command's text, quotes removed (`"${A[@]}"` stays one word).
-pub fn shell_words(text: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quote = None;
-    for c in text.chars() {
-        match (quote, c) {
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, c) if c.is_whitespace() => {
-                if !word.is_empty() {
-                    words.push(std::mem::take(&mut word));
+fn flatten(stream: TokenStream, skip_test_modules: bool, out: &mut Vec<Token>) {
+    let (mut cfg_test, mut module) = (false, false);
+    for tree in stream {
+        let line = tree.span().start().line;
+        let mut push = |text: String| out.push(Token { text, line });
+        match tree {
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Brace => ("{", "}"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::None => ("", ""),
+                };
+                let attribute: String = group.to_string().split_whitespace().collect();
+                if attribute == "[cfg(test)]" {
+                    cfg_test = true;
+                }
+                let skip = skip_test_modules && cfg_test && module && open == "{";
+                if open == "{" {
+                    (cfg_test, module) = (false, false);
+                }
+                if !skip {
+                    push(open.to_owned());
+                    flatten(group.stream(), skip_test_modules, out);
+                    out.push(Token {
+                        text: close.to_owned(),
+                        line: group.span_close().start().line,
+                    });
                 }
             }
-            (_, c) => word.push(c),
+            TokenTree::Ident(ident) => {
+                module |= ident == "mod";
+                push(ident.to_string());
+            }
+            TokenTree::Punct(punct) => {
+                if punct.as_char() == ';' {
+                    (cfg_test, module) = (false, false);
+                }
+                push(punct.as_char().to_string());
+            }
+            TokenTree::Literal(literal) => push(literal.to_string()),
         }
     }
-    if !word.is_empty() {
-        words.push(word);
-    }
-    words
 }
 
-/// Every `cargo` command of a shell script (not the word in a string or a comment).
-pub fn cargo_calls(path: &str, script: &str) -> Vec<CargoCall> {
-    // Continued lines joined; `lines[i]` is the original line of byte `i`.
-    let (mut text, mut lines, mut line) = (String::new(), Vec::new(), 1);
-    let mut chars = script.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' && chars.peek() == Some(&'\n') {
-            chars.next();
-            line += 1;
-            text.push(' ');
-            lines.push(line);
+/// A Rust source's code without its comments and string literals: its tokens joined, a space
+/// only between two words (`use super::{a, b::c};` reads `use super::{a,b::c};`).
+pub fn code_only(text: &str) -> String {
+    let word = |t: &str| {
+        t.chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    };
+    let mut code = String::new();
+    let mut last_word = false;
+    for token in tokens(text, false) {
+        if token.text.contains('"') {
+            last_word = false;
             continue;
         }
-        text.push(c);
-        lines.extend(std::iter::repeat_n(line, c.len_utf8()));
-        line += usize::from(c == '\n');
+        let is_word = word(&token.text);
+        if is_word && last_word {
+            code.push(' ');
+        }
+        code.push_str(&token.text);
+        last_word = is_word;
     }
-    let mask = shell_code_mask(&text);
-    let bytes = text.as_bytes();
-    let ends = |b: u8| matches!(b, b'\n' | b';' | b'|' | b'&' | b'(' | b')' | b'<' | b'>');
-    let mut calls = Vec::new();
-    for (at, _) in text.match_indices("cargo") {
-        let starts = at == 0 || bytes[at - 1].is_ascii_whitespace() || bytes[at - 1] == b'(';
-        let word = bytes.get(at + 5).is_some_and(u8::is_ascii_whitespace);
-        if !(mask[at] && starts && word) {
+    code
+}
+
+/// Whether `tokens[at..]` starts with `words` (`["crate", ":", ":"]`).
+pub fn starts(tokens: &[Token], at: usize, words: &[&str]) -> bool {
+    tokens
+        .get(at..at + words.len())
+        .is_some_and(|found| found.iter().zip(words).all(|(t, w)| t.text == *w))
+}
+
+/// The crate modules a source file names in code: `crate::x` paths, `use crate::{…}` groups
+/// (the first segment of each item), and `super::` paths that climb out of the file's own
+/// top-level module. Comments, doc links and string literals do not count (they are no
+/// path tokens), nor does `$crate::`. `depth` is how many modules below its top-level module
+/// the file sits (`catalog/mod.rs`: 0, `catalog/lists/compact.rs`: 2, `server.rs`: 0).
+pub fn crate_modules_used_at(text: &str, depth: usize) -> Vec<String> {
+    let tokens = tokens(text, false);
+    let mut used = Vec::new();
+    for at in 0..tokens.len() {
+        let before = |back: usize, text: &str| at >= back && tokens[at - back].text == text;
+        if before(1, "$") || (before(1, ":") && before(2, ":")) {
             continue;
         }
-        let end = (at..bytes.len())
-            .find(|&i| mask[i] && ends(bytes[i]))
-            .unwrap_or(bytes.len());
-        let start = (0..at)
-            .rev()
-            .find(|&i| mask[i] && ends(bytes[i]))
-            .map_or(0, |i| i + 1);
-        let env = shell_words(&text[start..at])
-            .into_iter()
-            .filter(|w| {
-                w.split_once('=')
-                    .is_some_and(|(name, _)| is_shell_name(name))
-            })
-            .collect();
-        calls.push(CargoCall {
-            at: format!("{path}:{}", lines[at]),
-            env,
-            args: shell_words(&text[at + 5..end]),
-        });
-    }
-    calls
-}
-
-/// A shell variable name (`RUSTFLAGS`, `CARGO_TARGET_DIR`).
-pub fn is_shell_name(name: &str) -> bool {
-    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-}
-
-/// The cargo subcommands that compile the workspace.
-pub const COMPILING: &[&str] = &[
-    "build", "test", "clippy", "check", "run", "bench", "doc", "rustc",
-];
-/// The two feature sets every debug build and check of the workspace resolves.
-pub const FEATURE_SETS: &[&[&str]] = &[&[], &["kobana-mcp/demo"]];
-
-/// Why a cargo command would compile the workspace's crates under another feature set (or
-/// other flags) than the rest of the run, or `None`: `--workspace` with or without the demo
-/// feature and nothing else that changes what is compiled. Release builds (another profile by
-/// design, never part of the test command) and the fuzz workspace (its own target directory
-/// and flags) are not held to it.
-pub fn second_compile(call: &CargoCall) -> Option<String> {
-    let args: Vec<&str> = call.args.iter().map(String::as_str).collect();
-    let (sub, rest) = args.split_first()?;
-    let release = rest.iter().any(|a| matches!(*a, "--release" | "-r"));
-    let fuzz = rest
-        .windows(2)
-        .any(|w| w[0] == "--manifest-path" && w[1].contains("fuzz/"))
-        || rest
-            .iter()
-            .any(|a| a.starts_with("--manifest-path=") && a.contains("fuzz/"));
-    if !COMPILING.contains(sub) || release || fuzz {
-        return None;
-    }
-    let mut features = Vec::new();
-    let mut why = Vec::new();
-    for (i, arg) in rest.iter().enumerate() {
-        let (flag, value) = arg.split_once('=').unwrap_or((arg, ""));
-        let value = if value.is_empty() {
-            rest.get(i + 1).copied().unwrap_or("")
+        let after = if starts(&tokens, at, &["crate", ":", ":"]) {
+            at + 3
         } else {
-            value
+            let climb = (0..=depth).all(|i| starts(&tokens, at + 3 * i, &["super", ":", ":"]));
+            if !climb || starts(&tokens, at + 3 * (depth + 1), &["super"]) {
+                continue;
+            }
+            at + 3 * (depth + 1)
         };
-        match flag {
-            "--" => break,
-            "--features" | "-F" => {
-                features.extend(value.split([',', ' ']).filter(|f| !f.is_empty()))
+        used.extend(path_heads(&tokens[after..]));
+    }
+    used.retain(|name| name.starts_with(|c: char| c.is_alphabetic() || c == '_'));
+    used
+}
+
+/// The first segment of a path's rest: one identifier, or the first of each item of a group.
+fn path_heads(rest: &[Token]) -> Vec<String> {
+    let Some(first) = rest.first() else {
+        return Vec::new();
+    };
+    if first.text != "{" {
+        return vec![first.text.clone()];
+    }
+    let (mut heads, mut depth, mut item_start) = (Vec::new(), 0, true);
+    for token in rest {
+        match token.text.as_str() {
+            "{" | "(" | "[" => depth += 1,
+            "}" | ")" | "]" => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
             }
-            "-p"
-            | "--package"
-            | "--exclude"
-            | "--all-features"
-            | "--no-default-features"
-            | "--target"
-            | "--config"
-            | "--profile"
-            | "--manifest-path" => why.push(format!("`{flag}`")),
+            "," if depth == 1 => item_start = true,
+            name if item_start && depth == 1 => {
+                heads.push(name.to_owned());
+                item_start = false;
+            }
             _ => {}
         }
     }
-    if !rest.contains(&"--workspace") {
-        why.push("no `--workspace`".to_owned());
-    }
-    features.sort_unstable();
-    if !FEATURE_SETS.contains(&features.as_slice()) {
-        why.push(format!("features {features:?}"));
-    }
-    for var in &call.env {
-        let name = var.split_once('=').map_or(var.as_str(), |(n, _)| n);
-        if name.contains("RUSTFLAGS") || name.starts_with("CARGO_") || name == "RUSTC_WRAPPER" {
-            why.push(format!("`{name}` set"));
-        }
-    }
-    (!why.is_empty()).then(|| format!("{}: cargo {}: {}", call.at, args.join(" "), why.join(", ")))
-}
-
-/// The shell scripts that run cargo: `scripts/`, `scripts/lib/`, `bench/run.sh`, `.ci/run`.
-pub fn scripts_that_run_cargo() -> Vec<(String, String)> {
-    let base = root();
-    let mut paths = vec![base.join("bench/run.sh"), base.join(".ci/run")];
-    for dir in ["scripts", "scripts/lib"] {
-        for entry in std::fs::read_dir(base.join(dir))
-            .expect("scripts")
-            .flatten()
-        {
-            if entry.path().extension().is_some_and(|e| e == "sh") {
-                paths.push(entry.path());
-            }
-        }
-    }
-    paths
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).expect("readable");
-            (
-                p.strip_prefix(&base)
-                    .expect("under the root")
-                    .display()
-                    .to_string(),
-                text,
-            )
-        })
-        .collect()
+    heads
 }
 
 /// The targets of the workspace's manifests that say `test = false`, as (manifest, target
@@ -367,30 +230,36 @@ pub fn target_sources(file: &Path) -> Vec<PathBuf> {
             Some("main" | "lib" | "mod") | None => dir.to_path_buf(),
             Some(stem) => dir.join(stem),
         };
-        for line in text.lines() {
-            let line = line
-                .trim()
-                .trim_start_matches("pub ")
-                .trim_start_matches("pub(crate) ");
-            let Some(name) = line.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) else {
-                continue;
-            };
-            let flat = dir.join(format!("{name}.rs"));
-            files.push(if flat.exists() {
-                flat
-            } else {
-                dir.join(name).join("mod.rs")
-            });
+        let tokens = tokens(&text, false);
+        for (i, _) in tokens.iter().enumerate().filter(|(_, t)| t.text == "mod") {
+            if tokens.get(i + 2).is_some_and(|t| t.text == ";") {
+                let name = &tokens[i + 1].text;
+                let flat = dir.join(format!("{name}.rs"));
+                files.push(if flat.exists() {
+                    flat
+                } else {
+                    dir.join(name).join("mod.rs")
+                });
+            }
         }
     }
     files
 }
 
-/// What `scripts/test.sh` asked of cargo, run in a sandbox where every command it starts is a
-/// stub: each line `KOBANA_FAKE_READINGS` (empty when unset), a tab, then the arguments
-/// joined by the unit separator.
-pub fn cargo_runs_of_test_sh(quick: bool) -> Vec<(String, Vec<String>)> {
-    let record = "#!/usr/bin/env bash\nIFS=$'\\x1f'\nprintf '%s\\t%s\\n' \"${KOBANA_FAKE_READINGS:-}\" \"$*\" >>\"$CARGO_STUB_LOG\"\n";
+/// One cargo command `scripts/test.sh` ran in the sandbox.
+#[derive(Debug)]
+pub struct CargoRun {
+    /// `KOBANA_FAKE_READINGS` (empty when unset).
+    pub readings: String,
+    /// `RUSTFLAGS` (empty when unset).
+    pub rustflags: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+}
+
+/// What `scripts/test.sh` (the gate, or `--quick`) asked of cargo, in order.
+pub fn cargo_runs_of_test_sh(quick: bool) -> Vec<CargoRun> {
+    let record = "#!/usr/bin/env bash\nIFS=$'\\x1f'\nprintf '%s\\t%s\\t%s\\n' \"${KOBANA_FAKE_READINGS:-}\" \"${RUSTFLAGS:-}\" \"$*\" >>\"$CARGO_STUB_LOG\"\n";
     let (output, text) = test_sh_with_cargo(quick, record);
     assert!(
         output.status.success(),
@@ -401,9 +270,15 @@ pub fn cargo_runs_of_test_sh(quick: bool) -> Vec<(String, Vec<String>)> {
     );
     text.lines()
         .map(|line| {
-            let (readings, args) = line.split_once('\t').unwrap_or(("", line));
+            let mut parts = line.splitn(3, '\t');
+            let mut next = || parts.next().unwrap_or_default().to_owned();
+            let (readings, rustflags, args) = (next(), next(), next());
             let args = args.split('\x1f').map(str::to_owned).collect();
-            (readings.to_owned(), args)
+            CargoRun {
+                readings,
+                rustflags,
+                args,
+            }
         })
         .collect()
 }
@@ -465,6 +340,7 @@ pub fn test_sh_with_cargo(quick: bool, cargo_stub: &str) -> (std::process::Outpu
         .env("CARGO_TARGET_DIR", sandbox.join("target"))
         .env("TMPDIR", sandbox.join("tmp"))
         .env_remove("KOBANA_FAKE_READINGS")
+        .env_remove("RUSTFLAGS")
         .env_remove("CARGO_TEST_ARGS");
     let output = command.output().expect("bash runs scripts/test.sh");
     let text = std::fs::read_to_string(&log).unwrap_or_default();
@@ -494,4 +370,35 @@ pub fn runs_whole_area(args: &[String], area: &str) -> bool {
     target_is_it
         && (filters.is_empty() || filters.iter().any(|f| prefix.contains(*f)))
         && !skips.iter().any(|s| prefix.contains(s.as_str()))
+}
+
+/// The lines of a shell script that start a cargo command: `cargo ` outside quotes, at the
+/// start of a command (after `;`, `&`, `|`, `(` or nothing) or after variable assignments
+/// (`RUSTFLAGS="…" cargo …`); trimmed. Comments and mentions (`stage "cargo …"`,
+/// `command -v cargo`) are not.
+pub fn cargo_command_lines(script: &str) -> Vec<String> {
+    let starts_command = |line: &str, at: usize| {
+        let before = &line[..at];
+        let quoted = before.matches('"').count() % 2 == 1 || before.matches('\'').count() % 2 == 1;
+        let command = before
+            .rsplit([';', '&', '|', '('])
+            .next()
+            .unwrap_or_default()
+            .trim();
+        let assignment = command.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+        });
+        let word_starts = before.is_empty() || before.ends_with([' ', '(', '\t']);
+        !quoted && (command.is_empty() || assignment) && word_starts
+    };
+    script
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.starts_with('#'))
+        .filter(|line| {
+            line.match_indices("cargo ")
+                .any(|(at, _)| starts_command(line, at))
+        })
+        .map(str::to_owned)
+        .collect()
 }

@@ -3,7 +3,10 @@
 //! code. Shared by the in-process tests (`token_front.rs`) and the two-binary one
 //! (`token_front_instances.rs`).
 
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "support shared by several areas; each area uses a part"
+)]
 
 mod front;
 

@@ -199,8 +199,11 @@ pub fn req_str<'a>(
 
 /// What every `/v1/{collection}/{id}` handler takes: the store, the caller and the id.
 pub struct ById {
+    /// The fake's state.
     pub app: App,
+    /// Who calls, from the token.
     pub ctx: AuthCtx,
+    /// The path's `{id}`.
     pub id: String,
 }
 
@@ -230,8 +233,11 @@ type RecordsMut = fn(&mut OrgData) -> &mut Vec<Record>;
 
 /// One list of the API: its records, the `sort_by` values it takes and its filter tables.
 pub struct Listing {
+    /// Its records in the caller's organization.
     pub records: Records,
+    /// The `sort_by` values it takes.
     pub sortable: &'static [&'static str],
+    /// Its filter tables.
     pub tables: &'static [&'static Table],
 }
 

@@ -33,7 +33,10 @@ pub struct ListArgs {
     /// Customer CPF/CNPJ.
     pub document_number: Option<String>,
     // Free text.
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub search: Option<String>,
     // Status.
     pub status: Option<AccountStatus>,
@@ -64,7 +67,10 @@ pub struct CreditsArgs {
     // Which credits.
     pub usage: Option<CreditUsage>,
     #[serde(flatten)]
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub paging: PageArgs,
 }
 

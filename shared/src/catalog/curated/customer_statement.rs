@@ -23,7 +23,10 @@ pub struct StatementArgs {
     /// Needed if the customer has several accounts.
     pub billing_account_id: Option<String>,
     #[serde(flatten)]
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub paging: PageArgs,
 }
 

@@ -45,7 +45,10 @@ pub struct ListArgs {
     /// natural: person; juridical: company.
     pub kind: Option<CustomerKind>,
     #[serde(flatten)]
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub paging: Paging,
 }
 
@@ -56,7 +59,10 @@ id_args!("UUID or external_id.");
 #[serde(deny_unknown_fields)]
 pub struct Address {
     // billing, shipping, …
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     // Street.
@@ -81,7 +87,10 @@ pub struct Address {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub postal_code: Option<String>,
     // Country code, e.g. BR.
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
 }
@@ -90,11 +99,17 @@ pub struct Address {
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct CustomerFields {
     // Name or razão social.
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     // Person (natural) or company (juridical).
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<CustomerKind>,
     /// CPF or CNPJ, mask allowed.
@@ -110,16 +125,25 @@ pub struct CustomerFields {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub external_id: Option<String>,
     // Free notes.
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
     // Tags (each kept once).
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = MAX_ARRAY_ITEMS))]
     pub tags: Option<Vec<String>>,
     // Addresses.
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = MAX_ARRAY_ITEMS))]
     pub addresses: Option<Vec<Address>>,
@@ -137,13 +161,22 @@ impl CustomerFields {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CreateArgs {
     #[serde(flatten)]
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub fields: CustomerFields,
     // Contact e-mail.
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub email: Option<String>,
     // Contact phone.
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub phone: Option<String>,
     /// Invoice e-mail (default: email).
     pub billing_email: Option<String>,
@@ -160,7 +193,10 @@ pub struct UpdateArgs {
     /// Customer UUID, or your own external_id.
     pub id: String,
     #[serde(flatten)]
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub fields: CustomerFields,
 }
 
@@ -242,6 +278,10 @@ fn body_of(value: &impl Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a toolset's declaration list is data, one entry per tool"
+)]
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::new(

@@ -52,7 +52,10 @@ wire_enum! {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListArgs {
     // Status (issued = authorized, error = rejected).
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub status: Option<NfeStatus>,
     /// Invoice UUID.
     pub invoice_id: Option<String>,
@@ -76,7 +79,10 @@ pub struct CancelArgs {
     pub id: String,
     // Why; at least MIN_CANCEL_REASON characters.
     #[schemars(length(min = MIN_CANCEL_REASON), description = REASON_TEXT)]
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub reason: String,
 }
 
@@ -122,6 +128,10 @@ fn file_tool(
     )
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a toolset's declaration list is data, one entry per tool"
+)]
 pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Nfes));
     let write = Some(Permission::write(Resource::Nfes));

@@ -99,6 +99,10 @@ async fn refund_result(
     Ok(refunded)
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a toolset's declaration list is data, one entry per tool"
+)]
 pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Payments));
     vec![

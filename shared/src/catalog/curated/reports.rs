@@ -20,7 +20,7 @@ use crate::kobana::KobanaError;
 /// Most pages of each list one report reads (with [`MAX_PER_PAGE`] records each).
 pub const MAX_PAGES: u32 = 3;
 
-// Arguments of `billing_reports_month`.
+/// Arguments of `billing_reports_month` (a type-level doc comment stays off the wire).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MonthArgs {

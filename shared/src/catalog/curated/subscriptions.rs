@@ -210,6 +210,10 @@ fn create_body(args: CreateArgs) -> Result<Value, ToolError> {
     Ok(Value::Object(body))
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a toolset's declaration list is data, one entry per tool"
+)]
 pub(super) fn tools() -> Vec<ToolSpec> {
     let read = Some(Permission::read(Resource::Subscriptions));
     let write = Some(Permission::write(Resource::Subscriptions));

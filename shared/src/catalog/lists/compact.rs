@@ -11,6 +11,8 @@
 //!   form Kobana writes it (`format::calendar_day`), a date-time at midnight in
 //!   America/Sao_Paulo too; any other instant is ISO with offset
 //!   (`2026-07-24T14:32:10-03:00`).
+//! - A name is text: `customer` is the customer's name (through the billing account, see
+//!   `lists::names`; an NF-e's tomador), `email` the first of `emails`.
 //! - `fields` adds to the compact row the named record fields (from the schema catalog),
 //!   each in the same one form.
 //!

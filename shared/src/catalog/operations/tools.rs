@@ -47,7 +47,7 @@ pub fn tool_for(class: Class) -> &'static str {
     }
 }
 
-// Arguments of `billing_operations_search`.
+/// Arguments of `billing_operations_search`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
@@ -59,20 +59,29 @@ pub struct SearchArgs {
     pub operation: Option<String>,
 }
 
-// Arguments of the three tools that run a row.
+/// Arguments of the three tools that run a row.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CallArgs {
     /// operationId (billing_operations_search).
     pub operation: String,
     // Path parameters (the tool's description names the three objects).
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub path: Option<Members>,
     // Query parameters.
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub query: Option<Members>,
     // JSON body.
-    #[allow(missing_docs)]
+    #[allow(
+        missing_docs,
+        reason = "a doc comment here would be the schema's description"
+    )]
     pub body: Option<Members>,
 }
 

@@ -139,7 +139,7 @@ type Handler = Arc<
 /// A tool as a toolset defines it: metadata and handler. The registry pairs it with its wire
 /// definition from [`TOOLS_JSON`] to make a [`ToolDef`].
 pub struct ToolSpec {
-    meta: ToolMeta,
+    pub(super) meta: ToolMeta,
     handler: Handler,
     /// Builds the definition from the code (schemars over the argument type): what
     /// [`TOOLS_JSON`] must equal. Test builds only, so the release binary carries neither
@@ -188,7 +188,7 @@ impl ToolSpec {
 
     /// The definition as the code describes it (what [`TOOLS_JSON`] must hold).
     #[cfg(test)]
-    fn generated(&self) -> Tool {
+    pub(super) fn generated(&self) -> Tool {
         (self.generate)(&self.meta)
     }
 }
@@ -325,7 +325,7 @@ pub struct Registry {
 
 impl Registry {
     /// The tools as the code defines them, without their wire definitions yet.
-    fn defined() -> Vec<ToolSpec> {
+    pub(super) fn defined() -> Vec<ToolSpec> {
         let mut tools = super::curated::tools();
         tools.extend(super::operations::tools::tools());
         tools
