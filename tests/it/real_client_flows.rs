@@ -219,6 +219,12 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
             ),
             None,
         ),
+        (
+            call("billing_reports_month", json!({"month": "2026-08"})),
+            None,
+        ),
+        // The trail of the writes above (AU-4).
+        (call("billing_audit_list", json!({"per_page": 5})), None),
         // The draft was finalized above: deleting it now is refused without asking (FH-3).
         (
             call("billing_invoices_delete", json!({"id": DRAFT_INVOICE})),
