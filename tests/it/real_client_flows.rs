@@ -225,7 +225,8 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
         ),
         // The trail of the writes above (AU-4).
         (call("billing_audit_list", json!({"per_page": 5})), None),
-        // The draft was finalized above: deleting it now is refused without asking (FH-3).
+        // The draft was finalized above: deleting it now is refused (without asking, FH-3, in
+        // era 2026; by Kobana in era 2025).
         (
             call("billing_invoices_delete", json!({"id": DRAFT_INVOICE})),
             Some("rascunho"),
@@ -254,8 +255,10 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
                 "billing_invoices_void",
                 json!({"id": VOID_INVOICE, "reason": "Duplicada"}),
             ),
-            // Already void: refused without asking (FH-3).
-            Some("Situação atual da fatura: anulada"),
+            // Already void. Where the person would be asked (era 2026) the server refuses
+            // without asking (FH-3: "A fatura já está anulada. Situação atual da fatura:
+            // anulada."); era 2025 never asks, and Kobana refuses ("Fatura já está anulada").
+            Some("já está anulada"),
         ),
         (
             call(
