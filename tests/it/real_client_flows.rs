@@ -375,6 +375,7 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
             format!("kobana://billing/nfes/{ISSUED_NFE}"),
             format!("kobana://billing/nfes/{ISSUED_NFE}/pdf"),
             format!("kobana://billing/nfes/{ISSUED_NFE}/xml"),
+            "kobana://billing/audit".to_owned(),
         ];
         steps.extend(
             uris.iter()
@@ -393,8 +394,8 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
         let out = report["steps"].as_array().unwrap();
         assert_eq!(
             out[0]["result"]["resources"].as_array().unwrap().len(),
-            2,
-            "{runner:?}"
+            3,
+            "{runner:?}: organization, schemas and the audit trail"
         );
         assert_eq!(
             out[1]["result"]["resourceTemplates"]
@@ -404,7 +405,8 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
             8,
             "{runner:?}"
         );
-        for (uri, outcome) in uris.iter().zip(&out[2..12]) {
+        let (read, rest) = out[2..].split_at(uris.len());
+        for (uri, outcome) in uris.iter().zip(read) {
             assert_eq!(outcome["ok"], true, "{runner:?} {uri}: {outcome}");
             let content = &outcome["result"]["contents"][0];
             assert_eq!(content["uri"], uri.as_str());
@@ -432,7 +434,7 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
             }
         }
         assert_eq!(out[8]["result"]["contents"][0]["blob_len"], 9_900_000);
-        let not_found = &out[12]["error"];
+        let not_found = &rest[0]["error"];
         let code = not_found["code"].as_i64().unwrap();
         match runner {
             // The Python client reports the wire code as sent.
