@@ -635,12 +635,12 @@ async fn t4_wrong_arguments_name_the_argument_through_each_real_client() {
         (
             "billing_customers_list",
             json!({"page": "primeira"}),
-            "`page`: esperado um número inteiro ≥ 1",
+            "`page`: esperado um número inteiro, recebido \"primeira\"",
         ),
         (
             "billing_customers_list",
             json!({"per_page": 0}),
-            "`per_page`: esperado um número inteiro de 1 a 100",
+            "`per_page` deve estar entre 1 e 100; recebido 0",
         ),
         (
             "billing_payments_list",
