@@ -74,7 +74,13 @@ def failed(message: str) -> CallToolResult:
 
 
 async def kobana(method: str, path: str, query: list[tuple[str, str]], auth: str | None, body: Any = None):
-    headers = {"authorization": auth or "", "user-agent": USER_AGENT, "accept": "application/json"}
+    # Kobana's document asks Content-Type of every request, bodyless ones too (docs/contract.md).
+    headers = {
+        "authorization": auth or "",
+        "user-agent": USER_AGENT,
+        "accept": "application/json",
+        "content-type": "application/json",
+    }
     response = await client().request(method, UPSTREAM + path, params=query or None, headers=headers, json=body)
     try:
         data = response.json()

@@ -75,7 +75,8 @@ async function kobana(method, urlPath, query, auth, body) {
       authorization: auth ?? "",
       "user-agent": USER_AGENT,
       accept: "application/json",
-      ...(body ? { "content-type": "application/json" } : {}),
+      // Kobana's document asks it of every request, bodyless ones too (docs/contract.md).
+      "content-type": "application/json",
     },
     body: body ? JSON.stringify(body) : undefined,
   });

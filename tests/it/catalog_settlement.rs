@@ -36,6 +36,8 @@ fn stored_day(value: &Value) -> String {
 #[tokio::test]
 async fn wa4_the_due_date_moves_the_invoice_and_its_kobana_boleto_and_says_what_did_not() {
     let stack = Stack::start().await;
+    // FAT-2026-000812 already has one pending Kobana boleto (PAY_BOLETO_PENDING, the
+    // fixtures'); a second from Kobana's gateway and one from another gateway are added.
     add_pending_boleto(&stack, BOLETO_KOBANA, Some("KOBANA"));
     add_pending_boleto(&stack, BOLETO_OTHER, Some("PAGARME"));
     let day = future_day(30);
@@ -48,11 +50,21 @@ async fn wa4_the_due_date_moves_the_invoice_and_its_kobana_boleto_and_says_what_
     let result = ok(&result);
     let stored = stack.fake.record("invoices", INV_OPEN).unwrap();
     assert_eq!(stored_day(&stored["due_date"]), day, "the invoice moved");
-    assert_eq!(stack.fake.boleto_due_date(BOLETO_KOBANA), Some(day.clone()));
+    let kobana_boletos = [PAY_BOLETO_PENDING, BOLETO_KOBANA];
+    for boleto in kobana_boletos {
+        assert_eq!(
+            stack.fake.boleto_due_date(boleto),
+            Some(day.clone()),
+            "{boleto}"
+        );
+    }
     assert_eq!(stack.fake.boleto_due_date(BOLETO_OTHER), None);
     let rows = result["pending_payments"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{rows:?}");
     let row = |id: &str| rows.iter().find(|r| r["payment_id"] == id).unwrap().clone();
-    assert_eq!(row(BOLETO_KOBANA)["changed"], true);
+    for boleto in kobana_boletos {
+        assert_eq!(row(boleto)["changed"], true, "{boleto}");
+    }
     assert_eq!(row(BOLETO_OTHER)["changed"], false);
     assert!(
         row(BOLETO_OTHER)["why"]
@@ -67,23 +79,34 @@ async fn wa4_the_due_date_moves_the_invoice_and_its_kobana_boleto_and_says_what_
     );
     // Kobana's due day, whichever form it writes it in (reading `due_date_form`).
     assert_eq!(result["invoice"]["due_date"].as_str().unwrap()[..10], day);
-    // Read the invoice, read its pending payments, patch it, move the one boleto: bounded.
+    // Read the invoice, read its pending payments, patch it, move each Kobana boleto (never
+    // the other gateway's): bounded.
     let sent: Vec<String> = calls
         .iter()
         .map(|c| format!("{} {}", c.method, c.path))
         .collect();
-    assert_eq!(sent.len(), 4, "{sent:?}");
+    assert_eq!(sent.len(), 5, "{sent:?}");
     assert!(sent[2].starts_with("PATCH /v1/invoices/"), "{sent:?}");
-    assert!(
-        sent[3].ends_with(&format!("{BOLETO_KOBANA}/change-due-date")),
-        "{sent:?}"
-    );
+    let mut moved: Vec<&str> = sent[3..]
+        .iter()
+        .map(|s| {
+            let path = s.strip_prefix("POST /v1/payments/").expect(s);
+            path.strip_suffix("/change-due-date").expect(s)
+        })
+        .collect();
+    moved.sort_unstable();
+    let mut expected = kobana_boletos.to_vec();
+    expected.sort_unstable();
+    assert_eq!(moved, expected, "{sent:?}");
     let keys: Vec<_> = calls[2..]
         .iter()
         .map(|c| c.idempotency_key.clone())
         .collect();
     assert!(
-        keys[0].is_some() && keys[0] != keys[1],
+        keys.iter().all(Option::is_some)
+            && keys[0] != keys[1]
+            && keys[0] != keys[2]
+            && keys[1] != keys[2],
         "each write its own key: {keys:?}"
     );
     assert_eq!(stack.fake.contract_violations(), vec![]);

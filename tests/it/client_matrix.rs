@@ -240,7 +240,7 @@ async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
         ),
         (
             "monthly_billing_summary",
-            vec!["`date_from: \"2026-08-01\"`"],
+            vec!["`due_date_from: \"2026-08-01\"`", "Faturado: R$ 13.687,00"],
         ),
     ];
     for (prompt, (name, needles)) in prompts.iter().zip(expectations) {

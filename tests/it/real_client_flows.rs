@@ -219,7 +219,14 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
             ),
             None,
         ),
-        // The draft was finalized above: deleting it now is refused without asking (FH-3).
+        (
+            call("billing_reports_month", json!({"month": "2026-08"})),
+            None,
+        ),
+        // The trail of the writes above (AU-4).
+        (call("billing_audit_list", json!({"per_page": 5})), None),
+        // The draft was finalized above: deleting it now is refused (without asking, FH-3, in
+        // era 2026; by Kobana in era 2025).
         (
             call("billing_invoices_delete", json!({"id": DRAFT_INVOICE})),
             Some("rascunho"),
@@ -248,8 +255,10 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
                 "billing_invoices_void",
                 json!({"id": VOID_INVOICE, "reason": "Duplicada"}),
             ),
-            // Already void: refused without asking (FH-3).
-            Some("Situação atual da fatura: anulada"),
+            // Already void. Where the person would be asked (era 2026) the server refuses
+            // without asking (FH-3: "A fatura já está anulada. Situação atual da fatura:
+            // anulada."); era 2025 never asks, and Kobana refuses ("Fatura já está anulada").
+            Some("já está anulada"),
         ),
         (
             call(
@@ -366,6 +375,7 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
             format!("kobana://billing/nfes/{ISSUED_NFE}"),
             format!("kobana://billing/nfes/{ISSUED_NFE}/pdf"),
             format!("kobana://billing/nfes/{ISSUED_NFE}/xml"),
+            "kobana://billing/audit".to_owned(),
         ];
         steps.extend(
             uris.iter()
@@ -384,8 +394,8 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
         let out = report["steps"].as_array().unwrap();
         assert_eq!(
             out[0]["result"]["resources"].as_array().unwrap().len(),
-            2,
-            "{runner:?}"
+            3,
+            "{runner:?}: organization, schemas and the audit trail"
         );
         assert_eq!(
             out[1]["result"]["resourceTemplates"]
@@ -395,7 +405,8 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
             8,
             "{runner:?}"
         );
-        for (uri, outcome) in uris.iter().zip(&out[2..12]) {
+        let (read, rest) = out[2..].split_at(uris.len());
+        for (uri, outcome) in uris.iter().zip(read) {
             assert_eq!(outcome["ok"], true, "{runner:?} {uri}: {outcome}");
             let content = &outcome["result"]["contents"][0];
             assert_eq!(content["uri"], uri.as_str());
@@ -423,7 +434,7 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
             }
         }
         assert_eq!(out[8]["result"]["contents"][0]["blob_len"], 9_900_000);
-        let not_found = &out[12]["error"];
+        let not_found = &rest[0]["error"];
         let code = not_found["code"].as_i64().unwrap();
         match runner {
             // The Python client reports the wire code as sent.
@@ -624,12 +635,12 @@ async fn t4_wrong_arguments_name_the_argument_through_each_real_client() {
         (
             "billing_customers_list",
             json!({"page": "primeira"}),
-            "`page`: esperado um número inteiro ≥ 1",
+            "`page`: esperado um número inteiro, recebido \"primeira\"",
         ),
         (
             "billing_customers_list",
             json!({"per_page": 0}),
-            "`per_page`: esperado um número inteiro de 1 a 100",
+            "`per_page` deve estar entre 1 e 100; recebido 0",
         ),
         (
             "billing_payments_list",

@@ -225,6 +225,8 @@ async fn reqwest_free_get(fake: SocketAddr, token: &str) -> Result<Vec<u8>, Stri
                 "kobana-bench <suporte@kobana.com.br>".to_owned(),
             ),
             ("accept".to_owned(), "application/json".to_owned()),
+            // Asked of every request, bodyless ones too (docs/contract.md).
+            ("content-type".to_owned(), "application/json".to_owned()),
         ],
         b"",
     );

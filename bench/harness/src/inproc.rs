@@ -121,6 +121,8 @@ pub fn run(warmup: usize, n: usize) -> Result<Vec<OpTiming>, String> {
                         "Kobana MCP Server/0.1.0 <suporte@kobana.com.br>".to_owned(),
                     ),
                     ("accept".to_owned(), "application/json".to_owned()),
+                    // Asked of every request, bodyless ones too (docs/contract.md).
+                    ("content-type".to_owned(), "application/json".to_owned()),
                 ],
                 b"",
             )

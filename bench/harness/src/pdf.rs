@@ -17,6 +17,8 @@ pub(crate) fn pdf(bench: &Bench, fake: SocketAddr) -> Result<Report, String> {
                 "kobana-bench/0 <suporte@kobana.com.br>".into(),
             ),
             ("accept".into(), "application/pdf".into()),
+            // Asked of every request, bodyless ones too (docs/contract.md).
+            ("content-type".into(), "application/json".into()),
         ],
         b"",
     );
