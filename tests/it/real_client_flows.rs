@@ -223,6 +223,35 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
             call("billing_reports_month", json!({"month": "2026-08"})),
             None,
         ),
+        // The generic tools (WA-2): a search, a read, a write and a destructive row.
+        (
+            call(
+                "billing_operations_search",
+                json!({"query": "prorrogar vencimento"}),
+            ),
+            None,
+        ),
+        (
+            call(
+                "billing_operations_read",
+                json!({"operation": "get-coupons", "query": {"per_page": 5}}),
+            ),
+            None,
+        ),
+        (
+            call(
+                "billing_operations_write",
+                json!({"operation": "patch-customers-id", "path": {"id": CUSTOMER}, "body": {"nickname": "Maria"}}),
+            ),
+            None,
+        ),
+        (
+            call(
+                "billing_operations_write_destructive",
+                json!({"operation": "post-invoices-id-remove-credits", "path": {"id": OPEN_INVOICE}}),
+            ),
+            None,
+        ),
         // The trail of the writes above (AU-4).
         (call("billing_audit_list", json!({"per_page": 5})), None),
         // The draft was finalized above: deleting it now is refused (without asking, FH-3, in
@@ -330,12 +359,12 @@ async fn t4_every_tool_runs_through_each_real_client_in_both_eras() {
         }
         let elicited = report["elicitations"].as_array().unwrap().len();
         if runner.modern() {
-            // Every destructive call that passes its own argument checks asks (12), save the
-            // ones the record makes impossible (deleting a finalized invoice, voiding a void
-            // one: FH-3); the NF-e cancel with a 10-character reason is refused before anyone
-            // is asked.
+            // Every destructive call that passes its own argument checks asks (12 curated and
+            // the generic one), save the ones the record makes impossible (deleting a finalized
+            // invoice, voiding a void one: FH-3); the NF-e cancel with a 10-character reason is
+            // refused before anyone is asked.
             assert_eq!(
-                elicited, 12,
+                elicited, 13,
                 "{runner:?}: each destructive call asked the person (CF-2)"
             );
         } else {
