@@ -193,14 +193,18 @@ pub fn run(bench: &Bench) -> Result<Report, String> {
         format!("Cold start: process start → first event (`tools/list`) answered ({mode}) under the Runtime API emulator, median of {}", ours.len()),
         ms(o), format!("hello-world lambda_http {}", ms(h)), ratio(o / h), "≤ 1.5× (#9)",
     ], Some(o / h <= 1.5));
-    let mut sizes = vec![("host x86_64", bench.kobana_bin.clone())];
-    sizes.extend(bench.opts.path("arm64-bin").map(|p| {
+    // #7's target is on the artifact a deployment runs: the arm64 one `sam build` makes when
+    // this run built it (`--arm64`), the host binary otherwise; the other is shown beside it.
+    let arm64 = bench.opts.path("arm64-bin");
+    let mut sizes = vec![("host x86_64", bench.kobana_bin.clone(), arm64.is_none())];
+    sizes.extend(arm64.map(|p| {
         (
             "arm64, `cargo lambda build --release --arm64` (what `sam build` deploys)",
             p,
+            true,
         )
     }));
-    for (what, path) in sizes {
+    for (what, path, judged) in sizes {
         let bytes = std::fs::metadata(&path)
             .map_err(|e| format!("{}: {e}", path.display()))?
             .len() as f64;
@@ -211,9 +215,13 @@ pub fn run(bench: &Bench) -> Result<Report, String> {
                 format!("{} ({} B)", mb(bytes), thousands(bytes)),
                 "",
                 "",
-                "≤ 12 MB (#7)"
+                if judged {
+                    "≤ 12 MB (#7)"
+                } else {
+                    "info: the arm64 artifact is judged"
+                }
             ],
-            Some(bytes <= 12e6),
+            judged.then_some(bytes <= 12e6),
         );
     }
     r.notes.push("Cold start: the bench's Runtime API emulator (TCP_QUICKACK re-armed before every read) hands one API Gateway REST event to a fresh process pinned to the servers' CPU; the clock runs from just before fork/exec to the last byte of the answer. The hello world is `bench/hello-lambda` (lambda_http with the same features, `run_with_streaming_response`, the same release profile); ours is built as `sam build` builds it (default features: no `demo`).".into());
