@@ -215,7 +215,7 @@ async fn t1_every_tools_structured_content_validates_against_its_output_schema()
         }
         let result = stack.call(&token, name, args.clone()).await;
         // Under line_item_input_unit = cents the created draft is 100× the request: the call
-        // ends in the error that says so (readings_server.rs covers it in full).
+        // ends in the error that says so (contract::readings covers it in full).
         if name == "billing_invoices_create"
             && common::readings().line_item_input_unit == fake_kobana::readings::MoneyUnit::Cents
         {

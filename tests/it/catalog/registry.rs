@@ -1,7 +1,7 @@
 //! End-to-end tests of the billing tool catalog itself against the fake Kobana: the registry
 //! holds exactly the spec tools and `tools/list` shows them (T-1), destructive tools are marked
 //! (CF-1), and a read-only token neither sees nor runs a write tool. The toolsets' own tests
-//! are in `catalog_<toolset>.rs`, what every list shares in `catalog_lists.rs`.
+//! are in `catalog/<toolset>.rs`, what every list shares in `catalog/lists.rs`.
 
 use crate::common;
 

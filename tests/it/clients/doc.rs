@@ -1,7 +1,7 @@
 //! The "Connect from your host" document (`docs/clients.md`) and what it shares with the
 //! README and `docs/access.md` (HT-3), read as text: no server, no Node, so the quick loop runs
 //! them. What each snippet does when a host runs it is proven in `host_clis.rs`,
-//! `client_matrix.rs` and `token_front_browser.rs`.
+//! `matrix.rs` and `token_front::browser`.
 
 use crate::common;
 
@@ -89,7 +89,7 @@ fn ht3_every_marked_snippet_is_read_by_a_test() {
     rust_sources(&workspace().join("tests/it"), &mut sources);
     let code: String = sources
         .iter()
-        .filter(|path| !path.ends_with("clients_doc.rs"))
+        .filter(|path| !path.ends_with("clients/doc.rs"))
         .map(|path| std::fs::read_to_string(path).unwrap())
         .collect();
     let names: Vec<&str> = doc

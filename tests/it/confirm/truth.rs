@@ -6,7 +6,7 @@
 //! — action, object, amount, timing — equal those of the request the fake Kobana actually
 //! received after a yes. The facts are read from the question by `crate::confirm::support`'s own
 //! parser and compared with the fake's recorded call and stored records, never with the
-//! server's code. The rest of the issue is in `confirm_refusals.rs`.
+//! server's code. The rest of the issue is in `refusals.rs`.
 
 use crate::common;
 

@@ -1,5 +1,5 @@
 //! Writes and state transitions: invoices, payments and NF-e (customers and subscriptions are
-//! in `fake_resources.rs`).
+//! in `resources.rs`).
 
 use crate::fake::support::{Api, assert_error, assert_violation, ids};
 use fake_kobana::FAKE_NOW;

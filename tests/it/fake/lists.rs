@@ -289,7 +289,7 @@ async fn billing_account_filters_and_embedding() {
     let (_, list) = api.get("/v1/billing_accounts").await;
     for ba in list["data"].as_array().unwrap() {
         // `ours` plays reading account_customer = embedded_in_lists (the other alternatives
-        // are the wire's: tests/it/fake_readings.rs).
+        // are the wire's: tests/it/fake/readings.rs).
         assert!(
             ba["customer"]["name"]
                 .as_str()

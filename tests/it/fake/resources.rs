@@ -1,5 +1,5 @@
 //! Writes and state transitions: customers and subscriptions (invoices, payments and NF-e are
-//! in `fake_invoices.rs`).
+//! in `invoices.rs`).
 
 use crate::fake::support::{Api, assert_error, assert_violation, ids};
 use fake_kobana::FAKE_NOW;

@@ -1,7 +1,7 @@
 //! LH-3, the parts #35 touched: the front's files import each other without a circle (they
 //! once did, over `scopes_supported`: `http/auth.rs` → `http/metadata.rs` →
 //! `http/token_front/mod.rs` → `http/auth.rs`), and the token front is a module of its own
-//! that imports nothing of the HTTP front (its rank is in `house.rs`).
+//! that imports nothing of the HTTP front (its rank is in `rules.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -23,8 +23,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::house::support::{
-    cargo_command_lines, cargo_runs_of_test_sh, crate_modules_used_at, runs_whole_area, starts,
-    target_sources, targets_without_a_harness, tokens,
+    cargo_command_lines, cargo_runs_of_test_sh, crate_modules_used_at, declared_modules,
+    runs_whole_area, starts, target_sources, targets_without_a_harness, test_files, tokens,
 };
 pub(crate) use crate::house::support::{root, rust_files};
 
@@ -236,40 +236,53 @@ let n: super::super::net::Addr = $crate::server::x();
     );
 }
 
-/// QL-1: in one test binary an area whose file `tests/it/main.rs` does not declare is never
-/// compiled, and its tests are lost without a sound; every file and folder there is declared.
+/// QL-1: in one test binary a file that no `mod` declares is never compiled, and its tests are
+/// lost without a sound: every file and folder under `tests/it` is declared by its folder's
+/// `mod.rs` (`main.rs` at the top).
 #[test]
 fn ql1_every_area_of_the_test_binary_is_declared() {
-    let dir = root().join("tests/it");
-    let main = std::fs::read_to_string(dir.join("main.rs")).expect("tests/it/main.rs");
-    let declared: Vec<String> = main
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("mod "))
-        .map(|rest| rest.trim_end_matches(';').to_owned())
-        .collect();
-    let mut missing = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("tests/it").flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let module = match name.strip_suffix(".rs") {
-            Some("main") => continue,
-            Some(module) => module.to_owned(),
-            None if entry.path().is_dir() => name,
-            None => continue,
-        };
-        if !declared.contains(&module) {
-            missing.push(module);
+    fn undeclared(dir: &Path, mod_file: &str, out: &mut Vec<String>) {
+        let declared = declared_modules(&dir.join(mod_file));
+        for entry in std::fs::read_dir(dir)
+            .expect("a folder of tests/it")
+            .flatten()
+        {
+            let (path, name) = (
+                entry.path(),
+                entry.file_name().to_string_lossy().into_owned(),
+            );
+            let module = if path.is_dir() {
+                if !path.join("mod.rs").exists() {
+                    out.push(format!("{}: no mod.rs", path.display()));
+                }
+                undeclared(&path, "mod.rs", out);
+                name
+            } else {
+                match name.strip_suffix(".rs") {
+                    Some(module) if name != mod_file => module.to_owned(),
+                    _ => continue,
+                }
+            };
+            if !declared.contains(&module) {
+                out.push(format!(
+                    "{}: not declared in its {mod_file}",
+                    path.display()
+                ));
+            }
         }
     }
-    assert!(declared.len() > 40, "{declared:?}");
-    assert!(
-        missing.is_empty(),
-        "not declared in tests/it/main.rs: {missing:?}"
-    );
+    let dir = root().join("tests/it");
+    let mut missing = Vec::new();
+    undeclared(&dir, "main.rs", &mut missing);
+    assert!(declared_modules(&dir.join("main.rs")).len() > 10);
+    assert!(test_files().len() > 60, "{:?}", test_files());
+    assert!(missing.is_empty(), "{missing:#?}");
 }
 
 /// QL-3: the quick loop (`scripts/test.sh --quick`) installs no Node and skips the areas that
-/// drive programs from outside the project; every area that starts Node (directly or through
-/// a real-client scenario) is named in its `EXTERNAL_TESTS` list, whole or by test.
+/// drive programs from outside the project; every test file that starts Node (directly or
+/// through a real-client scenario) is named in its `EXTERNAL_TESTS` list by its module path
+/// (`clients::sdks::`), whole or by test.
 #[test]
 fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
     let script = std::fs::read_to_string(root().join("scripts/test.sh")).expect("test.sh");
@@ -279,17 +292,15 @@ fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
         .map(|(list, _)| list.to_owned())
         .expect("EXTERNAL_TESTS in scripts/test.sh");
     let skipped: Vec<&str> = list.split_whitespace().collect();
-    let dir = root().join("tests/it");
+    let same = script
+        .split_once("SAME_UNDER_EVERY_READING=(")
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(list, _)| list.to_owned())
+        .expect("SAME_UNDER_EVERY_READING in scripts/test.sh");
     let mut unlisted = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("tests/it").flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(area) = name.strip_suffix(".rs").filter(|a| *a != "house") else {
-            continue;
-        };
-        let code = tokens(
-            &std::fs::read_to_string(entry.path()).expect("readable"),
-            false,
-        );
+    let files = test_files();
+    for (module, file) in files.iter().filter(|(m, _)| !m.starts_with("house::")) {
+        let code = tokens(&std::fs::read_to_string(file).expect("readable"), false);
         // `node()`, `scenario(`, `Runner::` in code (not `TestRunner::`, not a comment).
         let drives_node = (0..code.len()).any(|at| {
             [
@@ -300,15 +311,32 @@ fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
             .iter()
             .any(|call| starts(&code, at, call))
         });
-        let prefix = format!("{area}::");
+        let prefix = format!("{module}::");
         if drives_node && !skipped.iter().any(|s| s.starts_with(&prefix)) {
-            unlisted.push(area.to_owned());
+            unlisted.push(module.clone());
         }
     }
+    // Each entry of both lists names an area, a test file or a test that exists: a moved file
+    // leaves no stale filter.
+    let stale: Vec<&str> = skipped
+        .iter()
+        .copied()
+        .chain(same.split_whitespace())
+        .filter(|s| {
+            !files.iter().any(|(m, _)| {
+                let path = format!("{m}::");
+                path.starts_with(s) && s.ends_with("::") || s.starts_with(&path)
+            })
+        })
+        .collect();
     assert!(skipped.len() >= 5, "{skipped:?}");
     assert!(
+        stale.is_empty(),
+        "scripts/test.sh filters no test: {stale:?}"
+    );
+    assert!(
         unlisted.is_empty(),
-        "areas that drive Node but are missing from EXTERNAL_TESTS in scripts/test.sh: {unlisted:?}"
+        "test files that drive Node but are missing from EXTERNAL_TESTS in scripts/test.sh: {unlisted:?}"
     );
 }
 
@@ -506,17 +534,17 @@ fn rk1_the_second_pass_runs_under_others_and_keeps_the_real_client_areas() {
         assert!(
             others
                 .iter()
-                .any(|args| runs_whole_area(args, "readings_server")),
+                .any(|args| runs_whole_area(args, "contract::readings")),
             "quick={quick}: no `cargo test` of tests/it under KOBANA_FAKE_READINGS=others: {runs:?}"
         );
         if quick {
             continue;
         }
         for area in [
-            "real_clients",
-            "real_client_flows",
-            "oauth_discovery",
-            "token_front_browser",
+            "clients::sdks",
+            "clients::sdk_flows",
+            "clients::oauth_discovery",
+            "token_front::browser",
         ] {
             assert!(
                 others.iter().any(|args| runs_whole_area(args, area)),

@@ -1,4 +1,4 @@
-//! The readers behind `house.rs` and `source_rules.rs`: Rust sources as rustc's lexer reads
+//! The readers behind `rules.rs` and `source_rules.rs`: Rust sources as rustc's lexer reads
 //! them (`proc-macro2`: comments gone, every literal one token), the crate modules a file
 //! uses, the targets without a test harness, and what `scripts/test.sh` asks of cargo, run in a
 //! sandbox whose `cargo` only records.
@@ -27,6 +27,39 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// The modules a `mod.rs` (or `main.rs`) declares: each `mod name;` or `pub mod name;` line.
+pub fn declared_modules(mod_file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(mod_file).unwrap_or_default();
+    text.lines()
+        .map(|l| l.trim().strip_prefix("pub ").unwrap_or(l.trim()))
+        .filter_map(|l| l.strip_prefix("mod "))
+        .map(|rest| rest.trim_end_matches(';').to_owned())
+        .collect()
+}
+
+/// The test files of the test binary `tests/it`, each with its module path (`catalog::lists`
+/// for `catalog/lists.rs`): every file of an area folder but its `mod.rs` and its `support`,
+/// in path order. `common` and every `support` hold helpers, not tests.
+pub fn test_files() -> Vec<(String, PathBuf)> {
+    let dir = root().join("tests/it");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let mut out: Vec<(String, PathBuf)> = files
+        .into_iter()
+        .filter_map(|file| {
+            let relative = file.strip_prefix(&dir).ok()?.with_extension("");
+            let parts: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let helper = |p: &String| p == "support" || p == "common" || p == "mod" || p == "main";
+            (!parts.iter().any(helper)).then(|| (parts.join("::"), file))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// One token of a Rust source: an identifier, one punctuation character, a literal as written

@@ -182,7 +182,7 @@ fn check(name: &str, reply: &HttpReply, harness: &Harness, auth_server: &str) {
             assert_no_session(reply, name);
         }
         other => panic!(
-            "events/{other}.json has no expectation: add one to check() in tests/it/lambda.rs"
+            "events/{other}.json has no expectation: add one to check() in tests/it/lambda/events.rs"
         ),
     }
 }
@@ -500,8 +500,8 @@ fn a4_template_table_has_the_stores_ttl_and_iam_allows_only_its_operations() {
         .iter()
         .filter(|l| l.starts_with("Resource:"))
         .collect();
-    // The audit trail's statements are checked in audit.rs (AU-3), the token front's own
-    // (its key) in token_front_lambda.rs.
+    // The audit trail's statements are checked in audit::entries (AU-3), the token front's own
+    // (its key) in token_front::lambda.
     assert_eq!(
         resources,
         [

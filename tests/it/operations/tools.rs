@@ -2,7 +2,7 @@
 //! with 0 contract violations and at most two Kobana calls a call; excluded rows, wrong tools
 //! and bad arguments refused before any call; the same gates as the curated tools (read-only
 //! tokens, narrowing by resource, search filtered by permissions); answers shaped like the
-//! curated lists. The confirmation of destructive rows is in `operations_confirm.rs`.
+//! curated lists. The confirmation of destructive rows is in `confirm.rs`.
 
 use serde_json::{Value, json};
 

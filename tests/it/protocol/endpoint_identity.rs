@@ -1,6 +1,6 @@
 //! The endpoint's identity is never taken from what the client controls (BW-4), and
 //! by default no authorization server is advertised while the 401 says how to pass a billing
-//! API token (RK-5). The local server; the Lambda side is in `lambda_identity.rs`.
+//! API token (RK-5). The local server; the Lambda side is in `lambda::identity`.
 //!
 //! Replayed: `Host: evil.example` and `X-Forwarded-Proto` trying to change the metadata's
 //! `resource` and the challenge's `resource_metadata`; `Host: evil", x="y` trying to add a

@@ -523,7 +523,7 @@ async fn t1_toolset_and_read_only_headers_narrow_but_never_widen() {
         .tool_names(&full_token(), &[("x-mcp-toolsets", "invoices, nfes")])
         .await;
     assert!(!names.is_empty());
-    // The generic tools are there too, narrowed to the named resources (tests/it/operations.rs).
+    // The generic tools are there too, narrowed to the named resources (tests/it/operations/tools.rs).
     assert!(
         names.iter().all(|n| n.starts_with("billing_invoices_")
             || n.starts_with("billing_nfes_")

@@ -6,8 +6,8 @@
 //! metadata documents that do not hold, and single use through DynamoDB (moto).
 //!
 //! The browser half (the official TypeScript SDK's OAuth client, headless Chromium, framing,
-//! the log scan) is `token_front_browser.rs`; two instances sharing a Secrets Manager key are
-//! `token_front_instances.rs`.
+//! the log scan) is `browser.rs`; two instances sharing a Secrets Manager key are
+//! `instances.rs`.
 
 use crate::common;
 

@@ -4,7 +4,7 @@
 //! documents cached (TF-4), loopback redirects on any port (TF-7), the consent stated as scopes
 //! (TF-8) and metadata that varies as the endpoint's name does (TF-9). The browser half of TF-1
 //! (the TypeScript SDK and Chromium, ending in a read token and a token Kobana refuses) is
-//! `token_front_browser.rs`.
+//! `browser.rs`.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -5,7 +5,7 @@
 //! challenge, `invalid_target`), HTTP Basic client authentication at the token endpoint, and
 //! single use under pressure: two redemptions at once, and a code whose store row has expired
 //! while its sealed expiry has not. A post from an opaque origin is refused with the other
-//! cross-site posts, in `token_front.rs`.
+//! cross-site posts, in `flow.rs`.
 
 use crate::common;
 

@@ -1,6 +1,6 @@
 //! The adversarial confirmation tests' own rig and reader: a stack whose store counts what
 //! is written, and this suite's reading of a question and of what the fake Kobana received —
-//! never the server's code. Shared by `confirm_truth.rs` and `confirm_refusals.rs`.
+//! never the server's code. Shared by `truth.rs` and `refusals.rs`.
 
 #![allow(
     dead_code,

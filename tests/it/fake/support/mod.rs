@@ -31,7 +31,7 @@ pub struct Api {
 
 impl Api {
     /// A fake of the default profile (`ours`), whatever `KOBANA_FAKE_READINGS` says: these
-    /// tests pin the fake's own behaviour; `fake_readings.rs` covers the other profile.
+    /// tests pin the fake's own behaviour; `readings.rs` covers the other profile.
     pub async fn new() -> Api {
         Api::with_fake(FakeKobana::start_with_readings(fake_kobana::Readings::ours()).await)
     }

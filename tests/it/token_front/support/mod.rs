@@ -1,7 +1,7 @@
 //! The token front's flow over plain HTTP, as a host's backend and a person's browser would
 //! drive it: register, open the page, paste a token, confirm, follow the redirect, redeem the
-//! code. Shared by the in-process tests (`token_front.rs`) and the two-binary one
-//! (`token_front_instances.rs`).
+//! code. Shared by the in-process tests (`flow.rs`) and the two-binary one
+//! (`instances.rs`).
 
 #![allow(
     dead_code,
