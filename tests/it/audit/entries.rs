@@ -5,12 +5,11 @@
 //! and the export script reads the table back.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{INV_OPEN, INV_PAID_NFE_ERROR, PADARIA};
 
 use std::sync::Arc;
 
-use crate::audit::support::{
-    CUSTOMER, OPEN_INVOICE, Rig, arguments_sha256, forged, is_uuid, now, stack_with_audit,
-};
+use crate::audit::support::{Rig, arguments_sha256, forged, is_uuid, now, stack_with_audit};
 use fake_kobana::{FIXTURE_ORG_ID, full_token};
 use kobana_mcp::audit::{
     AuditStore, AuditStoreError, BoxFuture, Completion, Entry, ListQuery, Listed, MemoryAudit,
@@ -19,9 +18,6 @@ use kobana_mcp::audit::{
 use serde_json::{Value, json};
 
 const VOID: &str = "billing_invoices_void";
-
-/// An invoice the fake holds as paid: voiding it is refused (422 `invalid_state`).
-const PAID_INVOICE: &str = "0d6e1f2a-3b4c-4d5e-8f60-718293a4b5c6";
 
 /// What every entry holds whatever the write: the organization and person of the fixture
 /// token, an id and times of the right shape, the retention's expiry.
@@ -53,7 +49,7 @@ fn assert_common(item: &Value, tool: &str, args: &Value) {
 #[tokio::test]
 async fn au1_au5_a_direct_era_2025_destructive_write_leaves_one_entry_and_says_nothing_was_asked() {
     let rig = Rig::start().await;
-    let args = json!({"id": OPEN_INVOICE, "reason": "duplicada, pedido da Maria Souza"});
+    let args = json!({"id": INV_OPEN, "reason": "duplicada, pedido da Maria Souza"});
     let result = rig
         .stack
         .call(&full_token(), "billing_invoices_void", args.clone())
@@ -77,7 +73,7 @@ async fn au1_au5_a_direct_era_2025_destructive_write_leaves_one_entry_and_says_n
     );
     assert_eq!(
         item["operation"],
-        json!({"method": "POST", "path": "/v1/invoices/{id}/void", "ids": [OPEN_INVOICE]})
+        json!({"method": "POST", "path": "/v1/invoices/{id}/void", "ids": [INV_OPEN]})
     );
     assert_eq!(item["summary"], json!({"omitted_fields": 1}));
     assert_eq!(item["confirmation"], "not_asked_era_2025");
@@ -87,7 +83,7 @@ async fn au1_au5_a_direct_era_2025_destructive_write_leaves_one_entry_and_says_n
         is_uuid(item["kobana_request_id"].as_str().unwrap()),
         "{item}"
     );
-    assert_eq!(item["record_id"], OPEN_INVOICE);
+    assert_eq!(item["record_id"], INV_OPEN);
     assert!(item.get("kobana_code").is_none(), "{item}");
 }
 
@@ -95,7 +91,7 @@ async fn au1_au5_a_direct_era_2025_destructive_write_leaves_one_entry_and_says_n
 async fn au1_au5_a_confirmed_era_2026_destructive_call_leaves_one_entry_asked_and_confirmed() {
     let rig = Rig::start().await;
     let token = full_token();
-    let args = json!({"id": OPEN_INVOICE, "reason": "duplicada"});
+    let args = json!({"id": INV_OPEN, "reason": "duplicada"});
     let state = rig.ask(&token, VOID, &args).await;
     assert!(rig.items().await.is_empty(), "asking writes no entry");
     let yes = json!({"action": "accept", "content": {"confirm": true}});
@@ -116,14 +112,14 @@ async fn au1_au5_a_confirmed_era_2026_destructive_call_leaves_one_entry_asked_an
     assert_eq!(item["confirmation"], "asked_confirmed");
     assert_eq!(item["outcome"], "done");
     assert_eq!(item["kobana_status"], 200);
-    assert_eq!(item["record_id"], OPEN_INVOICE);
+    assert_eq!(item["record_id"], INV_OPEN);
 }
 
 #[tokio::test]
 async fn au1_a_declined_call_leaves_one_declined_entry_and_a_forged_state_joins_no_organization() {
     let rig = Rig::start().await;
     let token = full_token();
-    let args = json!({"id": OPEN_INVOICE, "reason": "duplicada"});
+    let args = json!({"id": INV_OPEN, "reason": "duplicada"});
     let state = rig.ask(&token, VOID, &args).await;
     let no = json!({"action": "decline"});
     let declined = rig.answer(&token, VOID, &args, &state, no.clone()).await;
@@ -134,7 +130,7 @@ async fn au1_a_declined_call_leaves_one_declined_entry_and_a_forged_state_joins_
     assert_eq!(item["confirmation"], "asked_declined");
     assert_eq!(item["outcome"], "declined");
     assert_eq!(item["completed_at"], item["at"]);
-    assert_eq!(item["operation"]["ids"], json!([OPEN_INVOICE]));
+    assert_eq!(item["operation"]["ids"], json!([INV_OPEN]));
     for absent in ["kobana_status", "kobana_request_id", "kobana_code"] {
         assert!(item.get(absent).is_none(), "{absent}: {item}");
     }
@@ -158,7 +154,7 @@ async fn au1_a_declined_call_leaves_one_declined_entry_and_a_forged_state_joins_
 #[tokio::test]
 async fn au1_a_write_kobana_refuses_leaves_one_refused_entry_with_its_status_and_code() {
     let rig = Rig::start().await;
-    let args = json!({"id": PAID_INVOICE, "reason": "duplicada"});
+    let args = json!({"id": INV_PAID_NFE_ERROR, "reason": "duplicada"});
     let result = rig
         .stack
         .call(&full_token(), "billing_invoices_void", args.clone())
@@ -175,7 +171,7 @@ async fn au1_a_write_kobana_refuses_leaves_one_refused_entry_with_its_status_and
         is_uuid(item["kobana_request_id"].as_str().unwrap()),
         "{item}"
     );
-    assert_eq!(item["record_id"], PAID_INVOICE);
+    assert_eq!(item["record_id"], INV_PAID_NFE_ERROR);
     assert_eq!(item["confirmation"], "not_asked_era_2025");
 }
 
@@ -185,7 +181,7 @@ async fn au1_a_write_kobana_refuses_leaves_one_refused_entry_with_its_status_and
 #[tokio::test]
 async fn au1_a_write_tool_call_leaves_one_entry_generic_writes_go_here_too() {
     let rig = Rig::start().await;
-    let args = json!({"id": CUSTOMER, "nickname": "Boa Vista da Maria"});
+    let args = json!({"id": PADARIA, "nickname": "Boa Vista da Maria"});
     let result = rig
         .stack
         .call(&full_token(), "billing_customers_update", args.clone())
@@ -196,12 +192,12 @@ async fn au1_a_write_tool_call_leaves_one_entry_generic_writes_go_here_too() {
     assert_common(&item, "billing_customers_update", &args);
     assert_eq!(
         item["operation"],
-        json!({"method": "PATCH", "path": "/v1/customers/{id}", "ids": [CUSTOMER]})
+        json!({"method": "PATCH", "path": "/v1/customers/{id}", "ids": [PADARIA]})
     );
     assert_eq!(item["confirmation"], "not_asked_not_destructive");
     assert_eq!(item["summary"], json!({"omitted_fields": 1}));
     assert_eq!(item["outcome"], "done");
-    assert_eq!(item["record_id"], CUSTOMER);
+    assert_eq!(item["record_id"], PADARIA);
 }
 
 #[tokio::test]
@@ -209,7 +205,7 @@ async fn au2_a_store_that_refuses_the_first_write_leaves_kobana_untouched() {
     // A table that does not exist: DynamoDB refuses every write.
     let rig = Rig::start_with(|c| c.audit.table = Some("kobana-mcp-no-such-table".into())).await;
     let token = full_token();
-    let args = json!({"id": OPEN_INVOICE, "reason": "duplicada"});
+    let args = json!({"id": INV_OPEN, "reason": "duplicada"});
     let result = rig
         .stack
         .call(&token, "billing_invoices_void", args.clone())
@@ -267,7 +263,7 @@ async fn au2_a_completion_the_store_refuses_leaves_the_entry_unknown_and_the_res
         .call(
             &full_token(),
             "billing_invoices_void",
-            json!({"id": OPEN_INVOICE, "reason": "duplicada"}),
+            json!({"id": INV_OPEN, "reason": "duplicada"}),
         )
         .await;
     assert_ne!(result["isError"], true, "Kobana's result stands: {result}");
@@ -387,7 +383,7 @@ async fn au4_a_write_with_a_token_kobana_refuses_joins_no_organization() {
         .call(
             &token,
             "billing_invoices_void",
-            json!({"id": OPEN_INVOICE, "reason": "x"}),
+            json!({"id": INV_OPEN, "reason": "x"}),
         )
         .await;
     assert_eq!(common::error_code(&result), "KOBANA_INVALID_TOKEN");
@@ -416,7 +412,7 @@ async fn au6_the_export_script_reads_the_trail_back_as_json_lines() {
             .call(
                 &token,
                 "billing_customers_update",
-                json!({"id": CUSTOMER, "nickname": nickname}),
+                json!({"id": PADARIA, "nickname": nickname}),
             )
             .await;
     }
@@ -424,7 +420,7 @@ async fn au6_the_export_script_reads_the_trail_back_as_json_lines() {
         .call(
             &forged(&token),
             "billing_customers_update",
-            json!({"id": CUSTOMER, "nickname": "c"}),
+            json!({"id": PADARIA, "nickname": "c"}),
         )
         .await;
     let items = rig.items().await;

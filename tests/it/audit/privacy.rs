@@ -3,10 +3,11 @@
 //! entry gives one metric by tool and outcome under the real function binary.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{INV_OPEN, NFE_ISSUED, PADARIA};
 
 use std::time::Duration;
 
-use crate::audit::support::{CUSTOMER, ISSUED_NFE, OPEN_INVOICE, audit_table, scan};
+use crate::audit::support::{audit_table, scan};
 use crate::lambda::support::Harness;
 use common::Stack;
 use common::thread_server::{LogBuffer, ThreadServer};
@@ -67,15 +68,15 @@ async fn au1_no_value_a_person_typed_is_stored_or_logged() {
         ),
         (
             "billing_customers_update",
-            json!({"id": CUSTOMER, "notes": PRIVATE[7], "document_number": PRIVATE[2]}),
+            json!({"id": PADARIA, "notes": PRIVATE[7], "document_number": PRIVATE[2]}),
         ),
         (
             "billing_invoices_void",
-            json!({"id": OPEN_INVOICE, "reason": PRIVATE[7]}),
+            json!({"id": INV_OPEN, "reason": PRIVATE[7]}),
         ),
         (
             "billing_nfes_cancel",
-            json!({"id": ISSUED_NFE, "reason": PRIVATE[8]}),
+            json!({"id": NFE_ISSUED, "reason": PRIVATE[8]}),
         ),
     ];
     for (tool, args) in &calls {
@@ -117,7 +118,7 @@ async fn au1_no_value_a_person_typed_is_stored_or_logged() {
 async fn au6_each_entry_gives_one_metric_by_tool_and_outcome() {
     let mut harness = Harness::start(&[]).await;
     let void = json!({"name": "billing_invoices_void",
-        "arguments": {"id": OPEN_INVOICE, "reason": "metricas"}});
+        "arguments": {"id": INV_OPEN, "reason": "metricas"}});
     for answer in [
         json!({"action": "decline"}),
         json!({"action": "accept", "content": {"confirm": true}}),

@@ -4,10 +4,11 @@
 //! DynamoDB (moto). A token Kobana refuses reads nothing.
 
 use crate::common;
+use fake_kobana::fixtures::ids::PADARIA;
 
 use std::sync::Arc;
 
-use crate::audit::support::{CUSTOMER, OTHER_ORG, Rig, forged, stack_with_audit};
+use crate::audit::support::{OTHER_ORG, Rig, forged, stack_with_audit};
 use common::Stack;
 use fake_kobana::{FIXTURE_ORG_ID, full_token, scoped_token};
 use kobana_mcp::audit::{
@@ -260,7 +261,7 @@ async fn au4_two_organizations_never_see_each_others_entries() {
         .call(
             &ana,
             "billing_customers_update",
-            json!({"id": CUSTOMER, "nickname": "Ana's"}),
+            json!({"id": PADARIA, "nickname": "Ana's"}),
         )
         .await;
     let created = rig

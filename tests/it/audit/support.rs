@@ -8,6 +8,7 @@
     reason = "support shared by several areas; each area uses a part"
 )]
 
+use fake_kobana::fixtures::ids::PADARIA;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -27,11 +28,6 @@ use sha2::{Digest, Sha256};
 use crate::common::Stack;
 use crate::common::dynamo::{dynamo_client, dynamo_store, expire_by_ttl};
 
-pub const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-pub const OTHER_OPEN_INVOICE: &str = "c5fd4a91-2d3e-4b7a-8e61-0a9f3b2c7d11";
-pub const DRAFT_INVOICE: &str = "3139d32c-93cd-49bf-9c94-1cf0dc98d2c1";
-pub const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
-pub const ISSUED_NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
 /// A second organization, as the fake makes one on first use.
 pub const OTHER_ORG: &str = "0e7c1f7a-5b1d-4c53-9a43-4f2a8d1c9b77";
 
@@ -242,7 +238,7 @@ impl Rig {
 
     /// One write of the fixture organization's (a customer's nickname), era 2025.
     pub async fn write_one(&self) -> Value {
-        let args = json!({"id": CUSTOMER, "nickname": "x"});
+        let args = json!({"id": PADARIA, "nickname": "x"});
         let result = self
             .stack
             .call(&fake_kobana::full_token(), "billing_customers_update", args)

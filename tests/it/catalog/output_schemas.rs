@@ -4,23 +4,14 @@
 //! fails here until it has a successful call in the table below.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{
+    BA_MARIANA, BA_PADARIA, CREDIT_WELCOME, INV_DRAFT, INV_OPEN, INV_PAID_NFE_ERROR, NFE_ERROR,
+    NFE_ISSUED, PAY_CARD, PLAN_PRO, PROD_EXTRA_USER, SUB_ACTIVE,
+};
 
 use common::Stack;
 use fake_kobana::full_token;
 use serde_json::{Value, json};
-
-const ACCOUNT: &str = "6c307511-b2b9-437a-a8df-6ec4ce4a2bbd";
-const PLAN: &str = "759cde66-bacf-43d0-8b1f-9163ce9ff57f";
-const PRODUCT: &str = "38a847db-b6bd-46a7-b8ae-bf1a956e8fcc";
-const SUB_ACTIVE: &str = "43b7a3a6-9a8d-4a03-980d-7b71d8f56413";
-const INV_DRAFT: &str = "3139d32c-93cd-49bf-9c94-1cf0dc98d2c1";
-const INV_OPEN: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-const INV_PAID_NFE_ERROR: &str = "0d6e1f2a-3b4c-4d5e-8f60-718293a4b5c6";
-const PAY_CARD: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
-const NFE_ISSUED: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
-const NFE_ERROR: &str = "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a";
-const BA_PADARIA: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
-const CREDIT_WELCOME: &str = crate::fake::support::ids::CREDIT_WELCOME;
 
 /// One successful call per tool (each on a fresh fake, so writes do not interfere).
 fn calls(customer: &str) -> Vec<(&'static str, Value)> {
@@ -40,16 +31,16 @@ fn calls(customer: &str) -> Vec<(&'static str, Value)> {
         ),
         ("billing_customers_delete", json!({"id": customer})),
         ("billing_accounts_list", json!({})),
-        ("billing_accounts_get", json!({"id": ACCOUNT})),
+        ("billing_accounts_get", json!({"id": BA_MARIANA})),
         ("billing_plans_list", json!({})),
-        ("billing_plans_get", json!({"id": PLAN})),
+        ("billing_plans_get", json!({"id": PLAN_PRO})),
         ("billing_products_list", json!({"fields": ["created_at"]})),
-        ("billing_products_get", json!({"id": PRODUCT})),
+        ("billing_products_get", json!({"id": PROD_EXTRA_USER})),
         ("billing_subscriptions_list", json!({"status": "active"})),
         ("billing_subscriptions_get", json!({"id": SUB_ACTIVE})),
         (
             "billing_subscriptions_create",
-            json!({"billing_account_id": ACCOUNT, "plan_id": PLAN}),
+            json!({"billing_account_id": BA_MARIANA, "plan_id": PLAN_PRO}),
         ),
         ("billing_subscriptions_pause", json!({"id": SUB_ACTIVE})),
         ("billing_subscriptions_resume", json!({"id": SUB_ACTIVE})),
@@ -59,7 +50,7 @@ fn calls(customer: &str) -> Vec<(&'static str, Value)> {
         ("billing_invoices_pdf", json!({"id": INV_OPEN})),
         (
             "billing_invoices_create",
-            json!({"billing_account_id": ACCOUNT, "line_items": [{"description": "Consultoria", "unit_amount_cents": 15000}]}),
+            json!({"billing_account_id": BA_MARIANA, "line_items": [{"description": "Consultoria", "unit_amount_cents": 15000}]}),
         ),
         ("billing_invoices_finalize", json!({"id": INV_DRAFT})),
         ("billing_invoices_send_reminder", json!({"id": INV_OPEN})),

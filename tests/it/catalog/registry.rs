@@ -8,8 +8,8 @@ use crate::common;
 use std::collections::BTreeSet;
 
 use crate::catalog::support::*;
-use crate::fake::support::ids;
 use common::Stack;
+use fake_kobana::fixtures::ids;
 use fake_kobana::{full_token, readonly_token, scoped_token};
 use serde_json::{Value, json};
 

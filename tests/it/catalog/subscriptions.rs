@@ -40,7 +40,7 @@ async fn t1_subscriptions_tools_run_end_to_end() {
     let list = stack
         .ok(
             "billing_subscriptions_list",
-            json!({"search": "Horizonte", "plan_id": "4b0dbb41-8d52-48f1-942c-3fe860e7a113"}),
+            json!({"search": "Horizonte", "plan_id": PLAN_ENTERPRISE_HORIZONTE}),
         )
         .await;
     assert_eq!(ids(&list["subscriptions"]), [SUB_PAST_DUE]);

@@ -12,10 +12,7 @@ use fake_kobana::full_token;
 
 use crate::common::{Stack, text_of};
 
-pub use crate::fake::support::ids::*;
-
-/// An id no fixture has.
-pub const UNKNOWN: &str = "00000000-0000-4000-8000-000000000000";
+pub use fake_kobana::fixtures::ids::*;
 
 /// The structured result of a successful call.
 #[track_caller]

@@ -14,6 +14,7 @@
 //! (Cursor, VS Code) are read by `host_clis.rs`, the coding CLIs' snippets run there too.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{BA_PADARIA, INV_OPEN, PADARIA};
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -23,9 +24,6 @@ use fake_kobana::{DocKind, full_token, readonly_token};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
-const ACCOUNT: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
-const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const PDF_SIZE: usize = 9_900_000;
 
 fn workspace() -> PathBuf {
@@ -51,17 +49,17 @@ fn plan(stack: &Stack) -> Value {
         "full": full_token(),
         "readonly": readonly_token(),
         "list_call": {"name": "billing_customers_list", "arguments": {}},
-        "json_uri": format!("kobana://billing/customers/{CUSTOMER}"),
-        "pdf_uri": format!("kobana://billing/invoices/{OPEN_INVOICE}/pdf"),
+        "json_uri": format!("kobana://billing/customers/{PADARIA}"),
+        "pdf_uri": format!("kobana://billing/invoices/{INV_OPEN}/pdf"),
         "prompts": [
             {"name": "collect_overdue_invoices", "arguments": {}},
             {"name": "review_pending_nfes", "arguments": {}},
-            {"name": "customer_overview", "arguments": {"customer_id": CUSTOMER}},
+            {"name": "customer_overview", "arguments": {"customer_id": PADARIA}},
             {"name": "monthly_billing_summary", "arguments": {"month": "2026-08"}}
         ],
         "destructive": {
             "name": "billing_invoices_void",
-            "arguments": {"id": OPEN_INVOICE, "reason": "Cobrança emitida em duplicidade"}
+            "arguments": {"id": INV_OPEN, "reason": "Cobrança emitida em duplicidade"}
         }
     })
 }
@@ -210,10 +208,7 @@ async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
     );
     // The 9.9 MB PDF, bytes equal to the fake's document.
     let pdf = cell(label, report, "pdf");
-    let bytes = stack
-        .fake
-        .pdf_bytes(DocKind::Invoice, OPEN_INVOICE)
-        .unwrap();
+    let bytes = stack.fake.pdf_bytes(DocKind::Invoice, INV_OPEN).unwrap();
     assert_eq!(bytes.len(), PDF_SIZE);
     assert_eq!(pdf[0]["len"], PDF_SIZE, "{label}: {pdf}");
     let digest: String = Sha256::digest(&bytes)
@@ -224,6 +219,7 @@ async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
     // Every prompt, loaded by the library itself.
     let prompts = report["prompts"].as_array().unwrap();
     assert_eq!(prompts.len(), 4, "{label}");
+    let padaria_uri = format!("kobana://billing/customers/{PADARIA}");
     let expectations = [
         (
             "collect_overdue_invoices",
@@ -232,11 +228,7 @@ async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
         ("review_pending_nfes", vec!["FAT-2026-000655", "Rejeição"]),
         (
             "customer_overview",
-            vec![
-                "kobana://billing/customers/972a8469-1641-4f82-8b9d-2434e465e150",
-                "Padaria Pão Dourado Ltda",
-                ACCOUNT,
-            ],
+            vec![padaria_uri.as_str(), "Padaria Pão Dourado Ltda", BA_PADARIA],
         ),
         (
             "monthly_billing_summary",
@@ -299,7 +291,7 @@ async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
         accepted["text"].as_str().unwrap().contains("void"),
         "{label}: {accepted}"
     );
-    let voids = stack.kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"));
+    let voids = stack.kobana_calls(&format!("/v1/invoices/{INV_OPEN}/void"));
     assert_eq!(voids.len(), 1, "{label}: declined never reaches Kobana");
 }
 
@@ -311,7 +303,7 @@ async fn stack() -> Stack {
         config.authorization_servers = vec!["http://127.0.0.1:9".to_owned()];
     })
     .await;
-    stack.fake.set_pdf_size(OPEN_INVOICE, PDF_SIZE);
+    stack.fake.set_pdf_size(INV_OPEN, PDF_SIZE);
     stack
 }
 

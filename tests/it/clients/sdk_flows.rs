@@ -3,28 +3,16 @@
 //! (auto) and era 2025 (legacy), against the fake Kobana.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{
+    BA_PADARIA, HORIZONTE, INV_DRAFT, INV_OPEN, INV_OVERDUE, INV_PAID_NFE_ERROR,
+    INV_PAID_NFE_ISSUED, INV_VOID, NFE_ERROR, NFE_ISSUED, PADARIA, PAY_CARD, PLAN_PRO,
+    PROD_LICENSE, RAFAEL, SUB_ACTIVE, SUB_PAST_DUE, UNKNOWN,
+};
 
 use common::{Runner, Stack, scenario};
 use fake_kobana::{DocKind, full_token, readonly_token};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-
-const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-const OVERDUE_INVOICE: &str = "c5fd4a91-2d3e-4b7a-8e61-0a9f3b2c7d11";
-const PAID_INVOICE: &str = "8e2f7c44-5b19-4d0a-9c3e-6f1a2b3c4d55";
-const PAID_INVOICE_NFE_ERROR: &str = "0d6e1f2a-3b4c-4d5e-8f60-718293a4b5c6";
-const DRAFT_INVOICE: &str = "3139d32c-93cd-49bf-9c94-1cf0dc98d2c1";
-const VOID_INVOICE: &str = "a7b8c9d0-e1f2-4a3b-9c4d-5e6f7a8b9c0d";
-const ISSUED_NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
-const REJECTED_NFE: &str = "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a";
-const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
-const GONE_CUSTOMER: &str = "6b65a6a4-8b81-48f6-b38a-088ca65ed389";
-const ACCOUNT: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
-const SUBSCRIPTION: &str = "43b7a3a6-9a8d-4a03-980d-7b71d8f56413";
-const PAST_DUE_SUBSCRIPTION: &str = "ec1b8ca1-f91e-4d4c-9ff4-9b7889463e85";
-const PAYMENT: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
-const PLAN: &str = "759cde66-bacf-43d0-8b1f-9163ce9ff57f";
-const PRODUCT: &str = "9e72db5a-fd0b-47de-aade-7e9d13dd0507";
 
 fn call(name: &str, arguments: Value) -> Value {
     json!({"op": "call_tool", "name": name, "arguments": arguments})
@@ -57,59 +45,65 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
         (
             call(
                 "billing_customers_update",
-                json!({"id": CUSTOMER, "notes": "Atualizado pelo teste"}),
+                json!({"id": PADARIA, "notes": "Atualizado pelo teste"}),
             ),
             None,
         ),
         (
-            call("billing_customers_delete", json!({"id": GONE_CUSTOMER})),
+            call("billing_customers_delete", json!({"id": RAFAEL})),
             None,
         ),
         (
-            call("billing_accounts_list", json!({"customer_id": CUSTOMER})),
+            call("billing_accounts_list", json!({"customer_id": PADARIA})),
             None,
         ),
-        (call("billing_accounts_get", json!({"id": ACCOUNT})), None),
+        (
+            call("billing_accounts_get", json!({"id": BA_PADARIA})),
+            None,
+        ),
         (
             call("billing_plans_list", json!({"status": "active"})),
             None,
         ),
-        (call("billing_plans_get", json!({"id": PLAN})), None),
+        (call("billing_plans_get", json!({"id": PLAN_PRO})), None),
         (
             call("billing_products_list", json!({"product_type": "base"})),
             None,
         ),
-        (call("billing_products_get", json!({"id": PRODUCT})), None),
+        (
+            call("billing_products_get", json!({"id": PROD_LICENSE})),
+            None,
+        ),
         (
             call(
                 "billing_subscriptions_list",
-                json!({"billing_account_id": ACCOUNT}),
+                json!({"billing_account_id": BA_PADARIA}),
             ),
             None,
         ),
         (
-            call("billing_subscriptions_get", json!({"id": SUBSCRIPTION})),
+            call("billing_subscriptions_get", json!({"id": SUB_ACTIVE})),
             None,
         ),
         (
             call(
                 "billing_subscriptions_create",
-                json!({"billing_account_id": ACCOUNT, "plan_id": PLAN}),
+                json!({"billing_account_id": BA_PADARIA, "plan_id": PLAN_PRO}),
             ),
             None,
         ),
         (
-            call("billing_subscriptions_pause", json!({"id": SUBSCRIPTION})),
+            call("billing_subscriptions_pause", json!({"id": SUB_ACTIVE})),
             None,
         ),
         (
-            call("billing_subscriptions_resume", json!({"id": SUBSCRIPTION})),
+            call("billing_subscriptions_resume", json!({"id": SUB_ACTIVE})),
             None,
         ),
         (
             call(
                 "billing_subscriptions_cancel",
-                json!({"id": PAST_DUE_SUBSCRIPTION, "reason": "Cliente pediu"}),
+                json!({"id": SUB_PAST_DUE, "reason": "Cliente pediu"}),
             ),
             None,
         ),
@@ -117,32 +111,23 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
             call("billing_invoices_list", json!({"overdue": true})),
             None,
         ),
-        (
-            call("billing_invoices_get", json!({"id": OPEN_INVOICE})),
-            None,
-        ),
-        (
-            call("billing_invoices_pdf", json!({"id": OPEN_INVOICE})),
-            None,
-        ),
+        (call("billing_invoices_get", json!({"id": INV_OPEN})), None),
+        (call("billing_invoices_pdf", json!({"id": INV_OPEN})), None),
         (
             call(
                 "billing_invoices_create",
-                json!({"billing_account_id": ACCOUNT, "line_items": [{"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 25000}]}),
+                json!({"billing_account_id": BA_PADARIA, "line_items": [{"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 25000}]}),
             ),
             // Under line_item_input_unit = cents the draft comes out 100×: the error says so.
             (common::readings().line_item_input_unit == fake_kobana::readings::MoneyUnit::Cents)
                 .then_some("a unidade dos valores não bateu"),
         ),
         (
-            call("billing_invoices_finalize", json!({"id": DRAFT_INVOICE})),
+            call("billing_invoices_finalize", json!({"id": INV_DRAFT})),
             None,
         ),
         (
-            call(
-                "billing_invoices_send_reminder",
-                json!({"id": OPEN_INVOICE}),
-            ),
+            call("billing_invoices_send_reminder", json!({"id": INV_OPEN})),
             None,
         ),
         (
@@ -150,72 +135,72 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
             None,
         ),
         (
-            call("billing_accounts_credits", json!({"id": ACCOUNT})),
+            call("billing_accounts_credits", json!({"id": BA_PADARIA})),
             None,
         ),
         (
             call(
                 "billing_invoices_change_due_date",
-                json!({"id": OPEN_INVOICE, "due_date": crate::catalog::support::future_day(30)}),
+                json!({"id": INV_OPEN, "due_date": crate::catalog::support::future_day(30)}),
             ),
             None,
         ),
         (
             call(
                 "billing_invoices_apply_credits",
-                json!({"id": OPEN_INVOICE, "credit_ids": [crate::fake::support::ids::CREDIT_WELCOME]}),
+                json!({"id": INV_OPEN, "credit_ids": [fake_kobana::fixtures::ids::CREDIT_WELCOME]}),
             ),
             None,
         ),
         (
-            call("billing_invoices_mark_paid", json!({"id": OPEN_INVOICE})),
+            call("billing_invoices_mark_paid", json!({"id": INV_OPEN})),
             None,
         ),
         (
             call(
                 "billing_invoices_undo_payment",
-                json!({"id": OPEN_INVOICE, "reason": "Baixa registrada por engano"}),
+                json!({"id": INV_OPEN, "reason": "Baixa registrada por engano"}),
             ),
             None,
         ),
         (
             call(
                 "billing_invoices_issue_nfe",
-                json!({"id": PAID_INVOICE_NFE_ERROR}),
+                json!({"id": INV_PAID_NFE_ERROR}),
             ),
             None,
         ),
         (
             call(
                 "billing_invoices_void",
-                json!({"id": OVERDUE_INVOICE, "reason": "Cobrança emitida em duplicidade"}),
+                json!({"id": INV_OVERDUE, "reason": "Cobrança emitida em duplicidade"}),
             ),
             None,
         ),
         (
-            call("billing_payments_list", json!({"invoice_id": PAID_INVOICE})),
+            call(
+                "billing_payments_list",
+                json!({"invoice_id": INV_PAID_NFE_ISSUED}),
+            ),
             None,
         ),
-        (call("billing_payments_get", json!({"id": PAYMENT})), None),
+        (call("billing_payments_get", json!({"id": PAY_CARD})), None),
         (
             call(
                 "billing_payments_refund",
-                json!({"id": PAYMENT, "amount_cents": 1000, "reason": "Desconto concedido"}),
+                json!({"id": PAY_CARD, "amount_cents": 1000, "reason": "Desconto concedido"}),
             ),
             None,
         ),
         (call("billing_nfes_list", json!({"status": "issued"})), None),
-        (call("billing_nfes_get", json!({"id": ISSUED_NFE})), None),
-        (call("billing_nfes_pdf", json!({"id": ISSUED_NFE})), None),
-        (call("billing_nfes_xml", json!({"id": ISSUED_NFE})), None),
-        (
-            call("billing_nfes_issue", json!({"id": REJECTED_NFE})),
-            None,
-        ),
+        (call("billing_nfes_get", json!({"id": NFE_ISSUED})), None),
+        (call("billing_nfes_pdf", json!({"id": NFE_ISSUED})), None),
+        (call("billing_nfes_xml", json!({"id": NFE_ISSUED})), None),
+        (call("billing_nfes_issue", json!({"id": NFE_ERROR})), None),
         (
             call(
                 "billing_nfes_cancel",
-                json!({"id": ISSUED_NFE, "reason": "Serviço não prestado ao tomador"}),
+                json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),
             ),
             None,
         ),
@@ -228,7 +213,7 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
         // The draft was finalized above: deleting it now is refused (without asking, FH-3, in
         // era 2026; by Kobana in era 2025).
         (
-            call("billing_invoices_delete", json!({"id": DRAFT_INVOICE})),
+            call("billing_invoices_delete", json!({"id": INV_DRAFT})),
             Some("rascunho"),
         ),
         // One failure per toolset, with the text that tells the model what to change.
@@ -237,23 +222,17 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
             Some("customers, billing_accounts"),
         ),
         (
-            call(
-                "billing_customers_get",
-                json!({"id": "00000000-0000-4000-8000-000000000000"}),
-            ),
+            call("billing_customers_get", json!({"id": UNKNOWN})),
             Some("Não encontrado"),
         ),
         (
-            call(
-                "billing_subscriptions_resume",
-                json!({"id": PAST_DUE_SUBSCRIPTION}),
-            ),
+            call("billing_subscriptions_resume", json!({"id": SUB_PAST_DUE})),
             Some("situação atual"),
         ),
         (
             call(
                 "billing_invoices_void",
-                json!({"id": VOID_INVOICE, "reason": "Duplicada"}),
+                json!({"id": INV_VOID, "reason": "Duplicada"}),
             ),
             // Already void. Where the person would be asked (era 2026) the server refuses
             // without asking (FH-3: "A fatura já está anulada. Situação atual da fatura:
@@ -263,7 +242,7 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
         (
             call(
                 "billing_payments_refund",
-                json!({"id": PAYMENT, "amount_cents": 99999999}),
+                json!({"id": PAY_CARD, "amount_cents": 99999999}),
             ),
             // Refunded in part above: Kobana refunds succeeded payments only.
             Some("succeeded"),
@@ -271,7 +250,7 @@ fn every_tool() -> Vec<(Value, Option<&'static str>)> {
         (
             call(
                 "billing_nfes_cancel",
-                json!({"id": REJECTED_NFE, "reason": "curto"}),
+                json!({"id": NFE_ERROR, "reason": "curto"}),
             ),
             Some("15"),
         ),
@@ -341,13 +320,13 @@ async fn t4_every_tool_runs_through_each_real_client_in_both_eras() {
         } else {
             assert_eq!(elicited, 0, "{runner:?}: era 2025 never asks (CF-5)");
         }
-        let voids = stack.kobana_calls(&format!("/v1/invoices/{OVERDUE_INVOICE}/void"));
+        let voids = stack.kobana_calls(&format!("/v1/invoices/{INV_OVERDUE}/void"));
         assert_eq!(
             voids.len(),
             1,
             "{runner:?}: the confirmed void ran exactly once"
         );
-        let nfe_cancels = stack.kobana_calls(&format!("/v1/nfes/{REJECTED_NFE}/cancel"));
+        let nfe_cancels = stack.kobana_calls(&format!("/v1/nfes/{NFE_ERROR}/cancel"));
         assert!(
             nfe_cancels.is_empty(),
             "a short reason never reaches Kobana"
@@ -359,7 +338,7 @@ async fn t4_every_tool_runs_through_each_real_client_in_both_eras() {
 async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
     for runner in Runner::ALL {
         let stack = Stack::start().await;
-        stack.fake.set_pdf_size(OPEN_INVOICE, 9_900_000);
+        stack.fake.set_pdf_size(INV_OPEN, 9_900_000);
         let mut steps = vec![
             json!({"op": "list_resources"}),
             json!({"op": "list_templates"}),
@@ -368,20 +347,20 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
             "kobana://billing/organization".to_owned(),
             "kobana://billing/schemas".to_owned(),
             "kobana://billing/schemas/nfes".to_owned(),
-            format!("kobana://billing/customers/{CUSTOMER}"),
-            format!("kobana://billing/subscriptions/{SUBSCRIPTION}"),
-            format!("kobana://billing/invoices/{OPEN_INVOICE}"),
-            format!("kobana://billing/invoices/{OPEN_INVOICE}/pdf"),
-            format!("kobana://billing/nfes/{ISSUED_NFE}"),
-            format!("kobana://billing/nfes/{ISSUED_NFE}/pdf"),
-            format!("kobana://billing/nfes/{ISSUED_NFE}/xml"),
+            format!("kobana://billing/customers/{PADARIA}"),
+            format!("kobana://billing/subscriptions/{SUB_ACTIVE}"),
+            format!("kobana://billing/invoices/{INV_OPEN}"),
+            format!("kobana://billing/invoices/{INV_OPEN}/pdf"),
+            format!("kobana://billing/nfes/{NFE_ISSUED}"),
+            format!("kobana://billing/nfes/{NFE_ISSUED}/pdf"),
+            format!("kobana://billing/nfes/{NFE_ISSUED}/xml"),
             "kobana://billing/audit".to_owned(),
         ];
         steps.extend(
             uris.iter()
                 .map(|u| json!({"op": "read_resource", "uri": u})),
         );
-        let missing = "kobana://billing/invoices/00000000-0000-4000-8000-000000000000";
+        let missing = format!("kobana://billing/invoices/{UNKNOWN}");
         steps.push(json!({"op": "read_resource", "uri": missing}));
         let report = scenario(
             runner,
@@ -412,9 +391,9 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
             assert_eq!(content["uri"], uri.as_str());
             if uri.ends_with("/pdf") {
                 let (kind, id) = if uri.contains("/invoices/") {
-                    (DocKind::Invoice, OPEN_INVOICE)
+                    (DocKind::Invoice, INV_OPEN)
                 } else {
-                    (DocKind::Nfe, ISSUED_NFE)
+                    (DocKind::Nfe, NFE_ISSUED)
                 };
                 let bytes = stack.fake.pdf_bytes(kind, id).unwrap();
                 assert_eq!(content["blob_len"], bytes.len(), "{runner:?} {uri}");
@@ -445,8 +424,8 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
         assert_eq!(not_found["data"]["uri"], missing);
 
         // Over the 10 MB limit: a clear error naming the size and the limit, never a blob.
-        stack.fake.set_pdf_size(ISSUED_NFE, 10_600_000);
-        let too_large = format!("kobana://billing/nfes/{ISSUED_NFE}/pdf");
+        stack.fake.set_pdf_size(NFE_ISSUED, 10_600_000);
+        let too_large = format!("kobana://billing/nfes/{NFE_ISSUED}/pdf");
         let steps = json!([{"op": "read_resource", "uri": too_large}]);
         let report = scenario(runner, &stack.url, &readonly_token(), "accept", &steps).await;
         let outcome = &report["steps"][0];
@@ -466,13 +445,13 @@ async fn pr5_prompts_through_each_real_client() {
         {"op": "list_prompts"},
         {"op": "get_prompt", "name": "collect_overdue_invoices", "arguments": {}},
         {"op": "get_prompt", "name": "review_pending_nfes", "arguments": {}},
-        {"op": "get_prompt", "name": "customer_overview", "arguments": {"customer_id": CUSTOMER}},
+        {"op": "get_prompt", "name": "customer_overview", "arguments": {"customer_id": PADARIA}},
         {"op": "get_prompt", "name": "monthly_billing_summary", "arguments": {"month": "2026-08"}},
         {"op": "complete", "ref": {"type": "ref/prompt", "name": "customer_overview"}, "argument": {"name": "customer_id", "value": "Horizonte"}},
         {"op": "get_prompt", "name": "customer_overview", "arguments": {}},
         {"op": "get_prompt", "name": "customer_overview", "arguments": {"customer_id": ""}},
         {"op": "get_prompt", "name": "customer_overview", "arguments": {"customer_id": "../x"}},
-        {"op": "get_prompt", "name": "customer_overview", "arguments": {"customer_id": "00000000-0000-4000-8000-000000000000"}},
+        {"op": "get_prompt", "name": "customer_overview", "arguments": {"customer_id": UNKNOWN}},
         {"op": "get_prompt", "name": "monthly_billing_summary", "arguments": {"month": "2026-13"}},
         {"op": "get_prompt", "name": "monthly_billing_summary", "arguments": {"month": "2026-8"}},
         {"op": "get_prompt", "name": "monthly_billing_summary", "arguments": {"month": "agosto"}}
@@ -521,7 +500,7 @@ async fn pr5_prompts_through_each_real_client() {
             assert_eq!(out.len(), 6 + bad_arguments.len());
             assert_eq!(
                 out[5]["result"]["completion"]["values"],
-                json!(["9a1de644-815e-46d1-bb8f-aa1837f8a88b"]),
+                json!([HORIZONTE]),
                 "{runner:?}"
             );
         }
@@ -540,7 +519,7 @@ async fn cf3_elicitation_handlers_answering_yes_and_no() {
             let stack = Stack::start().await;
             let steps = json!([call(
                 "billing_invoices_void",
-                json!({"id": OPEN_INVOICE, "reason": "Cobrança emitida em duplicidade"})
+                json!({"id": INV_OPEN, "reason": "Cobrança emitida em duplicidade"})
             )]);
             let report = scenario(runner, &stack.url, &full_token(), answer, &steps).await;
             let shown = report["elicitations"].as_array().unwrap();
@@ -550,7 +529,7 @@ async fn cf3_elicitation_handlers_answering_yes_and_no() {
                 "{runner:?}: {shown:?}"
             );
             let result = &report["steps"][0]["result"];
-            let voids = stack.kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"));
+            let voids = stack.kobana_calls(&format!("/v1/invoices/{INV_OPEN}/void"));
             if executes {
                 assert_eq!(result["isError"], false, "{runner:?}: {result}");
                 assert_eq!(result["structuredContent"]["invoice"]["status"], "void");
@@ -581,21 +560,21 @@ async fn n6_completions_answer_only_a_prompt_s_own_arguments_through_each_real_c
         complete(
             "customer_overview",
             "billing_account_id",
-            &ACCOUNT[..4],
+            &BA_PADARIA[..4],
             Value::Null
         ),
         complete("customer_overview", "plan_id", "", Value::Null),
         complete(
             "customer_overview",
             "product_id",
-            &PRODUCT[..4],
+            &PROD_LICENSE[..4],
             Value::Null
         ),
         complete(
             "customer_overview",
             "price_id",
             "",
-            json!({"plan_id": PLAN})
+            json!({"plan_id": PLAN_PRO})
         ),
         complete("no_such_prompt", "price_id", "", Value::Null),
         complete("no_such_prompt", "customer_id", "", Value::Null),
@@ -655,12 +634,12 @@ async fn t4_wrong_arguments_name_the_argument_through_each_real_client() {
         ),
         (
             "billing_invoices_create",
-            json!({"billing_account_id": ACCOUNT, "line_items": [{"description": "x", "unit_amount_cents": -5}]}),
+            json!({"billing_account_id": BA_PADARIA, "line_items": [{"description": "x", "unit_amount_cents": -5}]}),
             "`line_items[0].unit_amount_cents`",
         ),
         (
             "billing_subscriptions_create",
-            json!({"billing_account_id": ACCOUNT, "items": [{"product_id": PRODUCT}]}),
+            json!({"billing_account_id": BA_PADARIA, "items": [{"product_id": PROD_LICENSE}]}),
             "`items[0].price_id` é obrigatório",
         ),
         (

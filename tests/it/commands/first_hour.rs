@@ -281,8 +281,9 @@ fn fh4_the_demo_binary_checks_itself_and_says_its_version() {
 /// the invoice; an unknown invoice still says to check the id.
 #[tokio::test]
 async fn fh3_a_drafts_pdf_is_named_a_draft_in_the_tool_and_the_resource_read() {
-    use crate::catalog::support::{INV_DRAFT, UNKNOWN, fail};
+    use crate::catalog::support::fail;
     use crate::common::{Stack, error_code};
+    use fake_kobana::fixtures::ids::{INV_DRAFT, UNKNOWN};
     let stack = Stack::start().await;
     let token = fake_kobana::full_token();
 

@@ -4,6 +4,9 @@
 //! The fake's own record must show zero destructive calls except the one legitimate case.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{
+    INV_DRAFT, INV_OPEN, INV_OVERDUE, NFE_ISSUED, PADARIA, PAY_CARD, SUB_ACTIVE,
+};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -17,10 +20,6 @@ use kobana_mcp::confirm::{
     Clock, DynamoStore, NonceStore, binding_digest, confirmed_idempotency_key,
 };
 use serde_json::{Value, json};
-
-const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-const OTHER_OPEN_INVOICE: &str = "c5fd4a91-2d3e-4b7a-8e61-0a9f3b2c7d11";
-const ISSUED_NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
 
 /// The store as the function builds it: SDK configuration from the environment (region,
 /// credentials, `AWS_ENDPOINT_URL_DYNAMODB`), loaded on first use, through the server's own
@@ -150,7 +149,7 @@ fn assert_asks_again(body: &Value, old_state: &str) {
 #[tokio::test]
 async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes_executes() {
     let rig = rig().await;
-    let args = void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade");
+    let args = void_args(INV_OPEN, "Cobrança emitida em duplicidade");
     let body = rig
         .call(
             &full_token(),
@@ -259,14 +258,14 @@ async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes
     assert_eq!(rig.destructive_calls(), 1, "accept-true executes once");
     let call = rig
         .stack
-        .kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"))
+        .kobana_calls(&format!("/v1/invoices/{INV_OPEN}/void"))
         .pop()
         .unwrap();
     // The key is bound to the confirmed request (tool, canonical request, person,
     // organization), not to the nonce: the same call confirmed again reuses it.
     let request = PlannedWrite::new(
         reqwest::Method::POST,
-        &["invoices", OPEN_INVOICE, "void"],
+        &["invoices", INV_OPEN, "void"],
         Some(&json!({"reason": "Cobrança emitida em duplicidade"})),
     )
     .canonical();
@@ -312,9 +311,9 @@ async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes
 #[tokio::test]
 async fn cf4_mismatched_forged_and_expired_confirmations_execute_nothing() {
     let rig = rig().await;
-    let args = void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade");
+    let args = void_args(INV_OPEN, "Cobrança emitida em duplicidade");
     let void = "billing_invoices_void";
-    let nfe_args = json!({"id": ISSUED_NFE, "reason": "Serviço não prestado ao tomador"});
+    let nfe_args = json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"});
     let bia = scoped_token("person-bia", FIXTURE_ORG_ID, "all");
     // (what the state was issued for) → (what the retry carries): each must simply ask again.
     let mismatches = [
@@ -330,14 +329,14 @@ async fn cf4_mismatched_forged_and_expired_confirmations_execute_nothing() {
             void,
             args.clone(),
             full_token(),
-            void_args(OPEN_INVOICE, "Outro motivo qualquer"),
+            void_args(INV_OPEN, "Outro motivo qualquer"),
         ),
         (
             "another invoice",
             void,
             args.clone(),
             full_token(),
-            void_args(OTHER_OPEN_INVOICE, "Cobrança emitida em duplicidade"),
+            void_args(INV_OVERDUE, "Cobrança emitida em duplicidade"),
         ),
         ("another person", void, args.clone(), bia, args.clone()),
     ];
@@ -397,7 +396,7 @@ async fn cf4_mismatched_forged_and_expired_confirmations_execute_nothing() {
 #[tokio::test]
 async fn cf6_a_hundred_concurrent_retries_with_one_state_execute_exactly_once() {
     let rig = rig().await;
-    let args = void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade");
+    let args = void_args(INV_OPEN, "Cobrança emitida em duplicidade");
     let state = rig
         .ask(&full_token(), "billing_invoices_void", args.clone())
         .await;
@@ -435,7 +434,7 @@ async fn cf6_dynamodb_down_fails_closed() {
     let clock: Clock = Arc::new(|| 1_900_000_000);
     let stack = Stack::start_full(|_| {}, Some((down, clock))).await;
     let caps: Value = serde_json::from_str(FORM).unwrap();
-    let params = json!({"name": "billing_invoices_void", "arguments": void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade")});
+    let params = json!({"name": "billing_invoices_void", "arguments": void_args(INV_OPEN, "Cobrança emitida em duplicidade")});
     let (_, body) = stack
         .modern_with_caps(&full_token(), "tools/call", params, caps)
         .await;
@@ -446,7 +445,7 @@ async fn cf6_dynamodb_down_fails_closed() {
     );
     assert!(
         stack
-            .kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"))
+            .kobana_calls(&format!("/v1/invoices/{INV_OPEN}/void"))
             .is_empty()
     );
 }
@@ -458,12 +457,12 @@ async fn cf5_era_2025_and_clients_without_form_elicitation_run_directly() {
         .call(
             &full_token(),
             "billing_invoices_void",
-            void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade"),
+            void_args(INV_OPEN, "Cobrança emitida em duplicidade"),
         )
         .await;
     assert_eq!(result["isError"], false, "{result}");
     let call = stack
-        .kobana_calls(&format!("/v1/invoices/{OPEN_INVOICE}/void"))
+        .kobana_calls(&format!("/v1/invoices/{INV_OPEN}/void"))
         .pop()
         .unwrap();
     assert!(
@@ -472,7 +471,7 @@ async fn cf5_era_2025_and_clients_without_form_elicitation_run_directly() {
     );
 
     for caps in [json!({}), json!({"elicitation": {"url": {}}})] {
-        let params = json!({"name": "billing_invoices_void", "arguments": void_args(OTHER_OPEN_INVOICE, "Cobrança emitida em duplicidade")});
+        let params = json!({"name": "billing_invoices_void", "arguments": void_args(INV_OVERDUE, "Cobrança emitida em duplicidade")});
         let (_, body) = stack
             .modern_with_caps(&full_token(), "tools/call", params, caps.clone())
             .await;
@@ -483,7 +482,7 @@ async fn cf5_era_2025_and_clients_without_form_elicitation_run_directly() {
     }
     assert_eq!(
         stack
-            .kobana_calls(&format!("/v1/invoices/{OTHER_OPEN_INVOICE}/void"))
+            .kobana_calls(&format!("/v1/invoices/{INV_OVERDUE}/void"))
             .len(),
         2
     );
@@ -493,29 +492,20 @@ async fn cf5_era_2025_and_clients_without_form_elicitation_run_directly() {
 async fn cf1_every_destructive_tool_asks_first() {
     let rig = rig().await;
     for (tool, args) in [
-        (
-            "billing_customers_delete",
-            json!({"id": "972a8469-1641-4f82-8b9d-2434e465e150"}),
-        ),
-        (
-            "billing_subscriptions_cancel",
-            json!({"id": "43b7a3a6-9a8d-4a03-980d-7b71d8f56413"}),
-        ),
+        ("billing_customers_delete", json!({"id": PADARIA})),
+        ("billing_subscriptions_cancel", json!({"id": SUB_ACTIVE})),
         (
             "billing_invoices_void",
-            void_args(OPEN_INVOICE, "Cobrança emitida em duplicidade"),
+            void_args(INV_OPEN, "Cobrança emitida em duplicidade"),
         ),
-        (
-            "billing_invoices_delete",
-            json!({"id": "3139d32c-93cd-49bf-9c94-1cf0dc98d2c1"}),
-        ),
+        ("billing_invoices_delete", json!({"id": INV_DRAFT})),
         (
             "billing_nfes_cancel",
-            json!({"id": ISSUED_NFE, "reason": "Serviço não prestado ao tomador"}),
+            json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),
         ),
         (
             "billing_payments_refund",
-            json!({"id": "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60", "amount_cents": 1000}),
+            json!({"id": PAY_CARD, "amount_cents": 1000}),
         ),
     ] {
         let body = rig.call(&full_token(), tool, args, json!({})).await;

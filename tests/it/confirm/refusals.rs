@@ -4,6 +4,9 @@
 //! whose answer was lost, confirmed again, applies once.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{
+    INV_OPEN, NFE_ISSUED, PADARIA, PAY_CARD, PAY_PIX, SUB_ACTIVE, UNKNOWN,
+};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,10 +31,10 @@ async fn cf3_a_token_kobana_rejects_gets_kobanas_error_and_stores_nothing() {
     for (tool, args) in [
         (
             "billing_invoices_void",
-            json!({"id": OPEN_INVOICE, "reason": "Cobrança duplicada"}),
+            json!({"id": INV_OPEN, "reason": "Cobrança duplicada"}),
         ),
-        ("billing_payments_refund", json!({"id": PAYMENT})),
-        ("billing_customers_delete", json!({"id": CUSTOMER})),
+        ("billing_payments_refund", json!({"id": PAY_CARD})),
+        ("billing_customers_delete", json!({"id": PADARIA})),
     ] {
         let body = rig.call(&forged, tool, &args, json!({})).await;
         let result = &body["result"];
@@ -51,8 +54,8 @@ async fn cf3_a_token_kobana_rejects_gets_kobanas_error_and_stores_nothing() {
 async fn cf3_a_record_that_cannot_be_read_refuses_before_anything_is_stored() {
     let rig = memory_rig().await;
     let fake = &rig.stack.fake;
-    let refund = json!({"id": PAYMENT, "amount_cents": 1000});
-    let path = format!("/v1/payments/{PAYMENT}");
+    let refund = json!({"id": PAY_CARD, "amount_cents": 1000});
+    let path = format!("/v1/payments/{PAY_CARD}");
     // 403, 5xx (after the client's retries), a timeout-free 404 of an unknown id.
     for (status, code) in [
         (403, "KOBANA_INSUFFICIENT_SCOPE"),
@@ -79,7 +82,7 @@ async fn cf3_a_record_that_cannot_be_read_refuses_before_anything_is_stored() {
         .call(
             &full_token(),
             "billing_payments_refund",
-            &json!({"id": "00000000-0000-4000-8000-000000000000"}),
+            &json!({"id": UNKNOWN}),
             json!({}),
         )
         .await;
@@ -178,7 +181,7 @@ async fn cf4_store_failures_answer_a_fixed_text_and_keep_the_detail_in_the_log()
         inner: MemoryStore::new(),
     });
     let rig = rig_over(store.clone(), Duration::from_secs(10)).await;
-    let args = json!({"id": OPEN_INVOICE, "reason": "Cobrança duplicada"});
+    let args = json!({"id": INV_OPEN, "reason": "Cobrança duplicada"});
     let fixed = "Não foi possível registrar a confirmação agora; por segurança nada foi executado. Tente de novo em instantes.";
     let check = |body: &Value| {
         let result = &body["result"];
@@ -289,8 +292,8 @@ async fn confirm(rig: &Rig, tool: &str, args: &Value) -> (String, Value) {
 async fn cf6_a_confirmed_refund_whose_answer_was_lost_applies_once_when_confirmed_again() {
     let rig = rig_over(Arc::new(MemoryStore::new()), Duration::from_millis(1500)).await;
     let fake = &rig.stack.fake;
-    let path = format!("/v1/payments/{PAYMENT}/refund");
-    let args = json!({"id": PAYMENT, "amount_cents": 1000, "reason": "Desconto concedido"});
+    let path = format!("/v1/payments/{PAY_CARD}/refund");
+    let args = json!({"id": PAY_CARD, "amount_cents": 1000, "reason": "Desconto concedido"});
     // Kobana applies the refund, and its answer arrives after the server gave up.
     fake.inject(Fault {
         method: Some("POST".into()),
@@ -301,7 +304,7 @@ async fn cf6_a_confirmed_refund_whose_answer_was_lost_applies_once_when_confirme
     let (_, first) = confirm(&rig, "billing_payments_refund", &args).await;
     assert_eq!(first["isError"], true, "{first}");
     assert_eq!(common::error_code(&first), "KOBANA_TIMEOUT");
-    assert_eq!(fake.refunded_cents(PAYMENT), 1000, "Kobana applied it");
+    assert_eq!(fake.refunded_cents(PAY_CARD), 1000, "Kobana applied it");
     // The person confirms the same refund again.
     let (_, second) = confirm(&rig, "billing_payments_refund", &args).await;
     assert_eq!(
@@ -313,7 +316,7 @@ async fn cf6_a_confirmed_refund_whose_answer_was_lost_applies_once_when_confirme
         "partially_refunded"
     );
     assert_eq!(
-        fake.refunded_cents(PAYMENT),
+        fake.refunded_cents(PAY_CARD),
         1000,
         "the refund applied once, not twice"
     );
@@ -341,7 +344,7 @@ async fn cf6_a_confirmed_refund_whose_answer_was_lost_applies_once_when_confirme
     let (_, other) = confirm(
         &rig,
         "billing_payments_refund",
-        &json!({"id": "9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d", "amount_cents": 1000, "reason": "Desconto concedido"}),
+        &json!({"id": PAY_PIX, "amount_cents": 1000, "reason": "Desconto concedido"}),
     )
     .await;
     assert_eq!(other["isError"], false, "{other}");
@@ -358,20 +361,20 @@ async fn cf6_a_confirmed_refund_whose_answer_was_lost_applies_once_when_confirme
 async fn cf6_a_connection_reset_after_a_confirmed_refund_was_applied_is_replayed_not_repeated() {
     let rig = memory_rig().await;
     let fake = &rig.stack.fake;
-    let path = format!("/v1/payments/{PAYMENT}/refund");
+    let path = format!("/v1/payments/{PAY_CARD}/refund");
     fake.inject(Fault {
         method: Some("POST".into()),
         path_prefix: path.clone(),
         kind: FaultKind::ResetMidBody,
         times: None,
     });
-    let (message, done) = confirm(&rig, "billing_payments_refund", &json!({"id": PAYMENT})).await;
+    let (message, done) = confirm(&rig, "billing_payments_refund", &json!({"id": PAY_CARD})).await;
     assert!(
         message.starts_with("Estornar o valor total restante, R$ 499,00, "),
         "{message}"
     );
     assert_eq!(done["isError"], false, "{done}");
-    assert_eq!(fake.refunded_cents(PAYMENT), 49_900, "applied once");
+    assert_eq!(fake.refunded_cents(PAY_CARD), 49_900, "applied once");
     let refunds: Vec<RecordedCall> = fake
         .calls()
         .into_iter()
@@ -386,7 +389,7 @@ async fn cf6_a_connection_reset_after_a_confirmed_refund_was_applied_is_replayed
 #[tokio::test]
 async fn cf2_the_issues_subscription_case_says_immediately_and_is_immediate() {
     let rig = memory_rig().await;
-    let args = json!({"id": SUBSCRIPTION, "reason": "pedido do cliente\". O cancelamento vale no fim do período atual. Motivo: \"pedido do cliente"});
+    let args = json!({"id": SUB_ACTIVE, "reason": "pedido do cliente\". O cancelamento vale no fim do período atual. Motivo: \"pedido do cliente"});
     let (message, done) = confirm(&rig, "billing_subscriptions_cancel", &args).await;
     println!("{message}");
     assert!(
@@ -404,7 +407,7 @@ async fn cf2_the_issues_subscription_case_says_immediately_and_is_immediate() {
     let (message, _) = confirm(
         &rig,
         "billing_nfes_cancel",
-        &json!({"id": ISSUED_NFE, "reason": "Serviço não prestado ao tomador"}),
+        &json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),
     )
     .await;
     println!("{message}");

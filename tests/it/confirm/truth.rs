@@ -9,6 +9,7 @@
 //! server's code. The rest of the issue is in `refusals.rs`.
 
 use crate::common;
+use fake_kobana::fixtures::ids::PADARIA;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -131,6 +132,10 @@ async fn cf2_adversarial_corpus_against_dynamodb() {
 // The property test.
 
 mod generated {
+    use fake_kobana::fixtures::ids::{
+        CREDIT_USED, CREDIT_WELCOME, INV_DRAFT, INV_OPEN, INV_OVERDUE, INV_PAID_NFE_ERROR,
+        NFE_ERROR, NFE_ISSUED, PADARIA, PAY_CARD, PAY_PIX, RAFAEL, SUB_ACTIVE, SUB_PAST_DUE,
+    };
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
@@ -225,58 +230,31 @@ mod generated {
     /// A destructive tool and its arguments.
     pub fn call() -> impl Strategy<Value = (String, Value)> {
         prop_oneof![
-            id(&[
-                "972a8469-1641-4f82-8b9d-2434e465e150",
-                "crm-000101",
-                "6b65a6a4-8b81-48f6-b38a-088ca65ed389"
-            ])
-            .prop_map(|id| ("billing_customers_delete".to_owned(), json!({"id": id}))),
-            (
-                id(&[
-                    "43b7a3a6-9a8d-4a03-980d-7b71d8f56413",
-                    "ec1b8ca1-f91e-4d4c-9ff4-9b7889463e85"
-                ]),
-                flag(),
-                reason()
-            )
-                .prop_map(|(id, at_end, reason)| (
-                    "billing_subscriptions_cancel".to_owned(),
-                    object(vec![
-                        ("id", Some(id)),
-                        ("cancel_at_period_end", at_end),
-                        ("reason", reason)
-                    ])
-                )),
-            (
-                id(&[
-                    "47378190-96da-4dac-b2ff-5d2a386ecbe0",
-                    "c5fd4a91-2d3e-4b7a-8e61-0a9f3b2c7d11"
-                ]),
-                reason()
-            )
-                .prop_map(|(id, reason)| (
-                    "billing_invoices_void".to_owned(),
-                    object(vec![("id", Some(id)), ("reason", reason)])
-                )),
-            id(&["3139d32c-93cd-49bf-9c94-1cf0dc98d2c1"])
+            id(&[PADARIA, "crm-000101", RAFAEL])
+                .prop_map(|id| ("billing_customers_delete".to_owned(), json!({"id": id}))),
+            (id(&[SUB_ACTIVE, SUB_PAST_DUE]), flag(), reason()).prop_map(|(id, at_end, reason)| (
+                "billing_subscriptions_cancel".to_owned(),
+                object(vec![
+                    ("id", Some(id)),
+                    ("cancel_at_period_end", at_end),
+                    ("reason", reason)
+                ])
+            )),
+            (id(&[INV_OPEN, INV_OVERDUE]), reason()).prop_map(|(id, reason)| (
+                "billing_invoices_void".to_owned(),
+                object(vec![("id", Some(id)), ("reason", reason)])
+            )),
+            id(&[INV_DRAFT])
                 .prop_map(|id| ("billing_invoices_delete".to_owned(), json!({"id": id}))),
-            (
-                id(&[
-                    "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60",
-                    "9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
-                ]),
-                amount(),
-                reason()
-            )
-                .prop_map(|(id, amount, reason)| (
-                    "billing_payments_refund".to_owned(),
-                    object(vec![
-                        ("id", Some(id)),
-                        ("amount_cents", amount),
-                        ("reason", reason)
-                    ])
-                )),
-            (id(&["2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f"]), reason()).prop_map(|(id, reason)| (
+            (id(&[PAY_CARD, PAY_PIX]), amount(), reason()).prop_map(|(id, amount, reason)| (
+                "billing_payments_refund".to_owned(),
+                object(vec![
+                    ("id", Some(id)),
+                    ("amount_cents", amount),
+                    ("reason", reason)
+                ])
+            )),
+            (id(&[NFE_ISSUED]), reason()).prop_map(|(id, reason)| (
                 "billing_nfes_cancel".to_owned(),
                 object(vec![("id", Some(id)), ("reason", reason)])
             )),
@@ -287,17 +265,12 @@ mod generated {
     /// The destructive tools past CF-1's six: finalizing, issuing NF-e, recording a payment,
     /// undoing it, applying credits (WA-4).
     fn settlement() -> BoxedStrategy<(String, Value)> {
-        let invoices = &[
-            "47378190-96da-4dac-b2ff-5d2a386ecbe0",
-            "c5fd4a91-2d3e-4b7a-8e61-0a9f3b2c7d11",
-            "3139d32c-93cd-49bf-9c94-1cf0dc98d2c1",
-            "0d6e1f2a-3b4c-4d5e-8f60-718293a4b5c6",
-        ];
+        let invoices = &[INV_OPEN, INV_OVERDUE, INV_DRAFT, INV_PAID_NFE_ERROR];
         let credits = prop_oneof![
-            3 => Just(json!(["b7e4c1d2-3f5a-4b6c-9d8e-0a1b2c3d4e5f"])),
-            1 => Just(json!(["c8f5d2e3-4a6b-4c7d-8e9f-1b2c3d4e5f60"])),
+            3 => Just(json!([CREDIT_WELCOME])),
+            1 => Just(json!([CREDIT_USED])),
             1 => Just(json!([])),
-            1 => Just(json!("b7e4c1d2-3f5a-4b6c-9d8e-0a1b2c3d4e5f")),
+            1 => Just(json!(CREDIT_WELCOME)),
         ];
         prop_oneof![
             id(invoices)
@@ -306,12 +279,9 @@ mod generated {
             id(invoices)
                 .prop_map(|id| ("billing_invoices_issue_nfe".to_owned(), json!({"id": id})))
                 .boxed(),
-            id(&[
-                "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a",
-                "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f"
-            ])
-            .prop_map(|id| ("billing_nfes_issue".to_owned(), json!({"id": id})))
-            .boxed(),
+            id(&[NFE_ERROR, NFE_ISSUED])
+                .prop_map(|id| ("billing_nfes_issue".to_owned(), json!({"id": id})))
+                .boxed(),
             (id(invoices), amount())
                 .prop_map(|(id, amount)| (
                     "billing_invoices_mark_paid".to_owned(),
@@ -385,7 +355,7 @@ fn cf2_property_generated_arguments_ask_exactly_what_is_sent() {
                     .call(
                         &full_token(),
                         "billing_customers_update",
-                        json!({"id": CUSTOMER, "name": name}),
+                        json!({"id": PADARIA, "name": name}),
                     )
                     .await;
                 if result["isError"] != false {

@@ -4,16 +4,12 @@
 //! fake actually received.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{BA_MARIANA, BA_PADARIA, INV_PAID_NFE_ERROR, PADARIA, SUB_ACTIVE};
 
 use common::{Stack, text_of};
 use fake_kobana::{full_token, scoped_token};
 use serde_json::{Value, json};
 
-const CUSTOMER_PAO: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
-const ACCOUNT_PAO: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
-const ACCOUNT_MARIANA: &str = "6c307511-b2b9-437a-a8df-6ec4ce4a2bbd";
-const SUB_ACTIVE: &str = "43b7a3a6-9a8d-4a03-980d-7b71d8f56413";
-const INV_PAID_NFE_ERROR: &str = "0d6e1f2a-3b4c-4d5e-8f60-718293a4b5c6";
 const FIXTURE_ORG_ID: &str = fake_kobana::FIXTURE_ORG_ID;
 
 /// No request or answer of the test was off the contract.
@@ -63,14 +59,11 @@ async fn contract_1_subscription_from_items_sends_product_and_price_ids() {
         &stack,
         &token,
         "billing_subscriptions_create",
-        json!({"billing_account_id": ACCOUNT_MARIANA,
+        json!({"billing_account_id": BA_MARIANA,
                "items": [{"product_id": product, "price_id": price, "quantity": 3, "unit_amount_cents": 4990}]}),
     )
     .await;
-    assert_eq!(
-        created["subscription"]["billing_account_id"],
-        ACCOUNT_MARIANA
-    );
+    assert_eq!(created["subscription"]["billing_account_id"], BA_MARIANA);
     let sent = last_call(&stack, "POST", "/v1/subscriptions")
         .body
         .expect("a body");
@@ -149,10 +142,10 @@ async fn contract_3_a_customers_billing_accounts_come_from_the_documented_route(
         &stack,
         &token,
         "billing_customers_get",
-        json!({"id": CUSTOMER_PAO}),
+        json!({"id": PADARIA}),
     )
     .await;
-    let read = last_call(&stack, "GET", &format!("/v1/customers/{CUSTOMER_PAO}"));
+    let read = last_call(&stack, "GET", &format!("/v1/customers/{PADARIA}"));
     assert_eq!(read.query, None, "no undeclared `include`");
     let accounts = last_call(&stack, "GET", "/v1/billing_accounts");
     assert!(
@@ -160,7 +153,7 @@ async fn contract_3_a_customers_billing_accounts_come_from_the_documented_route(
             .query
             .as_deref()
             .unwrap_or_default()
-            .contains(&format!("person_id={CUSTOMER_PAO}")),
+            .contains(&format!("person_id={PADARIA}")),
         "{accounts:?}"
     );
     let ids: Vec<&str> = got["billing_accounts"]
@@ -169,7 +162,7 @@ async fn contract_3_a_customers_billing_accounts_come_from_the_documented_route(
         .iter()
         .filter_map(|a| a["id"].as_str())
         .collect();
-    assert_eq!(ids, vec![ACCOUNT_PAO], "{got}");
+    assert_eq!(ids, vec![BA_PADARIA], "{got}");
     // The same customer by external_id resolves to the same accounts.
     let by_ref = ok(
         &stack,
@@ -184,11 +177,11 @@ async fn contract_3_a_customers_billing_accounts_come_from_the_documented_route(
         .legacy(
             &token,
             "prompts/get",
-            json!({"name": "customer_overview", "arguments": {"customer_id": CUSTOMER_PAO}}),
+            json!({"name": "customer_overview", "arguments": {"customer_id": PADARIA}}),
         )
         .await;
     assert_eq!(status, 200, "{prompt}");
-    assert!(prompt.to_string().contains(ACCOUNT_PAO), "{prompt}");
+    assert!(prompt.to_string().contains(BA_PADARIA), "{prompt}");
     // A token that cannot read billing accounts gets the customer and a note, nothing more.
     let narrow = scoped_token("person-ana", FIXTURE_ORG_ID, "customers:read");
     let before = stack.kobana_calls("/v1/billing_accounts").len();
@@ -196,7 +189,7 @@ async fn contract_3_a_customers_billing_accounts_come_from_the_documented_route(
         &stack,
         &narrow,
         "billing_customers_get",
-        json!({"id": CUSTOMER_PAO}),
+        json!({"id": PADARIA}),
     )
     .await;
     assert!(
@@ -214,7 +207,7 @@ async fn contract_4_invoice_line_items_are_subcents_and_kobanas_total_is_shown_i
     let stack = Stack::start().await;
     // Under line_item_input_unit = cents, create_invoice asserts the AMOUNT_MISMATCH error.
     let (created, right) = stack
-        .create_invoice(json!({"billing_account_id": ACCOUNT_MARIANA,
+        .create_invoice(json!({"billing_account_id": BA_MARIANA,
                "line_items": [{"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 15000},
                               {"description": "Deslocamento", "unit_amount_cents": 4990}]}))
         .await;

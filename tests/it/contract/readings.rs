@@ -3,19 +3,14 @@
 //! silently 100× off; unknown scope words never hide a tool.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{
+    BA_PADARIA, INV_DRAFT, INV_OPEN, INV_OVERDUE, INV_UNVERIFIED, PAY_CARD, SUB_ACTIVE,
+};
 
 use common::{Stack, text_of};
 use fake_kobana::readings::{DueDateForm, ScopeWords, TokenIssuer};
 use fake_kobana::{Readings, full_token, full_token_in};
 use serde_json::{Value, json};
-
-const OPEN: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-const DRAFT: &str = "3139d32c-93cd-49bf-9c94-1cf0dc98d2c1";
-const ACCOUNT: &str = "371ecd7b-27cd-4130-8722-9389571aa876";
-const PAYMENT: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
-const SUBSCRIPTION: &str = "43b7a3a6-9a8d-4a03-980d-7b71d8f56413";
-const OVERDUE: &str = "c5fd4a91-2d3e-4b7a-8e61-0a9f3b2c7d11";
-const UNVERIFIED: &str = "6a1d9e3b-2c4f-4e8a-b7d5-0f3c9a8e1b24";
 
 fn profiles() -> [(&'static str, Readings); 2] {
     [("ours", Readings::ours()), ("others", Readings::others())]
@@ -75,7 +70,7 @@ async fn rk2_reads_show_the_same_amounts_and_days_under_every_reading() {
         let other = !readings.is_ours();
         let stack = Stack::start_with_readings(readings).await;
         let invoice =
-            ok(&stack, "billing_invoices_get", json!({"id": OPEN})).await["invoice"].clone();
+            ok(&stack, "billing_invoices_get", json!({"id": INV_OPEN})).await["invoice"].clone();
         // Kobana's own member, as the profile writes the day.
         let written = match readings.due_date_form {
             DueDateForm::SaoPauloMidnight => "2026-08-25T03:00:00Z",
@@ -101,13 +96,13 @@ async fn rk2_reads_show_the_same_amounts_and_days_under_every_reading() {
         let list = ok(&stack, "billing_invoices_list", json!({"status": "open"})).await;
         let rows = list["invoices"].as_array().unwrap();
         let row = |id: &str| rows.iter().find(|r| r["id"] == id).unwrap().clone();
-        let open = row(OPEN);
+        let open = row(INV_OPEN);
         assert_eq!(
             (open["total_brl"].clone(), open["due_date"].clone()),
             (json!("R$ 499,00"), json!("2026-08-25")),
             "{name}: {open}"
         );
-        let overdue = row(OVERDUE);
+        let overdue = row(INV_OVERDUE);
         assert_eq!(overdue["due_date"], "2026-08-05", "{name}: {overdue}");
         assert_eq!(
             overdue["days_overdue"],
@@ -125,7 +120,7 @@ async fn rk2_writes_succeed_the_same_way_under_every_reading() {
         ok(
             &stack,
             "billing_subscriptions_pause",
-            json!({"id": SUBSCRIPTION, "resumes_at": "2026-10-01"}),
+            json!({"id": SUB_ACTIVE, "resumes_at": "2026-10-01"}),
         )
         .await;
         let pause = stack
@@ -141,7 +136,8 @@ async fn rk2_writes_succeed_the_same_way_under_every_reading() {
         );
         // delete_answer, idempotency_header: a confirmed delete is `{deleted: true}` after a
         // 200 or a 204, and carries the key under both names.
-        let (_, deleted) = confirmed(&stack, "billing_invoices_delete", json!({"id": DRAFT})).await;
+        let (_, deleted) =
+            confirmed(&stack, "billing_invoices_delete", json!({"id": INV_DRAFT})).await;
         assert_eq!(deleted["result"], json!({"deleted": true}), "{name}");
         let delete = stack
             .fake
@@ -162,7 +158,7 @@ async fn rk2_writes_succeed_the_same_way_under_every_reading() {
         let (question, _) = confirmed(
             &stack,
             "billing_invoices_void",
-            json!({"id": OPEN, "reason": "Cobrança duplicada"}),
+            json!({"id": INV_OPEN, "reason": "Cobrança duplicada"}),
         )
         .await;
         assert!(
@@ -171,8 +167,8 @@ async fn rk2_writes_succeed_the_same_way_under_every_reading() {
         );
         // refund_result: `payment` is the refunded payment under both readings.
         let (_, refund) =
-            confirmed(&stack, "billing_payments_refund", json!({"id": PAYMENT})).await;
-        assert_eq!(refund["payment"]["id"], PAYMENT, "{name}: {refund}");
+            confirmed(&stack, "billing_payments_refund", json!({"id": PAY_CARD})).await;
+        assert_eq!(refund["payment"]["id"], PAY_CARD, "{name}: {refund}");
         assert_eq!(refund["payment"]["status"], "refunded", "{name}");
         assert_eq!(
             refund.get("refund").is_some(),
@@ -187,7 +183,7 @@ async fn rk2_writes_succeed_the_same_way_under_every_reading() {
 /// created invoice is either what was asked or an error naming both figures and the undo.
 #[tokio::test]
 async fn rk3_a_created_invoice_is_never_silently_100x_off() {
-    let args = json!({"billing_account_id": ACCOUNT,
+    let args = json!({"billing_account_id": BA_PADARIA,
         "line_items": [{"description": "Consultoria", "quantity": 1, "unit_amount_cents": 15000}]});
     for (totals, input, right) in [
         ("subcents", "subcents", true),
@@ -259,14 +255,14 @@ async fn rk4_unknown_scope_words_list_every_tool_and_kobanas_403_teaches_the_wor
     }
     let token = fake_kobana::scoped_token("person-ana", org, "billing.invoices.read");
     let read = stack
-        .call(&token, "billing_invoices_get", json!({"id": OPEN}))
+        .call(&token, "billing_invoices_get", json!({"id": INV_OPEN}))
         .await;
     assert_eq!(read["isError"], false, "{read}");
     let denied = stack
         .call(
             &token,
             "billing_invoices_send_reminder",
-            json!({"id": OPEN}),
+            json!({"id": INV_OPEN}),
         )
         .await;
     assert_eq!(denied["isError"], true, "{denied}");
@@ -286,8 +282,13 @@ async fn rk4_unknown_scope_words_list_every_tool_and_kobanas_403_teaches_the_wor
 async fn rk3_an_invoice_whose_unit_cannot_be_verified_shows_both_candidates_never_one_figure() {
     for (name, readings) in profiles() {
         let stack = Stack::start_with_readings(readings).await;
-        let invoice =
-            ok(&stack, "billing_invoices_get", json!({"id": UNVERIFIED})).await["invoice"].clone();
+        let invoice = ok(
+            &stack,
+            "billing_invoices_get",
+            json!({"id": INV_UNVERIFIED}),
+        )
+        .await["invoice"]
+            .clone();
         for key in [
             "total_brl",
             "subtotal_brl",
@@ -312,7 +313,7 @@ async fn rk3_an_invoice_whose_unit_cannot_be_verified_shows_both_candidates_neve
             .as_array()
             .unwrap()
             .iter()
-            .find(|r| r["id"] == UNVERIFIED)
+            .find(|r| r["id"] == INV_UNVERIFIED)
             .unwrap_or_else(|| panic!("{name}: {list}"))
             .clone();
         assert!(row.get("total_brl").is_none(), "{name}: {row}");
@@ -323,7 +324,7 @@ async fn rk3_an_invoice_whose_unit_cannot_be_verified_shows_both_candidates_neve
         );
         // The question about it names no total as fact, only what is owed (unit certain).
         // (It is paid: undoing its payment is what can be asked; voiding it is not, FH-3.)
-        let undo = json!({"id": UNVERIFIED, "reason": "Lançada em duplicidade"});
+        let undo = json!({"id": INV_UNVERIFIED, "reason": "Lançada em duplicidade"});
         let (question, _) = ask(&stack, "billing_invoices_undo_payment", &undo).await;
         assert!(
             question.contains("FAT-2026-000540 de total não conferido (saldo em aberto R$ 0,00)"),

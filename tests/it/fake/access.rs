@@ -1,7 +1,8 @@
 //! The fake's access rules: `User-Agent`, tokens, permissions, organization partitioning
 //! and the headers on every response.
 
-use crate::fake::support::{Api, UA, assert_error, ids};
+use crate::fake::support::{Api, UA, assert_error};
+use fake_kobana::fixtures::ids;
 use fake_kobana::{Claims, FIXTURE_ORG_ID, mint_token, readonly_token, scoped_token};
 use reqwest::Method;
 use serde_json::json;
@@ -326,9 +327,7 @@ async fn unknown_operations_are_400_and_unknown_ids_404_after_auth() {
     // Customer ids have no uuid format (an external_id is accepted): unknown ones are 404.
     let (status, body) = api.get("/v1/customers/123").await;
     assert_error(status, &body, 404, "not_found");
-    let (status, body) = api
-        .get("/v1/invoices/00000000-0000-4000-8000-000000000000")
-        .await;
+    let (status, body) = api.get(&format!("/v1/invoices/{}", ids::UNKNOWN)).await;
     assert_error(status, &body, 404, "not_found");
     let resp = api
         .raw(Method::GET, "/v1/prices", None, Some(UA), None)

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::fake::support::{Api, UA, assert_error, ids, start_fake_binary};
+use crate::fake::support::{Api, UA, assert_error, start_fake_binary};
 use fake_kobana::contract::{check_schema, contract};
+use fake_kobana::fixtures::ids;
 use fake_kobana::{FakeKobana, ViolationKind};
 use reqwest::Method;
 use serde_json::{Value, json};

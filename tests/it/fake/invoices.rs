@@ -1,8 +1,9 @@
 //! Writes and state transitions: invoices, payments and NF-e (customers and subscriptions are
 //! in `resources.rs`).
 
-use crate::fake::support::{Api, assert_error, assert_violation, ids};
+use crate::fake::support::{Api, assert_error, assert_violation};
 use fake_kobana::FAKE_NOW;
+use fake_kobana::fixtures::ids;
 use serde_json::{Value, json};
 
 // ---------- invoices ----------
@@ -85,7 +86,7 @@ async fn create_invoice_computes_totals_in_subcents() {
     let (status, body) = api
         .post(
             "/v1/invoices",
-            json!({"billing_account_id": "00000000-0000-4000-8000-000000000000", "due_date": "amanhã",
+            json!({"billing_account_id": ids::UNKNOWN, "due_date": "amanhã",
                    "line_items": [{"description": "Consultoria", "unit_amount_subcents": 1,
                                    "product_id": "00000000-0000-4000-8000-000000000001"}]}),
         )
@@ -388,7 +389,7 @@ async fn refunds_only_succeeded_payments_full_or_partial() {
         &body,
         "body.amount_cents: 0 is less than the minimum 1",
     );
-    let missing = refund("00000000-0000-4000-8000-000000000000");
+    let missing = refund(ids::UNKNOWN);
     assert_eq!(api.post(&missing, json!({})).await.0, 404);
 }
 

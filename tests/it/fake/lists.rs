@@ -1,7 +1,8 @@
 //! Lists: pagination meta, limits, the `sort_by` whitelist, filters and the two invoice views.
 
 use crate::fake::support::Listed::{AnyOrder, Count, Exactly};
-use crate::fake::support::{Api, assert_error, ids, ids_of};
+use crate::fake::support::{Api, assert_error, ids_of};
+use fake_kobana::fixtures::ids;
 use serde_json::json;
 
 #[tokio::test]
@@ -14,10 +15,7 @@ async fn pagination_meta_and_pages() {
         json!({"total": 4, "page": 2, "per_page": 2, "total_pages": 2})
     );
     // Default order is created_at desc: Mariana, Rafael, Horizonte, Padaria.
-    assert_eq!(
-        ids_of(&body),
-        vec!["9a1de644-815e-46d1-bb8f-aa1837f8a88b", ids::PADARIA]
-    );
+    assert_eq!(ids_of(&body), vec![ids::HORIZONTE, ids::PADARIA]);
 
     let (_, body) = api.get("/v1/invoices").await;
     assert_eq!(
@@ -224,10 +222,7 @@ async fn customer_search_and_kind() {
         ("search=MARIANA", ids::MARIANA),
         ("search=45321287", ids::PADARIA),
         ("search=45.321.287", ids::PADARIA),
-        (
-            "search=horizonte.example",
-            "9a1de644-815e-46d1-bb8f-aa1837f8a88b",
-        ),
+        ("search=horizonte.example", ids::HORIZONTE),
         ("search=rafael.santos%40example.net", ids::RAFAEL),
     ] {
         assert_eq!(
@@ -464,9 +459,7 @@ async fn plan_filters_and_items() {
     assert_eq!(items[0]["price_id"], ids::PRICE_ENTERPRISE_LICENSE);
     assert_eq!(items[0]["product_id"], ids::PROD_LICENSE);
     assert_eq!(items[2]["included"], false);
-    let (status, body) = api
-        .get("/v1/plans/00000000-0000-4000-8000-000000000000/items")
-        .await;
+    let (status, body) = api.get(&format!("/v1/plans/{}/items", ids::UNKNOWN)).await;
     assert_error(status, &body, 404, "not_found");
 }
 

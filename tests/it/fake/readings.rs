@@ -2,8 +2,8 @@
 //! `readings`) is played one way by `ours` and the other way by `others` — one assertion per
 //! point, the same request sent to a fake of each profile.
 
-use crate::fake::support::ids::*;
 use crate::fake::support::{Api, UA};
+use fake_kobana::fixtures::ids::*;
 use fake_kobana::{FakeKobana, Readings};
 use reqwest::{Method, Response};
 use serde_json::{Value, json};

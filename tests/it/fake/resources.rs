@@ -1,8 +1,9 @@
 //! Writes and state transitions: customers and subscriptions (invoices, payments and NF-e are
 //! in `invoices.rs`).
 
-use crate::fake::support::{Api, assert_error, assert_violation, ids};
+use crate::fake::support::{Api, assert_error, assert_violation};
 use fake_kobana::FAKE_NOW;
+use fake_kobana::fixtures::ids;
 use serde_json::{Value, json};
 
 // ---------- customers ----------
@@ -203,7 +204,7 @@ async fn subscription_plan_refusals() {
     let cases = [
         (json!({"billing_account_id": ids::BA_MARIANA}), "plan_id"),
         (
-            json!({"billing_account_id": ids::BA_MARIANA, "plan_id": "00000000-0000-4000-8000-000000000000"}),
+            json!({"billing_account_id": ids::BA_MARIANA, "plan_id": ids::UNKNOWN}),
             "plan_id",
         ),
         (
@@ -253,7 +254,7 @@ async fn subscription_items_need_a_product_and_its_price() {
             "/v1/subscriptions",
             json!({"billing_account_id": ids::BA_MARIANA,
                    "items": [{"product_id": ids::PROD_SUPPORT, "price_id": ids::PRICE_EXTRA_USER},
-                             {"product_id": "00000000-0000-4000-8000-000000000000",
+                             {"product_id": ids::UNKNOWN,
                               "price_id": "00000000-0000-4000-8000-000000000001"}]}),
         )
         .await;
@@ -366,6 +367,6 @@ async fn subscription_cancel_pause_resume_and_refusals() {
         .get(&format!("/v1/subscriptions/{}", ids::SUB_ACTIVE))
         .await;
     assert_eq!(got["data"]["status"], "canceled");
-    let missing = path("cancel", "00000000-0000-4000-8000-000000000000");
+    let missing = path("cancel", ids::UNKNOWN);
     assert_eq!(api.post(&missing, json!({})).await.0, 404);
 }

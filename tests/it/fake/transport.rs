@@ -2,7 +2,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::fake::support::{Api, UA, assert_error, ids, json_body, start_fake_binary};
+use crate::fake::support::{Api, UA, assert_error, json_body, start_fake_binary};
+use fake_kobana::fixtures::ids;
 use fake_kobana::{Claims, DocKind, FIXTURE_ORG_ID, FakeKobana, Fault, FaultKind};
 use futures_util::StreamExt;
 use reqwest::Method;

@@ -10,6 +10,7 @@
 //! injected key). A failing test lists every case that got the wrong answer.
 
 use crate::common;
+use fake_kobana::fixtures::ids::UNKNOWN;
 
 use common::Stack;
 use fake_kobana::full_token;
@@ -106,10 +107,7 @@ async fn hostile_resource_uris_are_not_found_in_both_eras_with_the_uri() {
     assert!(problems.is_empty(), "{}", report(&problems, cases.len()));
     // The only call that may reach Kobana is the well-formed UUID that does not exist.
     for call in stack.fake.calls() {
-        assert_eq!(
-            call.path, "/v1/invoices/00000000-0000-4000-8000-000000000000",
-            "{call:?}"
-        );
+        assert_eq!(call.path, format!("/v1/invoices/{UNKNOWN}"), "{call:?}");
     }
 }
 

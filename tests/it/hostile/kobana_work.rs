@@ -19,10 +19,10 @@ use kobana_mcp::telemetry::RequestRecord;
 use kobana_mcp::{App, Config};
 use serde_json::{Value, json};
 
-use crate::fake::support::ids;
 use crate::hostile::support::process::server::{Server, field, number};
 use crate::hostile::support::process::upstream::{Answer, Upstream};
 use crate::hostile::support::process::{error_code, invoice_page, json_answer, started, text};
+use fake_kobana::fixtures::ids;
 use fake_kobana::{FakeKobana, full_token};
 
 const LIST_MAX_CALLS: usize = 2;

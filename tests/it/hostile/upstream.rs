@@ -6,6 +6,7 @@
 //! margins are regression guards: the CPU and memory figures and their targets are the
 //! benchmark's (`bench/run.sh`, section 8, the release binary against the same hostile Kobana).
 
+use fake_kobana::fixtures::ids::{INV_OPEN, NFE_ISSUED};
 use std::time::{Duration, Instant};
 
 use crate::hostile::support::process::server::{Cost, Server, Streamed, plain};
@@ -15,8 +16,6 @@ use base64::Engine as _;
 use kobana_mcp::telemetry::record::MAX_DRIFTS;
 use serde_json::{Value, json};
 
-const INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-const NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
 /// BW-8: peak RSS growth for a 400 MB body.
 const MAX_RSS_GROWTH_MIB: f64 = 32.0;
 /// CPU for an attack the server must shrug off (debug build; a few ms in release).
@@ -75,7 +74,7 @@ async fn n5_a_400_mb_error_body_on_a_pdf_read_is_read_no_further_than_its_limit(
         stream(404, "application/json", HUGE, None)
     });
     let before = upstream.calls();
-    let uri = format!("kobana://billing/invoices/{INVOICE}/pdf");
+    let uri = format!("kobana://billing/invoices/{INV_OPEN}/pdf");
     let ((status, body), cost) = server
         .measure(server.rpc("resources/read", json!({"uri": uri})))
         .await;
@@ -90,8 +89,8 @@ async fn n5_a_400_mb_error_body_on_a_pdf_read_is_read_no_further_than_its_limit(
     assert_eq!(
         seen,
         [
-            format!("/v1/invoices/{INVOICE}/pdf"),
-            format!("/v1/invoices/{INVOICE}")
+            format!("/v1/invoices/{INV_OPEN}/pdf"),
+            format!("/v1/invoices/{INV_OPEN}")
         ],
         "a 404 is not retried"
     );
@@ -105,7 +104,7 @@ async fn n5_a_400_mb_nfe_xml_is_refused_at_the_document_limit() {
         stream(200, "application/xml", HUGE, None)
     });
     let before = upstream.calls();
-    let uri = format!("kobana://billing/nfes/{NFE}/xml");
+    let uri = format!("kobana://billing/nfes/{NFE_ISSUED}/xml");
     let ((status, body), cost) = server
         .measure(server.rpc("resources/read", json!({"uri": uri})))
         .await;
@@ -180,7 +179,7 @@ async fn a_400_mb_pdf_is_cut_at_the_document_limit_and_never_served_whole() {
         stream(200, "application/pdf", HUGE, None)
     });
     let before = upstream.calls();
-    let uri = format!("kobana://billing/invoices/{INVOICE}/pdf");
+    let uri = format!("kobana://billing/invoices/{INV_OPEN}/pdf");
     let (streamed, cost) = server
         .measure(server.rpc_streamed("resources/read", json!({"uri": uri})))
         .await;
@@ -210,7 +209,7 @@ async fn bw8_r5_a_pdf_announced_over_the_limit_is_refused_before_its_first_byte(
         stream(200, "application/pdf", HUGE, Some(HUGE))
     });
     let before = upstream.calls();
-    let uri = format!("kobana://billing/invoices/{INVOICE}/pdf");
+    let uri = format!("kobana://billing/invoices/{INV_OPEN}/pdf");
     let ((status, body), cost) = server
         .measure(server.rpc("resources/read", json!({"uri": uri})))
         .await;
@@ -251,7 +250,7 @@ async fn bw8_a_content_length_that_lies_long_is_never_taken_as_whole() {
         stream(200, "application/pdf", 1_000, Some(100_000))
     });
     let before = upstream.calls();
-    let uri = format!("kobana://billing/invoices/{INVOICE}/pdf");
+    let uri = format!("kobana://billing/invoices/{INV_OPEN}/pdf");
     let (streamed, cost) = server
         .measure(server.rpc_streamed("resources/read", json!({"uri": uri})))
         .await;
@@ -264,7 +263,7 @@ async fn bw8_a_content_length_that_lies_long_is_never_taken_as_whole() {
 #[tokio::test]
 async fn bw8_a_pdf_that_trickles_is_whole_under_the_deadline_and_cut_past_it() {
     let (upstream, server) = started(&[("KOBANA_TIMEOUT_MS", "1500")]).await;
-    let uri = format!("kobana://billing/invoices/{INVOICE}/pdf");
+    let uri = format!("kobana://billing/invoices/{INV_OPEN}/pdf");
     // 20,000 bytes in 10 pieces 50 ms apart: slow, within the deadline, served whole.
     upstream.route("GET", "/v1/invoices/", |_| Answer::Trickle {
         content_type: "application/pdf",
@@ -356,7 +355,7 @@ async fn n11_a_pdf_read_refuses_any_media_type_but_application_pdf() {
             stream(200, content_type, 4096, Some(4096))
         });
         let before = upstream.calls();
-        let uri = format!("kobana://billing/invoices/{INVOICE}/pdf");
+        let uri = format!("kobana://billing/invoices/{INV_OPEN}/pdf");
         let ((status, body), cost) = server
             .measure(server.rpc("resources/read", json!({"uri": uri})))
             .await;

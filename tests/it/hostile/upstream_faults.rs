@@ -8,6 +8,7 @@
 //! than the deadline plus a small margin.
 
 use crate::common;
+use fake_kobana::fixtures::ids::INV_OPEN;
 
 use std::time::{Duration, Instant};
 
@@ -18,7 +19,6 @@ use kobana_mcp::access::BearerToken;
 use kobana_mcp::kobana::{KobanaClient, KobanaError};
 use serde_json::{Value, json};
 
-const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 /// Scheduling slack on a loaded two-core machine.
 const SLACK: Duration = Duration::from_millis(1500);
 
@@ -214,14 +214,14 @@ async fn a_connection_reset_mid_body_on_a_read_is_retried_then_reported() {
 #[tokio::test]
 async fn truncated_json_on_a_read_is_retried_then_reported() {
     let stack = stack_with_deadline(3000).await;
-    let path = format!("/v1/invoices/{OPEN_INVOICE}");
+    let path = format!("/v1/invoices/{INV_OPEN}");
     stack
         .fake
         .inject(fault("GET", &path, FaultKind::TruncatedJson, Some(1)));
-    let (result, _) = timed_call(&stack, "billing_invoices_get", json!({"id": OPEN_INVOICE})).await;
+    let (result, _) = timed_call(&stack, "billing_invoices_get", json!({"id": INV_OPEN})).await;
     assert_eq!(result["isError"], false, "{result}");
     assert_eq!(
-        result["structuredContent"]["invoice"]["id"], OPEN_INVOICE,
+        result["structuredContent"]["invoice"]["id"], INV_OPEN,
         "{result}"
     );
     assert_eq!(calls(&stack, "GET", &path).len(), 2);
@@ -230,7 +230,7 @@ async fn truncated_json_on_a_read_is_retried_then_reported() {
     stack
         .fake
         .inject(fault("GET", &path, FaultKind::TruncatedJson, None));
-    let (result, _) = timed_call(&stack, "billing_invoices_get", json!({"id": OPEN_INVOICE})).await;
+    let (result, _) = timed_call(&stack, "billing_invoices_get", json!({"id": INV_OPEN})).await;
     assert_tool_error(
         &result,
         "KOBANA_INVALID_RESPONSE",
@@ -259,7 +259,7 @@ async fn an_unreachable_kobana_fails_fast_after_bounded_retries() {
 #[tokio::test]
 async fn a_resource_read_is_retried_like_a_tool_read() {
     let stack = stack_with_deadline(3000).await;
-    let path = format!("/v1/invoices/{OPEN_INVOICE}");
+    let path = format!("/v1/invoices/{INV_OPEN}");
     stack
         .fake
         .inject(fault("GET", &path, status(500, None), Some(2)));
@@ -267,12 +267,12 @@ async fn a_resource_read_is_retried_like_a_tool_read() {
         .legacy(
             &full_token(),
             "resources/read",
-            json!({"uri": format!("kobana://billing/invoices/{OPEN_INVOICE}")}),
+            json!({"uri": format!("kobana://billing/invoices/{INV_OPEN}")}),
         )
         .await;
     assert_eq!(code, 200, "{body}");
     let text = body["result"]["contents"][0]["text"].as_str().unwrap_or("");
-    assert!(text.contains(OPEN_INVOICE), "{body}");
+    assert!(text.contains(INV_OPEN), "{body}");
     assert_eq!(calls(&stack, "GET", &path).len(), 3);
 }
 
@@ -280,7 +280,7 @@ async fn a_resource_read_is_retried_like_a_tool_read() {
 // Writes.
 
 fn reminder_path() -> String {
-    format!("/v1/invoices/{OPEN_INVOICE}/send-reminder")
+    format!("/v1/invoices/{INV_OPEN}/send-reminder")
 }
 
 async fn reminders_sent(stack: &Stack) -> Value {
@@ -288,7 +288,7 @@ async fn reminders_sent(stack: &Stack) -> Value {
         .call(
             &full_token(),
             "billing_invoices_get",
-            json!({"id": OPEN_INVOICE}),
+            json!({"id": INV_OPEN}),
         )
         .await;
     result["structuredContent"]["invoice"]["metadata"]["reminders_sent"].clone()
@@ -303,7 +303,7 @@ async fn a_write_hit_by_a_500_is_retried_with_the_same_idempotency_key_and_appli
     let (result, _) = timed_call(
         &stack,
         "billing_invoices_send_reminder",
-        json!({"id": OPEN_INVOICE}),
+        json!({"id": INV_OPEN}),
     )
     .await;
     assert_eq!(result["isError"], false, "{result}");
@@ -330,7 +330,7 @@ async fn a_write_whose_answer_is_lost_mid_body_is_replayed_not_applied_twice() {
     let (result, _) = timed_call(
         &stack,
         "billing_invoices_send_reminder",
-        json!({"id": OPEN_INVOICE}),
+        json!({"id": INV_OPEN}),
     )
     .await;
     assert_eq!(result["isError"], false, "{result}");
@@ -347,14 +347,14 @@ async fn a_write_whose_answer_is_lost_mid_body_is_replayed_not_applied_twice() {
 #[tokio::test]
 async fn a_void_whose_answer_is_lost_is_replayed_instead_of_failing_as_already_void() {
     let stack = stack_with_deadline(3000).await;
-    let path = format!("/v1/invoices/{OPEN_INVOICE}/void");
+    let path = format!("/v1/invoices/{INV_OPEN}/void");
     stack
         .fake
         .inject(fault("POST", &path, FaultKind::TruncatedJson, Some(1)));
     let (result, _) = timed_call(
         &stack,
         "billing_invoices_void",
-        json!({"id": OPEN_INVOICE, "reason": "Cobrança em duplicidade"}),
+        json!({"id": INV_OPEN, "reason": "Cobrança em duplicidade"}),
     )
     .await;
     assert_eq!(result["isError"], false, "{result}");
@@ -379,7 +379,7 @@ async fn a_write_that_times_out_is_not_retried() {
     let (result, elapsed) = timed_call(
         &stack,
         "billing_invoices_send_reminder",
-        json!({"id": OPEN_INVOICE}),
+        json!({"id": INV_OPEN}),
     )
     .await;
     assert_tool_error(&result, "KOBANA_TIMEOUT", "não respondeu");
@@ -400,7 +400,7 @@ async fn the_client_never_retries_a_write_without_an_idempotency_key() {
     let client = KobanaClient::new(&config).unwrap();
     let token = BearerToken::new(full_token());
     let path = reminder_path();
-    let segments = ["invoices", OPEN_INVOICE, "send-reminder"];
+    let segments = ["invoices", INV_OPEN, "send-reminder"];
     for kind in [
         status(500, None),
         status(502, None),
@@ -464,11 +464,11 @@ async fn the_client_never_retries_a_write_without_an_idempotency_key() {
 // Documents.
 
 fn pdf_uri() -> String {
-    format!("kobana://billing/invoices/{OPEN_INVOICE}/pdf")
+    format!("kobana://billing/invoices/{INV_OPEN}/pdf")
 }
 
 fn pdf_path() -> String {
-    format!("/v1/invoices/{OPEN_INVOICE}/pdf")
+    format!("/v1/invoices/{INV_OPEN}/pdf")
 }
 
 /// Reads the invoice PDF resource in era 2025 over raw HTTP: `Ok(body)` when the whole answer
@@ -489,7 +489,7 @@ async fn read_pdf(stack: &Stack) -> (Result<Vec<u8>, String>, Duration) {
 #[tokio::test]
 async fn a_pdf_cut_short_never_reaches_the_client_as_a_blob() {
     let stack = stack_with_deadline(3000).await;
-    stack.fake.set_pdf_size(OPEN_INVOICE, 200_000);
+    stack.fake.set_pdf_size(INV_OPEN, 200_000);
     for chunked in [false, true] {
         stack.fake.set_pdf_content_length(!chunked);
         stack
@@ -550,7 +550,7 @@ async fn a_document_read_is_retried_on_a_5xx_like_any_other_read() {
     stack
         .fake
         .inject(fault("GET", &pdf_path(), status(503, None), Some(1)));
-    let (result, _) = timed_call(&stack, "billing_invoices_pdf", json!({"id": OPEN_INVOICE})).await;
+    let (result, _) = timed_call(&stack, "billing_invoices_pdf", json!({"id": INV_OPEN})).await;
     assert_eq!(result["isError"], false, "{result}");
     assert_eq!(calls(&stack, "GET", &pdf_path()).len(), 2);
 

@@ -9,3 +9,4 @@ mod front;
 mod requirement_ids;
 mod rules;
 mod source_rules;
+mod test_layout;

@@ -7,11 +7,11 @@
 use crate::lambda::support::runtime_api::{BUFFERED_LIMIT, HttpReply};
 use crate::lambda::support::{Harness, event, event_files};
 use base64::Engine as _;
+use fake_kobana::fixtures::ids::INV_OPEN;
 use fake_kobana::{DocKind, full_token};
 use serde_json::{Value, json};
 
 const HOST: &str = "abc123defg.execute-api.us-east-1.amazonaws.com";
-const INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 const AUTH_SERVER: &str = "https://auth.example.test";
 
 /// The routes `template.yaml` gives the function (its `Api` events), each in stream mode.
@@ -120,12 +120,12 @@ fn check(name: &str, reply: &HttpReply, harness: &Harness, auth_server: &str) {
             assert_eq!(content["mimeType"], "application/pdf", "{result:.300}");
             assert_eq!(
                 content["uri"],
-                format!("kobana://billing/invoices/{INVOICE}/pdf")
+                format!("kobana://billing/invoices/{INV_OPEN}/pdf")
             );
             let blob = base64::engine::general_purpose::STANDARD
                 .decode(content["blob"].as_str().expect("a base64 blob"))
                 .expect("valid base64");
-            let expected = harness.fake.pdf_bytes(DocKind::Invoice, INVOICE).unwrap();
+            let expected = harness.fake.pdf_bytes(DocKind::Invoice, INV_OPEN).unwrap();
             assert!(blob == expected, "R-5: the blob is the fake's PDF");
         }
         "no-token" => {
@@ -251,7 +251,7 @@ async fn a4_every_event_is_answered_with_no_mcp_variables_set() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a4_a_pdf_over_6_mb_streams_whole_through_the_runtime_api() {
     let mut harness = Harness::start(&[]).await;
-    harness.fake.set_pdf_size(INVOICE, 9_900_000);
+    harness.fake.set_pdf_size(INV_OPEN, 9_900_000);
     let started = std::time::Instant::now();
     let reply = harness.invoke(&event("resources-read-invoice-pdf")).await;
     let elapsed = started.elapsed();
@@ -270,7 +270,7 @@ async fn a4_a_pdf_over_6_mb_streams_whole_through_the_runtime_api() {
         );
     }
     check("resources-read-invoice-pdf", &http, &harness, AUTH_SERVER);
-    let pdf = harness.fake.pdf_bytes(DocKind::Invoice, INVOICE).unwrap();
+    let pdf = harness.fake.pdf_bytes(DocKind::Invoice, INV_OPEN).unwrap();
     assert_eq!(
         pdf.len(),
         9_900_000,

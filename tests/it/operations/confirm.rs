@@ -388,13 +388,7 @@ async fn wa2_cf5_era_2025_and_clients_without_forms_run_directly() {
 async fn wa2_cf3_what_cannot_be_shown_faithfully_is_refused_before_asking() {
     let rig = rig().await;
     let token = full_token();
-    let body = rig
-        .call(
-            &token,
-            &void("00000000-0000-4000-8000-000000000000", "Motivo"),
-            json!({}),
-        )
-        .await;
+    let body = rig.call(&token, &void(UNKNOWN, "Motivo"), json!({})).await;
     assert_eq!(error_code(&body["result"]), "KOBANA_NOT_FOUND", "{body}");
     for reason in [
         "linha 1\nlinha 2",

@@ -10,7 +10,7 @@ use fake_kobana::contract::operations::operation_id;
 use fake_kobana::contract::{Contract, Field, Operation, Type, contract};
 use kobana_mcp::catalog::operations::{Class, Row};
 
-pub use crate::fake::support::ids::*;
+pub use fake_kobana::fixtures::ids::*;
 
 /// The four tools, spelled as the hidden tests spell them.
 pub const SEARCH: &str = "billing_operations_search";
@@ -101,7 +101,7 @@ pub fn minimal_call(id: &str, op: &Operation) -> Value {
 /// operation needs, where the fake keeps one.
 pub fn path_id(id: &str, name: &str) -> &'static str {
     if name != "id" {
-        return UNKNOWN_ID;
+        return UNKNOWN;
     }
     match id {
         "post-invoices-id-finalize" | "delete-invoices-id" => INV_DRAFT,
@@ -117,13 +117,10 @@ pub fn path_id(id: &str, name: &str) -> &'static str {
             "plans" => PLAN_PRO,
             "products" => PROD_LICENSE,
             "credits" => CREDIT_WELCOME,
-            _ => UNKNOWN_ID,
+            _ => UNKNOWN,
         },
     }
 }
-
-/// An id no fixture has (operations whose records the fake makes up).
-pub const UNKNOWN_ID: &str = "0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d";
 
 /// A fixture uuid for a member named `name`.
 fn uuid_for(name: &str) -> &'static str {
@@ -135,7 +132,7 @@ fn uuid_for(name: &str) -> &'static str {
         n if n.ends_with("invoice_id") => INV_OPEN,
         n if n.ends_with("subscription_id") => SUB_ACTIVE,
         n if n.ends_with("credit_id") || n.ends_with("credit_ids") => CREDIT_WELCOME,
-        _ => UNKNOWN_ID,
+        _ => UNKNOWN,
     }
 }
 

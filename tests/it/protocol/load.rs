@@ -13,6 +13,7 @@
 //! It prints requests, concurrency, wall time, throughput and latency percentiles.
 
 use crate::common;
+use fake_kobana::fixtures::ids::INV_OPEN;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,8 +23,6 @@ use common::Stack;
 use fake_kobana::full_token;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
-
-const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -117,13 +116,13 @@ fn plan(i: usize) -> Planned {
             legacy(
                 &id,
                 "resources/read",
-                json!({"uri": format!("kobana://billing/invoices/{OPEN_INVOICE}")}),
+                json!({"uri": format!("kobana://billing/invoices/{INV_OPEN}")}),
             ),
             |s, b| {
                 s == 200
                     && b["result"]["contents"][0]["text"]
                         .as_str()
-                        .is_some_and(|t| t.contains(OPEN_INVOICE))
+                        .is_some_and(|t| t.contains(INV_OPEN))
             },
         ),
         6 => (legacy(&id, "prompts/list", json!({})), |s, b| {

@@ -1,13 +1,12 @@
 //! Prompts end to end in both eras (PR-1…PR-7, A-2).
 
 use crate::common;
+use fake_kobana::fixtures::ids::{BA_PADARIA, PADARIA, UNKNOWN};
 
 use common::Stack;
 use fake_kobana::{full_token, readonly_token};
 use kobana_mcp::catalog::registry;
 use serde_json::{Value, json};
-
-const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
 
 async fn get(stack: &Stack, token: &str, name: &str, args: Value, modern: bool) -> Value {
     let params = json!({"name": name, "arguments": args});
@@ -117,7 +116,7 @@ async fn pr7_each_prompt_names_registered_tools_in_pt_br() {
             ),
             (
                 "collect_overdue_invoices",
-                json!({"customer_id": CUSTOMER}),
+                json!({"customer_id": PADARIA}),
                 vec!["billing_invoices_list", "billing_invoices_send_reminder"],
             ),
             (
@@ -247,7 +246,7 @@ async fn pr3_customer_overview_carries_the_customer_as_text_naming_its_uri() {
             assert_eq!(message["content"]["type"], "text", "{body}");
             assert_eq!(message["role"], "user", "{body}");
         }
-        let uri = format!("`kobana://billing/customers/{CUSTOMER}`");
+        let uri = format!("`kobana://billing/customers/{PADARIA}`");
         let customer = messages
             .iter()
             .filter_map(|m| m["content"]["text"].as_str())
@@ -260,21 +259,18 @@ async fn pr3_customer_overview_carries_the_customer_as_text_naming_its_uri() {
             .map(|(inner, _)| inner)
             .unwrap_or_else(|| panic!("no ```json block: {customer}"));
         let record: Value = serde_json::from_str(json_text).unwrap();
-        assert_eq!(record["customer"]["id"], CUSTOMER, "{record}");
+        assert_eq!(record["customer"]["id"], PADARIA, "{record}");
         assert_eq!(record["customer"]["name"], "Padaria Pão Dourado Ltda");
         assert!(record["billing_accounts"].is_array(), "{record}");
         let text = all_text(&body["result"]);
-        assert!(
-            text.contains("371ecd7b-27cd-4130-8722-9389571aa876"),
-            "billing account named: {text}"
-        );
+        assert!(text.contains(BA_PADARIA), "billing account named: {text}");
     }
     // Scoped to one customer, the overdue collection carries it the same way.
     let body = get(
         &stack,
         &full_token(),
         "collect_overdue_invoices",
-        json!({"customer_id": CUSTOMER}),
+        json!({"customer_id": PADARIA}),
         false,
     )
     .await;
@@ -284,7 +280,7 @@ async fn pr3_customer_overview_carries_the_customer_as_text_naming_its_uri() {
         "{body}"
     );
     assert!(
-        all_text(&body["result"]).contains(&format!("kobana://billing/customers/{CUSTOMER}")),
+        all_text(&body["result"]).contains(&format!("kobana://billing/customers/{PADARIA}")),
         "{body}"
     );
 }
@@ -335,7 +331,7 @@ async fn pr6_bad_arguments_are_32602_naming_the_argument() {
             ),
             (
                 "customer_overview",
-                json!({"customer_id": "00000000-0000-4000-8000-000000000000"}),
+                json!({"customer_id": UNKNOWN}),
                 "customer_id",
             ),
             (
@@ -355,7 +351,7 @@ async fn pr6_bad_arguments_are_32602_naming_the_argument() {
             ),
             (
                 "collect_overdue_invoices",
-                json!({"customer_id": "00000000-0000-4000-8000-000000000000"}),
+                json!({"customer_id": UNKNOWN}),
                 "customer_id",
             ),
         ] {

@@ -2,6 +2,7 @@
 //! authentication, and clear answers to bad input (P-1, P-2, P-3, P-4, A-3).
 
 use crate::common;
+use fake_kobana::fixtures::ids::{PADARIA, UNKNOWN};
 
 use common::{Stack, json_body, read};
 use fake_kobana::{full_token, readonly_token};
@@ -463,7 +464,7 @@ async fn t2_sort_by_outside_the_catalog_is_refused_with_allowed_values() {
 #[tokio::test]
 async fn customers_get_by_uuid_and_external_id() {
     let stack = Stack::start().await;
-    for id in ["972a8469-1641-4f82-8b9d-2434e465e150", "crm-000202"] {
+    for id in [PADARIA, "crm-000202"] {
         let result = stack
             .call(&full_token(), "billing_customers_get", json!({"id": id}))
             .await;
@@ -477,7 +478,7 @@ async fn customers_get_by_uuid_and_external_id() {
         .call(
             &full_token(),
             "billing_customers_get",
-            json!({"id": "00000000-0000-4000-8000-000000000000"}),
+            json!({"id": UNKNOWN}),
         )
         .await;
     assert_eq!(missing["isError"], true);

@@ -1,18 +1,13 @@
 //! Resources and completions end to end over raw HTTP in both eras (R-1…R-6, C-1…C-4, A-2).
 
 use crate::common;
+use fake_kobana::fixtures::ids::{INV_OPEN, NFE_ERROR, NFE_ISSUED, PADARIA, SUB_ACTIVE, UNKNOWN};
 
 use base64::Engine as _;
 use common::Stack;
 use fake_kobana::{DocKind, FIXTURE_ORG_ID, full_token, readonly_token, scoped_token};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
-
-const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-const ISSUED_NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
-const REJECTED_NFE: &str = "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a";
-const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
-const SUBSCRIPTION: &str = "43b7a3a6-9a8d-4a03-980d-7b71d8f56413";
 
 async fn read(stack: &Stack, token: &str, uri: &str, modern: bool) -> (u16, Value) {
     let params = json!({"uri": uri});
@@ -169,7 +164,7 @@ async fn r3_a2_read_only_token_keeps_resources_and_a_token_without_invoices_sees
     let (status, body) = read(
         &stack,
         &readonly_token(),
-        &format!("kobana://billing/invoices/{OPEN_INVOICE}"),
+        &format!("kobana://billing/invoices/{INV_OPEN}"),
         false,
     )
     .await;
@@ -194,7 +189,7 @@ async fn r3_a2_read_only_token_keeps_resources_and_a_token_without_invoices_sees
     );
     assert!(templates.contains(&"kobana://billing/customers/{id}".to_owned()));
     stack.fake.clear_calls();
-    let uri = format!("kobana://billing/invoices/{OPEN_INVOICE}");
+    let uri = format!("kobana://billing/invoices/{INV_OPEN}");
     let (_, body) = read(&stack, &no_invoices, &uri, false).await;
     assert_eq!(
         body["error"]["code"], -32002,
@@ -225,27 +220,27 @@ async fn r4_json_and_xml_resources_read_in_both_eras() {
                 "uncollectible",
             ),
             (
-                format!("kobana://billing/customers/{CUSTOMER}"),
+                format!("kobana://billing/customers/{PADARIA}"),
                 "application/json",
                 "Padaria Pão Dourado Ltda",
             ),
             (
-                format!("kobana://billing/subscriptions/{SUBSCRIPTION}"),
+                format!("kobana://billing/subscriptions/{SUB_ACTIVE}"),
                 "application/json",
                 "monthly",
             ),
             (
-                format!("kobana://billing/invoices/{OPEN_INVOICE}"),
+                format!("kobana://billing/invoices/{INV_OPEN}"),
                 "application/json",
                 "FAT-2026-000812",
             ),
             (
-                format!("kobana://billing/nfes/{ISSUED_NFE}"),
+                format!("kobana://billing/nfes/{NFE_ISSUED}"),
                 "application/json",
                 "K7Q2-M9XA",
             ),
             (
-                format!("kobana://billing/nfes/{ISSUED_NFE}/xml"),
+                format!("kobana://billing/nfes/{NFE_ISSUED}/xml"),
                 "application/xml",
                 "<",
             ),
@@ -271,11 +266,11 @@ async fn r4_json_and_xml_resources_read_in_both_eras() {
 async fn r6_not_found_is_32002_in_era_2025_and_32602_in_era_2026() {
     let stack = Stack::start().await;
     for uri in [
-        "kobana://billing/invoices/00000000-0000-4000-8000-000000000000".to_owned(),
+        format!("kobana://billing/invoices/{UNKNOWN}"),
         "kobana://billing/nope".to_owned(),
         "kobana://billing/invoices/not-a-uuid/pdf".to_owned(),
         "kobana://billing/invoices/..%2Forganization".to_owned(),
-        format!("kobana://billing/nfes/{REJECTED_NFE}/xml"),
+        format!("kobana://billing/nfes/{NFE_ERROR}/xml"),
         "kobana://billing/schemas/widgets".to_owned(),
         "https://example.com/x".to_owned(),
     ] {
@@ -330,36 +325,36 @@ async fn pdf_roundtrip(
 #[tokio::test]
 async fn r5_pdfs_stream_whole_up_to_10_mb_with_and_without_content_length() {
     let stack = Stack::start().await;
-    let invoice_pdf = format!("kobana://billing/invoices/{OPEN_INVOICE}/pdf");
-    let nfe_pdf = format!("kobana://billing/nfes/{ISSUED_NFE}/pdf");
+    let invoice_pdf = format!("kobana://billing/invoices/{INV_OPEN}/pdf");
+    let nfe_pdf = format!("kobana://billing/nfes/{NFE_ISSUED}/pdf");
     pdf_roundtrip(
         &stack,
         DocKind::Invoice,
-        OPEN_INVOICE,
+        INV_OPEN,
         &invoice_pdf,
         20_000,
         false,
     )
     .await;
-    pdf_roundtrip(&stack, DocKind::Nfe, ISSUED_NFE, &nfe_pdf, 30_001, true).await;
+    pdf_roundtrip(&stack, DocKind::Nfe, NFE_ISSUED, &nfe_pdf, 30_001, true).await;
     pdf_roundtrip(
         &stack,
         DocKind::Invoice,
-        OPEN_INVOICE,
+        INV_OPEN,
         &invoice_pdf,
         9_900_000,
         true,
     )
     .await;
     stack.fake.set_pdf_content_length(false);
-    pdf_roundtrip(&stack, DocKind::Nfe, ISSUED_NFE, &nfe_pdf, 9_900_001, false).await;
+    pdf_roundtrip(&stack, DocKind::Nfe, NFE_ISSUED, &nfe_pdf, 9_900_001, false).await;
 }
 
 #[tokio::test]
 async fn r5_over_10_mb_fails_cleanly_before_or_during_the_stream() {
     let stack = Stack::start().await;
-    let uri = format!("kobana://billing/invoices/{OPEN_INVOICE}/pdf");
-    stack.fake.set_pdf_size(OPEN_INVOICE, 10_600_000);
+    let uri = format!("kobana://billing/invoices/{INV_OPEN}/pdf");
+    stack.fake.set_pdf_size(INV_OPEN, 10_600_000);
     for modern in [false, true] {
         let (status, body) = read(&stack, &full_token(), &uri, modern).await;
         assert_eq!(status, 200);
@@ -417,7 +412,7 @@ async fn c1_customer_ids_are_suggested_from_the_list_under_its_permission() {
     let body = complete(full_token(), prompt.clone(), "customer_id", "Padaria").await;
     assert_eq!(
         body["result"]["completion"]["values"],
-        json!([CUSTOMER]),
+        json!([PADARIA]),
         "{body}"
     );
     let body = complete(readonly_token(), prompt.clone(), "customer_id", "").await;
@@ -436,7 +431,7 @@ async fn c1_customer_ids_are_suggested_from_the_list_under_its_permission() {
     let body = complete(full_token(), invoices.clone(), "id", "4737").await;
     assert_eq!(
         body["result"]["completion"]["values"],
-        json!([OPEN_INVOICE]),
+        json!([INV_OPEN]),
         "{body}"
     );
     let no_invoices = scoped_token("person-ana", FIXTURE_ORG_ID, "customers:read");

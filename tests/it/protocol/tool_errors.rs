@@ -6,12 +6,11 @@
 
 use crate::common;
 use crate::confirm::support::memory_rig;
+use fake_kobana::fixtures::ids::{INV_OPEN, UNKNOWN};
 
 use common::{ERROR_META, Stack, error_of, text_of};
 use fake_kobana::{full_token, readonly_token};
 use serde_json::{Value, json};
-
-const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 
 /// `result` is a tool error whose code is `code` and whose pt-BR text holds `words`: no
 /// `structuredContent`, and the `_meta` error's message is the text itself.
@@ -57,7 +56,7 @@ async fn cl7_every_tool_error_has_its_code_in_meta_and_no_structured_content() {
             "Kobana's 404",
             full_token(),
             "billing_customers_get",
-            json!({"id": "00000000-0000-4000-8000-000000000000"}),
+            json!({"id": UNKNOWN}),
             "KOBANA_NOT_FOUND",
             "Não encontrado no Kobana",
             json!(404),
@@ -77,7 +76,7 @@ async fn cl7_every_tool_error_has_its_code_in_meta_and_no_structured_content() {
 #[tokio::test]
 async fn cl7_a_declined_confirmation_has_its_code_in_meta_in_era_2026() {
     let rig = memory_rig().await;
-    let args = json!({"id": OPEN_INVOICE, "reason": "Cobrança emitida em duplicidade"});
+    let args = json!({"id": INV_OPEN, "reason": "Cobrança emitida em duplicidade"});
     let asked = rig
         .call(&full_token(), "billing_invoices_void", &args, json!({}))
         .await;

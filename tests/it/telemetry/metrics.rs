@@ -3,13 +3,12 @@
 //! metrics of the requests they sent — by Lambda request id — and the request line carrying
 //! the same id. With `MCP_METRICS=off` there are none.
 
+use fake_kobana::fixtures::ids::{INV_OPEN, UNKNOWN};
 use std::time::Duration;
 
 use crate::lambda::support::{Harness, event, modern_event};
 use fake_kobana::{Fault, FaultKind};
 use serde_json::{Value, json};
-
-const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 
 /// The emulator numbers invocations from 1.
 fn lambda_id(n: u64) -> String {
@@ -85,12 +84,12 @@ async fn emf_lines_carry_the_metrics_of_each_request_sent() {
     );
     // 3: a tool error; 4: no token (401).
     let call = json!({"name": "billing_invoices_get",
-        "arguments": {"id": "00000000-0000-4000-8000-000000000000"}});
+        "arguments": {"id": UNKNOWN}});
     harness.invoke(&modern_event("tools/call", call)).await;
     harness.invoke(&event("no-token")).await;
     // 5: a destructive call asked; 6: declined; 7: asked again; 8: confirmed.
     let void = json!({"name": "billing_invoices_void",
-        "arguments": {"id": OPEN_INVOICE, "reason": "metricas"}});
+        "arguments": {"id": INV_OPEN, "reason": "metricas"}});
     for answer in [
         json!({"action": "decline"}),
         json!({"action": "accept", "content": {"confirm": true}}),
@@ -293,7 +292,7 @@ async fn rk4_rk7_drift_and_unknown_scope_words_fire_their_metrics() {
     let mut harness = Harness::start(&[]).await;
     for (path, pointer, value) in [
         (
-            format!("/v1/invoices/{OPEN_INVOICE}"),
+            format!("/v1/invoices/{INV_OPEN}"),
             "/data/status",
             "em_atraso",
         ),
@@ -313,7 +312,7 @@ async fn rk4_rk7_drift_and_unknown_scope_words_fire_their_metrics() {
             times: None,
         });
     }
-    let call = json!({"name": "billing_invoices_get", "arguments": {"id": OPEN_INVOICE}});
+    let call = json!({"name": "billing_invoices_get", "arguments": {"id": INV_OPEN}});
     harness.invoke(&modern_event("tools/call", call)).await;
     let token = fake_kobana::scoped_token(
         "person-ana",

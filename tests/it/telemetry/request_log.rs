@@ -7,6 +7,7 @@
 //! fake Kobana and the client run on the test's runtime.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{INV_OPEN, PADARIA, UNKNOWN};
 
 use std::time::Duration;
 
@@ -17,8 +18,6 @@ use kobana_mcp::access::{BearerToken, Principal};
 use kobana_mcp::telemetry::record::person_digest;
 use serde_json::{Value, json};
 
-const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
 const SEARCH: &str = "Padaria";
 const REASON: &str = "motivo-de-teste-do-log";
 
@@ -188,7 +187,7 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
     let customer = client
         .legacy(
             "tools/call",
-            call("billing_customers_get", json!({"id": CUSTOMER})),
+            call("billing_customers_get", json!({"id": PADARIA})),
             tool_ok("billing_customers_get", "200,200"),
         )
         .await;
@@ -196,7 +195,7 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
     // A retried write: Kobana's 503, then its 200.
     fake.inject(Fault {
         method: Some("POST".into()),
-        path_prefix: format!("/v1/invoices/{OPEN_INVOICE}/send-reminder"),
+        path_prefix: format!("/v1/invoices/{INV_OPEN}/send-reminder"),
         kind: FaultKind::Status {
             status: 503,
             retry_after: None,
@@ -206,10 +205,7 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
     client
         .legacy(
             "tools/call",
-            call(
-                "billing_invoices_send_reminder",
-                json!({"id": OPEN_INVOICE}),
-            ),
+            call("billing_invoices_send_reminder", json!({"id": INV_OPEN})),
             tool_ok("billing_invoices_send_reminder", "503,200"),
         )
         .await;
@@ -217,10 +213,7 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
     client
         .legacy(
             "tools/call",
-            call(
-                "billing_invoices_get",
-                json!({"id": "00000000-0000-4000-8000-000000000000"}),
-            ),
+            call("billing_invoices_get", json!({"id": UNKNOWN})),
             Expect {
                 outcome: "tool_error",
                 error_code: Some("KOBANA_NOT_FOUND".into()),
@@ -254,7 +247,7 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
     client
         .legacy(
             "resources/read",
-            json!({"uri": format!("kobana://billing/invoices/{OPEN_INVOICE}")}),
+            json!({"uri": format!("kobana://billing/invoices/{INV_OPEN}")}),
             // The open invoice, then its payments (the codes it is paid with).
             tool_ok("kobana://billing/invoices/{id}", "200,200"),
         )
@@ -262,14 +255,14 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
     client
         .legacy(
             "resources/read",
-            json!({"uri": format!("kobana://billing/invoices/{OPEN_INVOICE}/pdf")}),
+            json!({"uri": format!("kobana://billing/invoices/{INV_OPEN}/pdf")}),
             tool_ok("kobana://billing/invoices/{id}/pdf", "200"),
         )
         .await;
     client
         .legacy(
             "prompts/get",
-            json!({"name": "customer_overview", "arguments": {"customer_id": CUSTOMER}}),
+            json!({"name": "customer_overview", "arguments": {"customer_id": PADARIA}}),
             Expect {
                 target: Some("customer_overview".into()),
                 ..ok()
@@ -287,7 +280,7 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
     // Confirmations: asked then declined, asked then confirmed, and a mismatched answer.
     let form = json!({"elicitation": {"form": {}}});
     let void = json!({"name": "billing_invoices_void",
-        "arguments": {"id": OPEN_INVOICE, "reason": REASON}});
+        "arguments": {"id": INV_OPEN, "reason": REASON}});
     let destructive = |outcome, confirmation, kobana| Expect {
         target: Some("billing_invoices_void".into()),
         outcome,
@@ -593,8 +586,8 @@ async fn one_request_line_per_http_request_with_every_field_and_nothing_private(
         kobana_mcp::access::token_digest(&BearerToken::new(token.clone())),
         SEARCH.to_owned(),
         REASON.to_owned(),
-        CUSTOMER.to_owned(),
-        OPEN_INVOICE.to_owned(),
+        PADARIA.to_owned(),
+        INV_OPEN.to_owned(),
         "someone@example.com".to_owned(),
     ];
     let contents = record_contents(&fake);

@@ -8,6 +8,7 @@
 //! dispatcher: the fake checks tokens, and its logs are not the server's.
 
 use crate::common;
+use fake_kobana::fixtures::ids::{INV_OPEN, NFE_ISSUED, PADARIA, PAY_CARD};
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,9 +23,6 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
 
-const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-const ISSUED_NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
-const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
 const CANARY: &str = "capture-canary-5b1e9d";
 
 // ---------------------------------------------------------------------------------------
@@ -281,12 +279,12 @@ async fn full_run(
     for (tool, args) in [
         ("billing_organization_get", json!({})),
         ("billing_customers_list", json!({"search": "Padaria"})),
-        ("billing_customers_get", json!({"id": CUSTOMER})),
+        ("billing_customers_get", json!({"id": PADARIA})),
         ("billing_customers_get", json!({"id": "crm-000202"})),
         ("billing_invoices_list", json!({"overdue": true})),
-        ("billing_invoices_get", json!({"id": OPEN_INVOICE})),
-        ("billing_invoices_pdf", json!({"id": OPEN_INVOICE})),
-        ("billing_nfes_xml", json!({"id": ISSUED_NFE})),
+        ("billing_invoices_get", json!({"id": INV_OPEN})),
+        ("billing_invoices_pdf", json!({"id": INV_OPEN})),
+        ("billing_nfes_xml", json!({"id": NFE_ISSUED})),
         ("billing_payments_list", json!({})),
         ("billing_subscriptions_list", json!({})),
         ("billing_schemas_get", json!({"resource": "invoices"})),
@@ -304,11 +302,11 @@ async fn full_run(
         ),
         (
             "billing_operations_read",
-            json!({"operation": "get-invoices-id-pdf", "path": {"id": OPEN_INVOICE}}),
+            json!({"operation": "get-invoices-id-pdf", "path": {"id": INV_OPEN}}),
         ),
         (
             "billing_operations_write",
-            json!({"operation": "patch-customers-id", "path": {"id": CUSTOMER},
+            json!({"operation": "patch-customers-id", "path": {"id": PADARIA},
                 "body": {"nickname": "Padaria"}}),
         ),
     ] {
@@ -318,9 +316,9 @@ async fn full_run(
     for uri in [
         "kobana://billing/organization".to_owned(),
         "kobana://billing/schemas".to_owned(),
-        format!("kobana://billing/invoices/{OPEN_INVOICE}"),
-        format!("kobana://billing/invoices/{OPEN_INVOICE}/pdf"),
-        format!("kobana://billing/nfes/{ISSUED_NFE}/xml"),
+        format!("kobana://billing/invoices/{INV_OPEN}"),
+        format!("kobana://billing/invoices/{INV_OPEN}/pdf"),
+        format!("kobana://billing/nfes/{NFE_ISSUED}/xml"),
     ] {
         let body = client
             .legacy(token, "resources/read", json!({"uri": uri}))
@@ -331,7 +329,7 @@ async fn full_run(
         .legacy(
             token,
             "prompts/get",
-            json!({"name": "customer_overview", "arguments": {"customer_id": CUSTOMER}}),
+            json!({"name": "customer_overview", "arguments": {"customer_id": PADARIA}}),
         )
         .await;
     client
@@ -346,7 +344,7 @@ async fn full_run(
     // Writes, with a retried fault, and a confirmed and a declined destructive call.
     fake.inject(Fault {
         method: Some("POST".into()),
-        path_prefix: format!("/v1/invoices/{OPEN_INVOICE}/send-reminder"),
+        path_prefix: format!("/v1/invoices/{INV_OPEN}/send-reminder"),
         kind: FaultKind::Status {
             status: 503,
             retry_after: None,
@@ -357,15 +355,15 @@ async fn full_run(
         .tool(
             token,
             "billing_invoices_send_reminder",
-            json!({"id": OPEN_INVOICE}),
+            json!({"id": INV_OPEN}),
         )
         .await;
     assert_eq!(result["isError"], false, "{result}");
     let form = json!({"elicitation": {"form": {}}});
     let call = json!({"name": "billing_invoices_void",
-        "arguments": {"id": OPEN_INVOICE, "reason": "teste de segredos"}});
+        "arguments": {"id": INV_OPEN, "reason": "teste de segredos"}});
     let generic = json!({"name": "billing_operations_write_destructive",
-        "arguments": {"operation": "post-payments-id-refund", "path": {"id": "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60"},
+        "arguments": {"operation": "post-payments-id-refund", "path": {"id": PAY_CARD},
             "body": {"amount_cents": 100, "reason": "teste de segredos"}}});
     let (no, yes) = (
         json!({"action": "decline"}),

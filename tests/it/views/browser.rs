@@ -16,8 +16,8 @@
 //! declared, exit 2 (no app) when not.
 
 use crate::common;
-use crate::fake::support::ids::{INV_OPEN, INV_OVERDUE, PADARIA};
 use crate::views::support::expected;
+use fake_kobana::fixtures::ids::{INV_OPEN, INV_OVERDUE, PADARIA, UNKNOWN};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -162,7 +162,7 @@ async fn ui4_the_three_views_render_the_real_results_in_a_browser_host_in_both_t
         scenario(
             "error",
             "billing_invoices_get",
-            json!({"id": "00000000-0000-4000-8000-000000000000"}),
+            json!({"id": UNKNOWN}),
             ".error"
         ),
     ]);

@@ -7,8 +7,8 @@
 //! clients that may render them, and served as documents.
 
 use crate::common::Stack;
-use crate::fake::support::ids::{BA_PADARIA, INV_OPEN, INV_UNVERIFIED};
-use crate::views::support::{expected, figure};
+use crate::views::support::{self, expected, figure};
+use fake_kobana::fixtures::ids::{BA_PADARIA, INV_OPEN, INV_UNVERIFIED};
 
 use fake_kobana::readings::MoneyUnit;
 use fake_kobana::{FIXTURE_ORG_ID, full_token, scoped_token};
@@ -301,5 +301,32 @@ async fn ui1_monthly_billing_summary_hands_over_the_servers_figures() {
     assert!(
         text.contains("Faturado: R$ 13.687,00") && text.contains("não some valores você mesmo"),
         "{text}"
+    );
+}
+
+/// The support's own date arithmetic, which the expected totals rest on.
+#[test]
+fn the_date_arithmetic_is_right() {
+    assert_eq!(support::days(1970, 1, 1), 0);
+    assert_eq!(support::days(2026, 8, 20) - support::days(2026, 7, 31), 20);
+    assert_eq!(
+        support::sao_paulo_day("2026-08-25T03:00:00Z"),
+        support::days(2026, 8, 25)
+    );
+    assert_eq!(
+        support::sao_paulo_day("2026-08-25T02:59:00Z"),
+        support::days(2026, 8, 24)
+    );
+    assert_eq!(
+        support::sao_paulo_day("2026-08-13T16:20:00-03:00"),
+        support::days(2026, 8, 13)
+    );
+    assert_eq!(
+        support::sao_paulo_day("2026-08-13T23:20:00-03:00"),
+        support::days(2026, 8, 13)
+    );
+    assert_eq!(
+        support::month_days("2028-02").1 - support::month_days("2028-02").0,
+        28
     );
 }

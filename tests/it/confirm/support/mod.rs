@@ -7,6 +7,7 @@
     reason = "support shared by several areas; each area uses a part"
 )]
 
+use fake_kobana::fixtures::ids::{PAY_CARD, PAY_PIX};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -18,12 +19,6 @@ pub use fake_kobana::routes::payments::brl;
 use fake_kobana::{RecordedCall, full_token};
 use kobana_mcp::confirm::{Clock, MemoryStore, NonceStore, StoreError};
 use serde_json::{Value, json};
-
-pub const CUSTOMER: &str = "972a8469-1641-4f82-8b9d-2434e465e150";
-pub const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
-pub const PAYMENT: &str = "5f0c2a1e-7b3d-4e8f-9a6b-1c2d3e4f5a60";
-pub const SUBSCRIPTION: &str = "43b7a3a6-9a8d-4a03-980d-7b71d8f56413";
-pub const ISSUED_NFE: &str = "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
 
 pub type Fut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -187,11 +182,8 @@ use settlement::{Seen, compare_settlement};
 pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome, String), String> {
     let token = full_token();
     let snapshot = Snapshot::take(rig, collection_of(tool));
-    let refunded_before = rig.stack.fake.refunded_cents(PAYMENT)
-        + rig
-            .stack
-            .fake
-            .refunded_cents("9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d");
+    let refunded_before =
+        rig.stack.fake.refunded_cents(PAY_CARD) + rig.stack.fake.refunded_cents(PAY_PIX);
     let (puts, writes) = (rig.puts(), rig.writes().len());
     let body = rig.call(&token, tool, args, json!({})).await;
     let result = &body["result"];
@@ -251,11 +243,7 @@ pub async fn check_case(rig: &Rig, tool: &str, args: &Value) -> Result<(Outcome,
     );
     let call = sent.last().unwrap();
     let succeeded = done["result"]["isError"] == false;
-    let refunded = rig.stack.fake.refunded_cents(PAYMENT)
-        + rig
-            .stack
-            .fake
-            .refunded_cents("9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d")
+    let refunded = rig.stack.fake.refunded_cents(PAY_CARD) + rig.stack.fake.refunded_cents(PAY_PIX)
         - refunded_before;
     let after = Snapshot::take(rig, collection_of(tool));
     compare(

@@ -14,8 +14,6 @@ use serde_json::Value;
 /// The `User-Agent` the tests send.
 pub const UA: &str = "Kobana MCP Tests/0.1 <ops@example.com.br>";
 
-pub use fake_kobana::fixtures::ids;
-
 /// Sends `request` and answers its JSON body.
 pub async fn json_body(request: reqwest::RequestBuilder) -> Value {
     request.send().await.unwrap().json().await.unwrap()

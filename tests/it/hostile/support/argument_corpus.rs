@@ -1,6 +1,7 @@
 //! Data-like corpus: hostile ids, tool arguments and resource URIs, each with the exact answer it
 //! must get.
 
+use fake_kobana::fixtures::ids::{INV_OPEN, PADARIA, RAFAEL, UNKNOWN};
 use serde_json::{Value, json};
 
 use super::cases::*;
@@ -14,22 +15,22 @@ pub fn hostile_ids() -> Vec<(&'static str, Value)> {
         ("encoded traversal", json!("%2e%2e%2forganization")),
         (
             "uuid then traversal",
-            json!(format!("{OPEN_INVOICE}/../../organization")),
+            json!(format!("{INV_OPEN}/../../organization")),
         ),
         (
             "uuid then query",
-            json!(format!("{OPEN_INVOICE}?per_page=1000")),
+            json!(format!("{INV_OPEN}?per_page=1000")),
         ),
-        ("uuid then fragment", json!(format!("{OPEN_INVOICE}#x"))),
+        ("uuid then fragment", json!(format!("{INV_OPEN}#x"))),
         (
             "uuid then CRLF header",
-            json!(format!("{OPEN_INVOICE}\r\nX-Injected: 1")),
+            json!(format!("{INV_OPEN}\r\nX-Injected: 1")),
         ),
         (
             "fullwidth digits",
             json!("４７３７８１９０-96da-4dac-b2ff-5d2a386ecbe0"),
         ),
-        ("zero-width space", json!(format!("{OPEN_INVOICE}\u{200b}"))),
+        ("zero-width space", json!(format!("{INV_OPEN}\u{200b}"))),
         (
             "right-to-left override",
             json!("\u{202e}0ebce3862a5d-ffb2-cad4-ad69-09187374"),
@@ -43,7 +44,7 @@ pub fn hostile_ids() -> Vec<(&'static str, Value)> {
         ("blank", json!("   ")),
         ("number", json!(5)),
         ("null", Value::Null),
-        ("array", json!([OPEN_INVOICE])),
+        ("array", json!([INV_OPEN])),
         ("operator object", json!({"$ne": null})),
     ]
 }
@@ -120,19 +121,19 @@ pub fn hostile_tool_arguments(id_tools: &[String]) -> Vec<Case> {
         (
             "4,000 unknown body members",
             "billing_operations_write",
-            json!({"operation": "patch-customers-id", "path": {"id": "972a8469-1641-4f82-8b9d-2434e465e150"},
+            json!({"operation": "patch-customers-id", "path": {"id": PADARIA},
                 "body": Value::Object((0..4_000).map(|i| (format!("k{i}"), json!(i))).collect())}),
         ),
         (
             "20 nested levels in the body",
             "billing_operations_write",
-            json!({"operation": "patch-customers-id", "path": {"id": "972a8469-1641-4f82-8b9d-2434e465e150"},
+            json!({"operation": "patch-customers-id", "path": {"id": PADARIA},
                 "body": {"nickname": serde_json::from_str::<Value>(&format!("{}1{}", "[".repeat(20), "]".repeat(20))).unwrap()}}),
         ),
         (
             "a destructive row through the read tool",
             "billing_operations_read",
-            json!({"operation": "post-invoices-id-void", "path": {"id": OPEN_INVOICE}}),
+            json!({"operation": "post-invoices-id-void", "path": {"id": INV_OPEN}}),
         ),
         (
             "an excluded row",
@@ -220,7 +221,7 @@ pub fn hostile_tool_arguments(id_tools: &[String]) -> Vec<Case> {
 
 /// Resource URIs that name nothing: not found with `data.uri` in both eras.
 pub fn hostile_uris() -> Vec<String> {
-    let uuid = OPEN_INVOICE;
+    let uuid = INV_OPEN;
     let mut uris: Vec<String> = [
         "kobana://billing/invoices/../organization",
         "kobana://billing/invoices/%2e%2e/organization",
@@ -263,7 +264,7 @@ pub fn hostile_uris() -> Vec<String> {
         format!("kobana://billing/invoices/ {uuid}"),
         format!("kobana://billing/invoices/{}", "9".repeat(20_000)),
         format!("kobana://billing/invoices/{uuid}/pdf?download=1"),
-        "kobana://billing/invoices/00000000-0000-4000-8000-000000000000".to_owned(),
+        format!("kobana://billing/invoices/{UNKNOWN}"),
     ]);
     uris
 }
@@ -358,7 +359,7 @@ pub fn values_that_reach_kobana() -> Vec<Case> {
         (
             "tools/call",
             json!({"name": "billing_operations_write", "arguments": {"operation": "patch-customers-id",
-                "path": {"id": "6b65a6a4-8b81-48f6-b38a-088ca65ed389"},
+                "path": {"id": RAFAEL},
                 "body": {"nickname": "Zqxgen apelido\nFORGED nickname line\u{202e}"}}}),
             Expect::Result(json!(11)),
         ),

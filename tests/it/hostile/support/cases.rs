@@ -3,8 +3,6 @@
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-/// An open invoice of the fake's fixtures.
-pub const OPEN_INVOICE: &str = "47378190-96da-4dac-b2ff-5d2a386ecbe0";
 /// The era-2025 version the corpus speaks.
 pub const LEGACY: &str = "2025-11-25";
 /// The era-2026 version.
