@@ -1,117 +1,14 @@
 //! Every tool's `structuredContent`, in a real call through the HTTP front against the fake
 //! Kobana, validates against the `outputSchema` the same server lists for it (HR-3: the
 //! registry puts the handler's data under the declared output key, one source). A new tool
-//! fails here until it has a successful call in the table below.
+//! fails here until it has a row in the one table of tools (`catalog::support::tools`).
 
 use crate::common;
-use fake_kobana::fixtures::ids::{
-    BA_MARIANA, BA_PADARIA, CREDIT_WELCOME, INV_DRAFT, INV_OPEN, INV_PAID_NFE_ERROR, NFE_ERROR,
-    NFE_ISSUED, PAY_CARD, PLAN_PRO, PROD_EXTRA_USER, SUB_ACTIVE,
-};
 
+use crate::catalog::support::tools;
 use common::Stack;
 use fake_kobana::full_token;
 use serde_json::{Value, json};
-
-/// One successful call per tool (each on a fresh fake, so writes do not interfere).
-fn calls(customer: &str) -> Vec<(&'static str, Value)> {
-    vec![
-        ("billing_organization_get", json!({})),
-        ("billing_schemas_list", json!({})),
-        ("billing_schemas_get", json!({"resource": "invoices"})),
-        ("billing_customers_list", json!({"per_page": 2})),
-        ("billing_customers_get", json!({"id": customer})),
-        (
-            "billing_customers_create",
-            json!({"name": "Oficina Boa Vista Ltda", "document_number": "11.444.777/0001-61", "email": "contato@boavista.example"}),
-        ),
-        (
-            "billing_customers_update",
-            json!({"id": customer, "nickname": "Boa Vista"}),
-        ),
-        ("billing_customers_delete", json!({"id": customer})),
-        ("billing_accounts_list", json!({})),
-        ("billing_accounts_get", json!({"id": BA_MARIANA})),
-        ("billing_plans_list", json!({})),
-        ("billing_plans_get", json!({"id": PLAN_PRO})),
-        ("billing_products_list", json!({"fields": ["created_at"]})),
-        ("billing_products_get", json!({"id": PROD_EXTRA_USER})),
-        ("billing_subscriptions_list", json!({"status": "active"})),
-        ("billing_subscriptions_get", json!({"id": SUB_ACTIVE})),
-        (
-            "billing_subscriptions_create",
-            json!({"billing_account_id": BA_MARIANA, "plan_id": PLAN_PRO}),
-        ),
-        ("billing_subscriptions_pause", json!({"id": SUB_ACTIVE})),
-        ("billing_subscriptions_resume", json!({"id": SUB_ACTIVE})),
-        ("billing_subscriptions_cancel", json!({"id": SUB_ACTIVE})),
-        ("billing_invoices_list", json!({"overdue": true})),
-        ("billing_invoices_get", json!({"id": INV_OPEN})),
-        ("billing_invoices_pdf", json!({"id": INV_OPEN})),
-        (
-            "billing_invoices_create",
-            json!({"billing_account_id": BA_MARIANA, "line_items": [{"description": "Consultoria", "unit_amount_cents": 15000}]}),
-        ),
-        ("billing_invoices_finalize", json!({"id": INV_DRAFT})),
-        ("billing_invoices_send_reminder", json!({"id": INV_OPEN})),
-        (
-            "billing_invoices_issue_nfe",
-            json!({"id": INV_PAID_NFE_ERROR}),
-        ),
-        (
-            "billing_invoices_void",
-            json!({"id": INV_OPEN, "reason": "duplicada"}),
-        ),
-        ("billing_invoices_delete", json!({"id": INV_DRAFT})),
-        ("billing_payments_list", json!({})),
-        ("billing_payments_get", json!({"id": PAY_CARD})),
-        ("billing_payments_refund", json!({"id": PAY_CARD})),
-        ("billing_nfes_list", json!({})),
-        ("billing_nfes_get", json!({"id": NFE_ISSUED})),
-        ("billing_nfes_pdf", json!({"id": NFE_ISSUED})),
-        ("billing_nfes_xml", json!({"id": NFE_ISSUED})),
-        ("billing_reports_month", json!({"month": "2026-08"})),
-        ("billing_nfes_issue", json!({"id": NFE_ERROR})),
-        ("billing_customers_statement", json!({"id": customer})),
-        ("billing_accounts_credits", json!({"id": BA_PADARIA})),
-        (
-            "billing_invoices_change_due_date",
-            json!({"id": INV_OPEN, "due_date": crate::catalog::support::future_day(30)}),
-        ),
-        ("billing_invoices_mark_paid", json!({"id": INV_OPEN})),
-        (
-            "billing_invoices_undo_payment",
-            json!({"id": INV_PAID_NFE_ERROR, "reason": "Baixa em duplicidade"}),
-        ),
-        (
-            "billing_invoices_apply_credits",
-            json!({"id": INV_OPEN, "credit_ids": [CREDIT_WELCOME]}),
-        ),
-        (
-            "billing_nfes_cancel",
-            json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),
-        ),
-        ("billing_audit_list", json!({"per_page": 5})),
-        (
-            "billing_operations_search",
-            json!({"query": "anular fatura"}),
-        ),
-        (
-            "billing_operations_read",
-            json!({"operation": "get-invoices", "query": {"per_page": 2}}),
-        ),
-        (
-            "billing_operations_write",
-            json!({"operation": "patch-customers-id", "path": {"id": customer},
-                "body": {"nickname": "Boa Vista"}}),
-        ),
-        (
-            "billing_operations_write_destructive",
-            json!({"operation": "post-invoices-id-void", "path": {"id": INV_OPEN},
-                "body": {"reason": "Cobrança emitida em duplicidade"}}),
-        ),
-    ]
-}
 
 /// The JSON type names `value` satisfies.
 fn is_type(value: &Value, kind: &str) -> bool {
@@ -174,43 +71,27 @@ fn violations(schema: &Value, value: &Value, at: &str, out: &mut Vec<String>) {
 #[tokio::test]
 async fn t1_every_tools_structured_content_validates_against_its_output_schema() {
     let token = full_token();
-    let listing = Stack::start().await;
-    let (status, body) = listing.legacy(&token, "tools/list", json!({})).await;
+    let stack = Stack::start().await;
+    tools::prepare(&stack.fake);
+    let (status, body) = stack.legacy(&token, "tools/list", json!({})).await;
     assert_eq!(status, 200, "{body}");
-    let tools = body["result"]["tools"].as_array().expect("tools").clone();
-    let customer = listing
-        .call(&token, "billing_customers_list", json!({}))
-        .await["structuredContent"]["customers"][0]["id"]
-        .as_str()
-        .expect("a customer")
-        .to_owned();
-    let table = calls(&customer);
-    let mut problems = Vec::new();
-    for tool in &tools {
-        let name = tool["name"].as_str().unwrap();
-        let Some((_, args)) = table.iter().find(|(n, _)| *n == name) else {
-            problems.push(format!("{name}: no call in this test's table"));
+    let listed = body["result"]["tools"].as_array().expect("tools").clone();
+    let table = tools::all();
+    let mut problems: Vec<String> = listed
+        .iter()
+        .filter(|tool| !table.iter().any(|row| tool["name"] == row.name))
+        .map(|tool| format!("{}: no row in support::tools", tool["name"]))
+        .collect();
+    // The rows in order, on one fake: each call counts on the ones before it.
+    for row in &table {
+        let name = row.name;
+        let Some(tool) = listed.iter().find(|t| t["name"] == name) else {
+            problems.push(format!("{name}: not listed"));
             continue;
         };
-        let stack = Stack::start().await;
-        if name == "billing_subscriptions_resume" {
-            // Only a paused subscription resumes.
-            let paused = stack
-                .call(
-                    &token,
-                    "billing_subscriptions_pause",
-                    json!({"id": SUB_ACTIVE}),
-                )
-                .await;
-            assert_ne!(paused["isError"], true, "{paused}");
-        }
-        let result = stack.call(&token, name, args.clone()).await;
-        // Under line_item_input_unit = cents the created draft is 100× the request: the call
-        // ends in the error that says so (contract::readings covers it in full).
-        if name == "billing_invoices_create"
-            && common::readings().line_item_input_unit == fake_kobana::readings::MoneyUnit::Cents
-        {
-            assert_eq!(common::error_code(&result), "AMOUNT_MISMATCH", "{result}");
+        let result = stack.call(&token, name, row.args.clone()).await;
+        if let Some((code, _)) = row.fails_under_this_reading() {
+            assert_eq!(common::error_code(&result), code, "{result}");
             continue;
         }
         if result["isError"] == true {

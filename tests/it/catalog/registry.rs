@@ -13,94 +13,9 @@ use fake_kobana::fixtures::ids;
 use fake_kobana::{full_token, readonly_token, scoped_token};
 use serde_json::{Value, json};
 
-/// The tools of the spec table (requirements §T), by toolset.
-const SPEC_TOOLS: [&str; 32] = [
-    "billing_organization_get",
-    "billing_schemas_list",
-    "billing_schemas_get",
-    "billing_customers_list",
-    "billing_customers_get",
-    "billing_customers_create",
-    "billing_customers_update",
-    "billing_customers_delete",
-    "billing_subscriptions_list",
-    "billing_subscriptions_get",
-    "billing_subscriptions_create",
-    "billing_subscriptions_pause",
-    "billing_subscriptions_resume",
-    "billing_subscriptions_cancel",
-    "billing_invoices_list",
-    "billing_invoices_get",
-    "billing_invoices_pdf",
-    "billing_invoices_create",
-    "billing_invoices_finalize",
-    "billing_invoices_send_reminder",
-    "billing_invoices_issue_nfe",
-    "billing_invoices_void",
-    "billing_invoices_delete",
-    "billing_payments_list",
-    "billing_payments_get",
-    "billing_payments_refund",
-    "billing_nfes_list",
-    "billing_nfes_get",
-    "billing_nfes_pdf",
-    "billing_nfes_xml",
-    "billing_nfes_issue",
-    "billing_nfes_cancel",
-];
-
-/// The read tools added with Kobana's contract (billing accounts, plans, products), which the
-/// write tools' ids come from.
-const CONTRACT_TOOLS: [&str; 6] = [
-    "billing_accounts_list",
-    "billing_accounts_get",
-    "billing_plans_list",
-    "billing_plans_get",
-    "billing_products_list",
-    "billing_products_get",
-];
-
-/// The tools of issue #34 (server-side reports; they link the MCP Apps views).
-const REPORT_TOOLS: [&str; 1] = ["billing_reports_month"];
-
-/// The weekly jobs promoted to curated tools (WA-4).
-const WEEKLY_TOOLS: [&str; 6] = [
-    "billing_customers_statement",
-    "billing_accounts_credits",
-    "billing_invoices_change_due_date",
-    "billing_invoices_mark_paid",
-    "billing_invoices_undo_payment",
-    "billing_invoices_apply_credits",
-];
-
-/// The destructive (D) tools: the spec table's, the ones that may charge or issue a fiscal
-/// document, WA-4's settlements, and the generic one (#32).
-const DESTRUCTIVE: [&str; 13] = [
-    "billing_customers_delete",
-    "billing_subscriptions_cancel",
-    "billing_invoices_void",
-    "billing_invoices_delete",
-    "billing_payments_refund",
-    "billing_nfes_cancel",
-    "billing_invoices_finalize",
-    "billing_invoices_issue_nfe",
-    "billing_nfes_issue",
-    "billing_invoices_mark_paid",
-    "billing_invoices_undo_payment",
-    "billing_invoices_apply_credits",
-    "billing_operations_write_destructive",
-];
-
-/// The four generic tools that reach every operation of the document (#32).
-const GENERIC_TOOLS: [&str; 4] = [
-    "billing_operations_search",
-    "billing_operations_read",
-    "billing_operations_write",
-    "billing_operations_write_destructive",
-];
-
 // ---------------------------------------------------------------- the catalog itself
 
+/// The registry holds exactly the tools of the one table (`support::tools`), each once.
 #[tokio::test]
 async fn t1_registry_holds_exactly_the_spec_tools() {
     let registry: BTreeSet<&str> = kobana_mcp::catalog::registry()
@@ -108,14 +23,9 @@ async fn t1_registry_holds_exactly_the_spec_tools() {
         .iter()
         .map(|t| t.meta.name)
         .collect();
-    let spec: BTreeSet<&str> = SPEC_TOOLS
-        .into_iter()
-        .chain(CONTRACT_TOOLS)
-        .chain(REPORT_TOOLS)
-        .chain(["billing_audit_list"])
-        .chain(WEEKLY_TOOLS)
-        .chain(GENERIC_TOOLS)
-        .collect();
+    let table = tools::all();
+    let spec: BTreeSet<&str> = table.iter().map(|t| t.name).collect();
+    assert_eq!(spec.len(), table.len(), "a tool twice in the table");
     assert_eq!(registry, spec);
     assert_eq!(registry.len(), 50, "one registry entry per catalog tool");
 
@@ -380,7 +290,9 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
         .filter(|t| t["annotations"]["destructiveHint"] == true)
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(destructive, DESTRUCTIVE.into_iter().collect());
+    let table = tools::all();
+    let rows: BTreeSet<&str> = tools::destructive_rows().iter().map(|t| t.name).collect();
+    assert_eq!(destructive, rows);
 
     // Every destructive tool ends with the same confirmation sentence.
     let reference = tool("billing_customers_delete")["description"]
@@ -388,7 +300,7 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
         .unwrap()
         .to_owned();
     let sentence = &reference[reference.find(" Asks the person first").unwrap()..];
-    for name in DESTRUCTIVE {
+    for name in rows {
         let t = tool(name);
         assert!(
             t["description"].as_str().unwrap().ends_with(sentence),
@@ -396,43 +308,22 @@ async fn cf1_destructive_tools_carry_destructive_hint() {
         );
         assert_eq!(t["annotations"]["readOnlyHint"], false, "{name}");
     }
-    // Reads are read-only; writes are neither read-only nor destructive.
-    for t in &tools {
-        let name = t["name"].as_str().unwrap();
-        let verb = name.rsplit('_').next().unwrap();
-        // The reports (`billing_reports_*`) only read, whatever their last word.
-        let is_read = (matches!(
-            verb,
-            "list" | "get" | "pdf" | "xml" | "statement" | "credits" | "search" | "read"
-        ) && !name.ends_with("apply_credits"))
-            || name.starts_with("billing_reports_");
-        assert_eq!(t["annotations"]["readOnlyHint"], is_read, "{name}");
+    // Reads are read-only; writes are neither read-only nor destructive; idempotency is
+    // stated honestly.
+    for row in &table {
+        let t = tool(row.name);
+        let is_read = row.effect == tools::Effect::Read;
+        assert_eq!(t["annotations"]["readOnlyHint"], is_read, "{}", row.name);
         if is_read {
-            assert_ne!(t["annotations"]["destructiveHint"], true, "{name}");
+            assert_ne!(t["annotations"]["destructiveHint"], true, "{}", row.name);
         }
-    }
-    // Idempotency is stated honestly.
-    for (name, idempotent) in [
-        ("billing_invoices_void", true),
-        ("billing_invoices_delete", true),
-        ("billing_invoices_finalize", true),
-        ("billing_nfes_cancel", true),
-        ("billing_subscriptions_cancel", true),
-        ("billing_subscriptions_resume", true),
-        ("billing_invoices_create", false),
-        ("billing_subscriptions_create", false),
-        ("billing_invoices_send_reminder", false),
-        ("billing_payments_refund", false),
-        ("billing_invoices_change_due_date", true),
-        ("billing_invoices_mark_paid", false),
-        ("billing_invoices_undo_payment", true),
-        ("billing_invoices_apply_credits", false),
-    ] {
-        assert_eq!(
-            tool(name)["annotations"]["idempotentHint"],
-            idempotent,
-            "{name}"
-        );
+        if let Some(idempotent) = row.effect.idempotent() {
+            assert_eq!(
+                t["annotations"]["idempotentHint"], idempotent,
+                "{}",
+                row.name
+            );
+        }
     }
 }
 
@@ -447,89 +338,15 @@ async fn t1_readonly_token_lists_no_write_tool_and_runs_none() {
         let is_read = tool.meta.effect == kobana_mcp::catalog::Effect::Read;
         assert_eq!(listed, is_read, "{}", tool.meta.name);
     }
-    let writes = [
-        (
-            "billing_subscriptions_create",
-            json!({"billing_account_id": BA_MARIANA, "plan_id": PLAN_PRO}),
-            "subscriptions:write",
-        ),
-        (
-            "billing_subscriptions_pause",
-            json!({"id": SUB_ACTIVE}),
-            "subscriptions:write",
-        ),
-        (
-            "billing_subscriptions_resume",
-            json!({"id": SUB_ACTIVE}),
-            "subscriptions:write",
-        ),
-        (
-            "billing_subscriptions_cancel",
-            json!({"id": SUB_ACTIVE}),
-            "subscriptions:write",
-        ),
-        (
-            "billing_invoices_create",
-            json!({"billing_account_id": BA_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": 100}]}),
-            "invoices:write",
-        ),
-        (
-            "billing_invoices_finalize",
-            json!({"id": INV_DRAFT}),
-            "invoices:write",
-        ),
-        (
-            "billing_invoices_send_reminder",
-            json!({"id": INV_OPEN}),
-            "invoices:write",
-        ),
-        (
-            "billing_invoices_issue_nfe",
-            json!({"id": INV_PAID_NFE_ERROR}),
-            "invoices:write",
-        ),
-        (
-            "billing_invoices_void",
-            json!({"id": INV_OPEN, "reason": "duplicada"}),
-            "invoices:write",
-        ),
-        (
-            "billing_invoices_delete",
-            json!({"id": INV_DRAFT}),
-            "invoices:write",
-        ),
-        (
-            "billing_payments_refund",
-            json!({"id": PAY_CARD}),
-            "payments:write",
-        ),
-        ("billing_nfes_issue", json!({"id": NFE_ERROR}), "nfes:write"),
-        (
-            "billing_invoices_change_due_date",
-            json!({"id": INV_OPEN, "due_date": "2099-01-15"}),
-            "invoices:write",
-        ),
-        (
-            "billing_invoices_mark_paid",
-            json!({"id": INV_OPEN}),
-            "invoices:write",
-        ),
-        (
-            "billing_invoices_undo_payment",
-            json!({"id": INV_PAID_NFE_ERROR}),
-            "invoices:write",
-        ),
-        (
-            "billing_invoices_apply_credits",
-            json!({"id": INV_OPEN, "credit_ids": [ids::CREDIT_WELCOME]}),
-            "invoices:write",
-        ),
-        (
-            "billing_nfes_cancel",
-            json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),
-            "nfes:write",
-        ),
-    ];
+    let writes: Vec<_> = tools::all()
+        .into_iter()
+        .filter_map(|t| Some((t.name, t.args, t.effect.permission()?)))
+        .collect();
+    assert_eq!(
+        writes.len(),
+        registry.all().len() - names.len(),
+        "every write tool"
+    );
     for (tool, args, permission) in writes {
         let text = fail(&stack.call(&token, tool, args).await);
         assert!(

@@ -4,11 +4,11 @@
 
 use crate::common;
 use fake_kobana::fixtures::ids::{
-    BA_PADARIA, HORIZONTE, INV_DRAFT, INV_OPEN, INV_OVERDUE, INV_PAID_NFE_ERROR,
-    INV_PAID_NFE_ISSUED, INV_VOID, NFE_ERROR, NFE_ISSUED, PADARIA, PAY_CARD, PLAN_PRO,
-    PROD_LICENSE, RAFAEL, SUB_ACTIVE, SUB_PAST_DUE, UNKNOWN,
+    BA_PADARIA, HORIZONTE, INV_DRAFT, INV_OPEN, INV_OVERDUE, INV_VOID, NFE_ERROR, NFE_ISSUED,
+    PADARIA, PAY_CARD, PLAN_PRO, PROD_LICENSE, SUB_ACTIVE, SUB_PAST_DUE, UNKNOWN,
 };
 
+use crate::catalog::support::tools;
 use common::{Runner, Stack, scenario};
 use fake_kobana::{DocKind, full_token, readonly_token};
 use serde_json::{Value, json};
@@ -18,205 +18,30 @@ fn call(name: &str, arguments: Value) -> Value {
     json!({"op": "call_tool", "name": name, "arguments": arguments})
 }
 
-/// Every tool once with arguments that succeed on the fixtures, then one failure per toolset.
+/// Every tool once with the arguments of the one table (`catalog::support::tools`), in its
+/// order, then one failure per toolset; each with the words its error must hold, if it fails.
 fn every_tool() -> Vec<(Value, Option<&'static str>)> {
+    let mut plan: Vec<(Value, Option<&'static str>)> = tools::all()
+        .into_iter()
+        .map(|row| {
+            let failure = row.fails_under_this_reading().map(|(_, words)| words);
+            (call(row.name, row.args), failure)
+        })
+        .collect();
+    plan.extend(failures());
+    plan
+}
+
+/// One failure per toolset after the table's calls, with the text that tells the model what
+/// to change.
+fn failures() -> Vec<(Value, Option<&'static str>)> {
     vec![
-        (call("billing_organization_get", json!({})), None),
-        (call("billing_schemas_list", json!({})), None),
-        (
-            call("billing_schemas_get", json!({"resource": "invoices"})),
-            None,
-        ),
-        (
-            call("billing_customers_list", json!({"search": "Padaria"})),
-            None,
-        ),
-        (
-            call("billing_customers_get", json!({"id": "crm-000202"})),
-            None,
-        ),
-        (
-            call(
-                "billing_customers_create",
-                json!({"name": "Oficina Boa Vista Ltda", "kind": "juridical", "email": "contato@boavista.example.com"}),
-            ),
-            None,
-        ),
-        (
-            call(
-                "billing_customers_update",
-                json!({"id": PADARIA, "notes": "Atualizado pelo teste"}),
-            ),
-            None,
-        ),
-        (
-            call("billing_customers_delete", json!({"id": RAFAEL})),
-            None,
-        ),
-        (
-            call("billing_accounts_list", json!({"customer_id": PADARIA})),
-            None,
-        ),
-        (
-            call("billing_accounts_get", json!({"id": BA_PADARIA})),
-            None,
-        ),
-        (
-            call("billing_plans_list", json!({"status": "active"})),
-            None,
-        ),
-        (call("billing_plans_get", json!({"id": PLAN_PRO})), None),
-        (
-            call("billing_products_list", json!({"product_type": "base"})),
-            None,
-        ),
-        (
-            call("billing_products_get", json!({"id": PROD_LICENSE})),
-            None,
-        ),
-        (
-            call(
-                "billing_subscriptions_list",
-                json!({"billing_account_id": BA_PADARIA}),
-            ),
-            None,
-        ),
-        (
-            call("billing_subscriptions_get", json!({"id": SUB_ACTIVE})),
-            None,
-        ),
-        (
-            call(
-                "billing_subscriptions_create",
-                json!({"billing_account_id": BA_PADARIA, "plan_id": PLAN_PRO}),
-            ),
-            None,
-        ),
-        (
-            call("billing_subscriptions_pause", json!({"id": SUB_ACTIVE})),
-            None,
-        ),
-        (
-            call("billing_subscriptions_resume", json!({"id": SUB_ACTIVE})),
-            None,
-        ),
-        (
-            call(
-                "billing_subscriptions_cancel",
-                json!({"id": SUB_PAST_DUE, "reason": "Cliente pediu"}),
-            ),
-            None,
-        ),
-        (
-            call("billing_invoices_list", json!({"overdue": true})),
-            None,
-        ),
-        (call("billing_invoices_get", json!({"id": INV_OPEN})), None),
-        (call("billing_invoices_pdf", json!({"id": INV_OPEN})), None),
-        (
-            call(
-                "billing_invoices_create",
-                json!({"billing_account_id": BA_PADARIA, "line_items": [{"description": "Consultoria (2 h)", "quantity": 2, "unit_amount_cents": 25000}]}),
-            ),
-            // Under line_item_input_unit = cents the draft comes out 100×: the error says so.
-            (common::readings().line_item_input_unit == fake_kobana::readings::MoneyUnit::Cents)
-                .then_some("a unidade dos valores não bateu"),
-        ),
-        (
-            call("billing_invoices_finalize", json!({"id": INV_DRAFT})),
-            None,
-        ),
-        (
-            call("billing_invoices_send_reminder", json!({"id": INV_OPEN})),
-            None,
-        ),
-        (
-            call("billing_customers_statement", json!({"id": "crm-000202"})),
-            None,
-        ),
-        (
-            call("billing_accounts_credits", json!({"id": BA_PADARIA})),
-            None,
-        ),
-        (
-            call(
-                "billing_invoices_change_due_date",
-                json!({"id": INV_OPEN, "due_date": crate::catalog::support::future_day(30)}),
-            ),
-            None,
-        ),
-        (
-            call(
-                "billing_invoices_apply_credits",
-                json!({"id": INV_OPEN, "credit_ids": [fake_kobana::fixtures::ids::CREDIT_WELCOME]}),
-            ),
-            None,
-        ),
-        (
-            call("billing_invoices_mark_paid", json!({"id": INV_OPEN})),
-            None,
-        ),
-        (
-            call(
-                "billing_invoices_undo_payment",
-                json!({"id": INV_OPEN, "reason": "Baixa registrada por engano"}),
-            ),
-            None,
-        ),
-        (
-            call(
-                "billing_invoices_issue_nfe",
-                json!({"id": INV_PAID_NFE_ERROR}),
-            ),
-            None,
-        ),
-        (
-            call(
-                "billing_invoices_void",
-                json!({"id": INV_OVERDUE, "reason": "Cobrança emitida em duplicidade"}),
-            ),
-            None,
-        ),
-        (
-            call(
-                "billing_payments_list",
-                json!({"invoice_id": INV_PAID_NFE_ISSUED}),
-            ),
-            None,
-        ),
-        (call("billing_payments_get", json!({"id": PAY_CARD})), None),
-        (
-            call(
-                "billing_payments_refund",
-                json!({"id": PAY_CARD, "amount_cents": 1000, "reason": "Desconto concedido"}),
-            ),
-            None,
-        ),
-        (call("billing_nfes_list", json!({"status": "issued"})), None),
-        (call("billing_nfes_get", json!({"id": NFE_ISSUED})), None),
-        (call("billing_nfes_pdf", json!({"id": NFE_ISSUED})), None),
-        (call("billing_nfes_xml", json!({"id": NFE_ISSUED})), None),
-        (call("billing_nfes_issue", json!({"id": NFE_ERROR})), None),
-        (
-            call(
-                "billing_nfes_cancel",
-                json!({"id": NFE_ISSUED, "reason": "Serviço não prestado ao tomador"}),
-            ),
-            None,
-        ),
-        (
-            call("billing_reports_month", json!({"month": "2026-08"})),
-            None,
-        ),
-        // The trail of the writes above (AU-4).
-        (call("billing_audit_list", json!({"per_page": 5})), None),
         // The draft was finalized above: deleting it now is refused (without asking, FH-3, in
         // era 2026; by Kobana in era 2025).
         (
             call("billing_invoices_delete", json!({"id": INV_DRAFT})),
             Some("rascunho"),
         ),
-        // One failure per toolset, with the text that tells the model what to change.
         (
             call("billing_schemas_get", json!({"resource": "widgets"})),
             Some("customers, billing_accounts"),
@@ -274,13 +99,14 @@ async fn t4_every_tool_runs_through_each_real_client_in_both_eras() {
         .map(|(s, _)| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(
-        called.len(),
-        registry_names.len(),
-        "every registered tool is driven: {registry_names:?}"
+        called,
+        registry_names.iter().copied().collect(),
+        "every registered tool is driven"
     );
     let steps = Value::Array(plan.iter().map(|(s, _)| s.clone()).collect());
     for runner in Runner::ALL {
         let stack = Stack::start().await;
+        tools::prepare(&stack.fake);
         let report = scenario(runner, &stack.url, &full_token(), "accept", &steps).await;
         let expected_version = if runner.modern() {
             "2026-07-28"
@@ -309,12 +135,14 @@ async fn t4_every_tool_runs_through_each_real_client_in_both_eras() {
         }
         let elicited = report["elicitations"].as_array().unwrap().len();
         if runner.modern() {
-            // Every destructive call that passes its own argument checks asks (12), save the
-            // ones the record makes impossible (deleting a finalized invoice, voiding a void
-            // one: FH-3); the NF-e cancel with a 10-character reason is refused before anyone
-            // is asked.
+            // Every destructive call that passes its own argument checks asks: each destructive
+            // row of the table, and the refund over what is left (Kobana refuses it after the
+            // yes); not the ones the record makes impossible (deleting a finalized invoice,
+            // voiding a void one: FH-3), nor the NF-e cancel whose 5-character reason is
+            // refused before anyone is asked.
             assert_eq!(
-                elicited, 12,
+                elicited,
+                tools::destructive_rows().len() + 1,
                 "{runner:?}: each destructive call asked the person (CF-2)"
             );
         } else {

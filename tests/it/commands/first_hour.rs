@@ -6,6 +6,7 @@
 //! Needs the demo binary: `KOBANA_MCP_DEMO_BIN`, else `target/debug/kobana-mcp-demo`
 //! (`scripts/test.sh` builds and copies it).
 
+use fake_kobana::fixtures::ids::{INV_DRAFT, UNKNOWN};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -283,7 +284,6 @@ fn fh4_the_demo_binary_checks_itself_and_says_its_version() {
 async fn fh3_a_drafts_pdf_is_named_a_draft_in_the_tool_and_the_resource_read() {
     use crate::catalog::support::fail;
     use crate::common::{Stack, error_code};
-    use fake_kobana::fixtures::ids::{INV_DRAFT, UNKNOWN};
     let stack = Stack::start().await;
     let token = fake_kobana::full_token();
 

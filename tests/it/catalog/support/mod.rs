@@ -1,5 +1,5 @@
-//! What the catalog tests share: the fixture ids (reference §10) and small helpers to read a
-//! tool result.
+//! What the catalog tests share: the fixture ids (reference §10), small helpers to read a
+//! tool result, and the one table of every tool ([`tools`]).
 
 #![allow(
     dead_code,
@@ -13,6 +13,8 @@ use fake_kobana::full_token;
 use crate::common::{Stack, text_of};
 
 pub use fake_kobana::fixtures::ids::*;
+
+pub mod tools;
 
 /// The structured result of a successful call.
 #[track_caller]
