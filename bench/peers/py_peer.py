@@ -13,9 +13,10 @@ Streamable HTTP.
 * Serving: ``streamable_http_app(stateless_http=True, json_response=True)`` under uvicorn
   (one worker, the loop and HTTP parser the venv provides: asyncio + h11, since neither
   uvloop nor httptools is installed).
-* Calls: forwarded to the same fake Kobana with the caller's bearer token over one pooled
-  ``httpx2.AsyncClient``; ``billing_customers_list`` maps arguments to the same path and
-  query as ours and answers the same shape (see ts_peer.mjs). No *_brl / *_sao_paulo fields.
+* Calls: a list tool (the benchmarked call is ``billing_customers_list``) is forwarded to the
+  same fake Kobana with the caller's bearer token over one pooled ``httpx2.AsyncClient``, with
+  the same path, query and answer shape as ours (see ts_peer.mjs), no *_brl / *_sao_paulo
+  fields. Other tools are registered, never called.
 """
 
 from __future__ import annotations
@@ -73,74 +74,47 @@ def failed(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
-async def kobana(method: str, path: str, query: list[tuple[str, str]], auth: str | None, body: Any = None):
-    # Kobana's document asks Content-Type of every request, bodyless ones too (docs/contract.md).
-    headers = {
-        "authorization": auth or "",
-        "user-agent": USER_AGENT,
-        "accept": "application/json",
-        "content-type": "application/json",
-    }
-    response = await client().request(method, UPSTREAM + path, params=query or None, headers=headers, json=body)
-    try:
-        data = response.json()
-    except ValueError:
-        data = {}
-    return response.status_code, data
-
-
 async def forward(name: str, args: dict[str, Any], auth: str | None) -> CallToolResult:
-    m = re.match(r"^billing_([a-z]+)_([a-z_]+)$", name)
+    m = re.match(r"^billing_([a-z]+)_list$", name)
     if not m:
-        return failed(f"unknown tool {name}")
-    resource, verb = m.groups()
-    if verb == "list":
-        page = args.get("page") or 1
-        per_page = args.get("per_page") or 20
-        query = [
-            (k, str(v).lower() if isinstance(v, bool) else str(v))
-            for k, v in args.items()
-            if v is not None and k not in ("page", "per_page", "sort_by", "sort_order")
-        ]
-        query += [("page", str(page)), ("per_page", str(per_page))]
-        if args.get("sort_by"):
-            query.append(("sort_by", str(args["sort_by"])))
-        if args.get("sort_order"):
-            query.append(("sort_order", str(args["sort_order"])))
-        status, data = await kobana("GET", f"/{resource}", query, auth)
-        if status != 200:
-            return failed(f"Kobana answered {status}: {data}")
-        meta = data.get("meta") or {}
-        items = data.get("data") or []
-        total = meta.get("total", len(items))
-        pp = meta.get("per_page", per_page)
-        pg = meta.get("page", page)
-        pages = max(1, meta.get("total_pages") or -(-total // max(1, pp)))
-        structured: dict[str, Any] = {
-            resource: items,
-            "page": pg,
-            "per_page": pp,
-            "total": total,
-            "total_pages": pages,
-            "next_page": pg + 1 if pg < pages else None,
-        }
-        if structured["next_page"]:
-            structured["hint"] = (
-                f"{total} no total; esta é a página {pg} de {pages}. "
-                f"Para a próxima, chame de novo com page={structured['next_page']}."
-            )
-        return ok(structured)
-    ident = f"/{args['id']}" if args.get("id") else ""
-    rest = {k: v for k, v in args.items() if k != "id" and v is not None}
-    if verb in ("get", "pdf", "xml"):
-        method, path, body = "GET", f"/{resource}{ident}" + ("" if verb == "get" else f"/{verb}"), None
-    else:
-        method, path, body = "POST", f"/{resource}{ident}/{verb}", rest
-    status, data = await kobana(method, path, [], auth, body)
-    if status >= 300:
-        return failed(f"Kobana answered {status}: {data}")
-    key = resource[:-1] if resource.endswith("s") else resource
-    return ok({key: data.get("data", data)})
+        return failed(f"{name}: the peer serves only the benchmarked list calls")
+    resource = m.group(1)
+    page = args.get("page") or 1
+    per_page = args.get("per_page") or 20
+    query = [
+        (k, str(v).lower() if isinstance(v, bool) else str(v))
+        for k, v in args.items()
+        if v is not None and k not in ("page", "per_page", "sort_by", "sort_order")
+    ]
+    query += [("page", str(page)), ("per_page", str(per_page))]
+    query += [(k, str(args[k])) for k in ("sort_by", "sort_order") if args.get(k)]
+    # Kobana's document asks Content-Type of every request, bodyless ones too (docs/contract.md).
+    headers = {"authorization": auth or "", "user-agent": USER_AGENT, "accept": "application/json"}
+    headers["content-type"] = "application/json"
+    response = await client().get(f"{UPSTREAM}/{resource}", params=query, headers=headers)
+    if response.status_code != 200:
+        return failed(f"Kobana answered {response.status_code}: {response.text}")
+    data = response.json()
+    meta = data.get("meta") or {}
+    items = data.get("data") or []
+    total = meta.get("total", len(items))
+    pp = meta.get("per_page", per_page)
+    pg = meta.get("page", page)
+    pages = max(1, meta.get("total_pages") or -(-total // max(1, pp)))
+    structured: dict[str, Any] = {
+        resource: items,
+        "page": pg,
+        "per_page": pp,
+        "total": total,
+        "total_pages": pages,
+        "next_page": pg + 1 if pg < pages else None,
+    }
+    if structured["next_page"]:
+        structured["hint"] = (
+            f"{total} no total; esta é a página {pg} de {pages}. "
+            f"Para a próxima, chame de novo com page={structured['next_page']}."
+        )
+    return ok(structured)
 
 
 def make_handler(tool: dict[str, Any]):

@@ -12,21 +12,20 @@
 //   stateless legacy fallback. Host/Origin checks in front, as the SDK recommends (ours
 //   does the same). Plain node:http with keep-alive; the JSON body is parsed once and
 //   handed over as parsedBody (the SDK's documented fast path).
-// * Calls: forwarded to the same fake Kobana with the caller's bearer token.
-//   billing_customers_list (the benchmarked call) maps arguments to the same path and query
-//   as ours (GET /v1/customers?search&kind&page&per_page&sort_by&sort_order, page 1 and 20
-//   per page by default) and answers the same shape (structuredContent {customers, page,
-//   per_page, total, total_pages, next_page[, hint]} and its JSON as the text block). Other
-//   tools forward generically. It does NOT add ours' *_brl / *_sao_paulo fields: less work than ours.
+// * Calls: a list tool (the benchmarked call is billing_customers_list) is forwarded to the same
+//   fake Kobana with the caller's bearer token, arguments mapped to the same path and query as
+//   ours (GET /v1/customers?search&kind&page&per_page&sort_by&sort_order, page 1 and 20 per page
+//   by default), answered in the same shape (structuredContent {customers, page, per_page, total,
+//   total_pages, next_page[, hint]} and its JSON as the text block), without ours' *_brl /
+//   *_sao_paulo fields: less work than ours. Other tools are registered, never called.
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-function arg(name, fallback) {
+function arg(name) {
   const i = process.argv.indexOf(`--${name}`);
   if (i >= 0 && i + 1 < process.argv.length) return process.argv[i + 1];
-  if (fallback !== undefined) return fallback;
   console.error(`ts_peer: missing --${name}`);
   process.exit(2);
 }
@@ -34,8 +33,7 @@ function arg(name, fallback) {
 const port = Number(arg("port"));
 const tools = JSON.parse(fs.readFileSync(arg("tools"), "utf8")).tools;
 const upstream = arg("upstream").replace(/\/$/, "") + "/v1";
-const sdkDir = arg("sdk");
-const sdk = await import(pathToFileURL(path.join(sdkDir, "dist", "index.mjs")).href);
+const sdk = await import(pathToFileURL(path.join(arg("sdk"), "dist", "index.mjs")).href);
 const {
   McpServer,
   createMcpHandler,
@@ -67,75 +65,33 @@ function failed(message) {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
-async function kobana(method, urlPath, query, auth, body) {
-  const qs = query && query.length ? "?" + new URLSearchParams(query).toString() : "";
-  const res = await fetch(upstream + urlPath + qs, {
-    method,
-    headers: {
-      authorization: auth ?? "",
-      "user-agent": USER_AGENT,
-      accept: "application/json",
-      // Kobana's document asks it of every request, bodyless ones too (docs/contract.md).
-      "content-type": "application/json",
-    },
-    body: body ? JSON.stringify(body) : undefined,
+async function forward(name, args, auth) {
+  const resource = /^billing_([a-z]+)_list$/.exec(name)?.[1];
+  if (!resource) return failed(`${name}: the peer serves only the benchmarked list calls`);
+  const page = args?.page ?? 1;
+  const perPage = args?.per_page ?? 20;
+  const query = Object.entries(args ?? {})
+    .filter(([k, v]) => !["page", "per_page", "sort_by", "sort_order"].includes(k) && v != null)
+    .map(([k, v]) => [k, String(v)]);
+  query.push(["page", String(page)], ["per_page", String(perPage)]);
+  for (const k of ["sort_by", "sort_order"]) if (args?.[k]) query.push([k, String(args[k])]);
+  const res = await fetch(`${upstream}/${resource}?${new URLSearchParams(query)}`, {
+    // Kobana's document asks Content-Type of every request, bodyless ones too (docs/contract.md).
+    headers: { authorization: auth ?? "", "user-agent": USER_AGENT, accept: "application/json", "content-type": "application/json" },
   });
   const json = await res.json().catch(() => ({}));
-  return { status: res.status, json };
-}
-
-function listQuery(args) {
-  const query = [];
-  const page = args.page ?? 1;
-  const perPage = args.per_page ?? 20;
-  for (const [k, v] of Object.entries(args)) {
-    if (["page", "per_page", "sort_by", "sort_order"].includes(k) || v === undefined || v === null) continue;
-    query.push([k, String(v)]);
+  if (res.status !== 200) return failed(`Kobana answered ${res.status}: ${JSON.stringify(json)}`);
+  const meta = json.meta ?? {};
+  const data = json.data ?? [];
+  const total = meta.total ?? data.length;
+  const pp = meta.per_page ?? perPage;
+  const pg = meta.page ?? page;
+  const totalPages = Math.max(1, meta.total_pages ?? Math.ceil(total / Math.max(1, pp)));
+  const structured = { [resource]: data, page: pg, per_page: pp, total, total_pages: totalPages, next_page: pg < totalPages ? pg + 1 : null };
+  if (structured.next_page) {
+    structured.hint = `${total} no total; esta é a página ${pg} de ${totalPages}. Para a próxima, chame de novo com page=${structured.next_page}.`;
   }
-  query.push(["page", String(page)], ["per_page", String(perPage)]);
-  if (args.sort_by) query.push(["sort_by", String(args.sort_by)]);
-  if (args.sort_order) query.push(["sort_order", String(args.sort_order)]);
-  return { query, page, perPage };
-}
-
-async function forward(name, args, auth) {
-  const m = /^billing_([a-z]+)_([a-z_]+)$/.exec(name);
-  if (!m) return failed(`unknown tool ${name}`);
-  const [, resource, verb] = m;
-  args = args ?? {};
-  if (verb === "list") {
-    const { query, page, perPage } = listQuery(args);
-    const { status, json } = await kobana("GET", `/${resource}`, query, auth);
-    if (status !== 200) return failed(`Kobana answered ${status}: ${JSON.stringify(json)}`);
-    const meta = json.meta ?? {};
-    const data = json.data ?? [];
-    const total = meta.total ?? data.length;
-    const pp = meta.per_page ?? perPage;
-    const pg = meta.page ?? page;
-    const totalPages = Math.max(1, meta.total_pages ?? Math.ceil(total / Math.max(1, pp)));
-    const structured = {
-      [resource]: data,
-      page: pg,
-      per_page: pp,
-      total,
-      total_pages: totalPages,
-      next_page: pg < totalPages ? pg + 1 : null,
-    };
-    if (structured.next_page) {
-      structured.hint = `${total} no total; esta é a página ${pg} de ${totalPages}. Para a próxima, chame de novo com page=${structured.next_page}.`;
-    }
-    return ok(structured);
-  }
-  const id = args.id ? `/${encodeURIComponent(args.id)}` : "";
-  const { id: _omit, ...rest } = args;
-  const [method, urlPath, body] =
-    verb === "get" || verb === "pdf" || verb === "xml"
-      ? ["GET", `/${resource}${id}${verb === "get" ? "" : "/" + verb}`, undefined]
-      : ["POST", `/${resource}${id}/${verb}`, rest];
-  const { status, json } = await kobana(method, urlPath, [], auth, body);
-  if (status >= 300) return failed(`Kobana answered ${status}: ${JSON.stringify(json)}`);
-  const key = resource.endsWith("s") ? resource.slice(0, -1) : resource;
-  return ok({ [key]: json.data ?? json });
+  return ok(structured);
 }
 
 function factory(ctx) {
@@ -157,15 +113,6 @@ async function guarded(request, parsedBody) {
   return rejected ?? (await handler.fetch(request, parsedBody === undefined ? undefined : { parsedBody }));
 }
 
-// --adapter hono: @hono/node-server's serve({fetch}) (lazy Request shim), when installed.
-if (arg("adapter", "node") === "hono") {
-  const { serve } = await import(
-    pathToFileURL(path.join(sdkDir, "..", "..", "@hono", "node-server", "dist", "index.mjs")).href
-  );
-  serve({ fetch: (request) => guarded(request), port, hostname: "127.0.0.1" }, () => {
-    console.log(`ts_peer (hono adapter) listening on http://127.0.0.1:${port}/mcp (${tools.length} tools)`);
-  });
-} else {
 const server = http.createServer({ keepAliveTimeout: 60_000, noDelay: true }, async (req, res) => {
   try {
     const chunks = [];
@@ -204,4 +151,3 @@ const server = http.createServer({ keepAliveTimeout: 60_000, noDelay: true }, as
 server.listen(port, "127.0.0.1", () => {
   console.log(`ts_peer listening on http://127.0.0.1:${port}/mcp (${tools.length} tools)`);
 });
-}

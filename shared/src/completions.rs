@@ -147,11 +147,7 @@ pub async fn complete(
             if searchable && !typed.is_empty() && !looks_like_id_prefix(typed) {
                 query.push(("search".to_owned(), typed.to_owned()));
             }
-            let envelope = match ctx
-                .kobana
-                .get(&ctx.principal.token, &[resource.slug()], &query)
-                .await
-            {
+            let envelope = match ctx.kobana.get(&[resource.slug()], &query).await {
                 Ok(envelope) => envelope,
                 Err(error) => {
                     // Kobana's text can quote what was typed: the log gets the status only.

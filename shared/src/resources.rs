@@ -369,7 +369,7 @@ pub async fn read_pdf(
     let limit = ctx.kobana.limits().max_document_bytes;
     let download = match ctx
         .kobana
-        .download(&ctx.principal.token, &[segment, id, "pdf"], PDF_MEDIA_TYPE)
+        .download(&[segment, id, "pdf"], PDF_MEDIA_TYPE)
         .await
     {
         Ok(download) => download,
@@ -425,7 +425,7 @@ pub async fn read_xml(ctx: &ToolCtx, id: &str) -> Result<String, ReadError> {
     let limit = ctx.kobana.limits().max_document_bytes;
     let download = ctx
         .kobana
-        .download(&ctx.principal.token, &[NFES, id, "xml"], "application/xml")
+        .download(&[NFES, id, "xml"], "application/xml")
         .await
         .map_err(ToolError::from)?;
     let bytes = download.bytes_within(limit).await.map_err(|e| match e {

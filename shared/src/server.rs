@@ -268,7 +268,11 @@ impl KobanaMcp {
             .cloned()
             .unwrap_or_default();
         ToolCtx {
-            kobana: self.state.kobana.for_request(request_record(context)),
+            // The caller's token, bound once: every Kobana call of the request sends it.
+            kobana: self
+                .state
+                .kobana
+                .for_request(principal.token.clone(), request_record(context)),
             principal,
             idempotency_key: None,
             gate: WriteGate::Open,

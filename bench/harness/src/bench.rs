@@ -1,333 +1,298 @@
-//! The harness's options, repetition counts and shared state (`Bench`), and the machine description.
+//! The harness's options, repetition counts and shared state (`Bench`), and the machine.
+
+use std::collections::HashMap;
+
+use fake_kobana::FakeKobana;
 
 use super::*;
 
-pub(crate) struct Opts {
-    pub(crate) smoke: bool,
-    pub(crate) kobana_bin: PathBuf,
-    pub(crate) hello_bin: PathBuf,
-    /// The arm64 build `sam build` makes (`cargo lambda build --release --arm64`), if built.
-    pub(crate) arm64_bin: Option<PathBuf>,
-    pub(crate) node: PathBuf,
-    pub(crate) python: PathBuf,
-    pub(crate) peers: PathBuf,
-    pub(crate) sdk: PathBuf,
-    pub(crate) out: PathBuf,
-    pub(crate) benchmarks_md: Option<PathBuf>,
-    pub(crate) sections: Vec<String>,
-    pub(crate) info: Vec<(String, String)>,
+const REQUIRED: [&str; 7] = [
+    "kobana-bin",
+    "hello-bin",
+    "node",
+    "python",
+    "peers",
+    "sdk",
+    "out",
+];
+
+/// `--key value` options (paths, `--sections a,b`), `--smoke`, and `--info K=V` lines.
+pub struct Opts {
+    pub smoke: bool,
+    values: HashMap<String, String>,
+    pub info: Vec<(String, String)>,
 }
 
 impl Opts {
-    pub(crate) fn parse(args: &[String]) -> Result<Self, String> {
-        let mut map = std::collections::HashMap::new();
-        let mut info = Vec::new();
-        let mut smoke = false;
+    pub fn parse(args: &[String]) -> Result<Self, String> {
+        let mut opts = Opts {
+            smoke: false,
+            values: HashMap::new(),
+            info: Vec::new(),
+        };
         let mut it = args.iter();
-        while let Some(a) = it.next() {
-            match a.as_str() {
-                "--smoke" => smoke = true,
-                "--info" => {
-                    let v = it.next().ok_or("--info needs K=V")?;
-                    let (k, v) = v.split_once('=').ok_or("--info needs K=V")?;
-                    info.push((k.to_owned(), v.to_owned()));
+        while let Some(flag) = it.next() {
+            if flag == "--smoke" {
+                opts.smoke = true;
+                continue;
+            }
+            let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+            match flag.strip_prefix("--") {
+                Some("info") => {
+                    let (k, v) = value.split_once('=').ok_or("--info needs K=V")?;
+                    opts.info.push((k.to_owned(), v.to_owned()));
                 }
-                flag if flag.starts_with("--") => {
-                    let v = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
-                    map.insert(flag.trim_start_matches("--").to_owned(), v.clone());
-                }
-                other => return Err(format!("unexpected argument {other}")),
+                Some(key) => drop(opts.values.insert(key.to_owned(), value.clone())),
+                None => return Err(format!("unexpected argument {flag}")),
             }
         }
-        let path = |k: &str| {
-            map.get(k)
-                .map(PathBuf::from)
-                .ok_or_else(|| format!("--{k} is required"))
-        };
-        Ok(Self {
-            smoke,
-            kobana_bin: path("kobana-bin")?,
-            hello_bin: path("hello-bin")?,
-            arm64_bin: map.get("arm64-bin").map(PathBuf::from),
-            node: path("node")?,
-            python: path("python")?,
-            peers: path("peers")?,
-            sdk: path("sdk")?,
-            out: path("out")?,
-            benchmarks_md: map.get("benchmarks-md").map(PathBuf::from),
-            sections: map
-                .get("sections")
-                .map(|s| s.split(',').map(str::to_owned).collect())
-                .unwrap_or_else(|| {
-                    [
-                        "context", "load", "fanout", "generic", "pdf", "cold", "inproc", "memory",
-                        "bounded", "audit",
-                    ]
-                    .map(str::to_owned)
-                    .to_vec()
-                }),
-            info,
-        })
+        for key in REQUIRED {
+            opts.values.get(key).ok_or(format!("--{key} is required"))?;
+        }
+        Ok(opts)
     }
 
-    pub(crate) fn wants(&self, section: &str) -> bool {
-        self.sections.iter().any(|s| s == section)
+    /// The path given as `--key`.
+    pub fn path(&self, key: &str) -> Option<PathBuf> {
+        self.values.get(key).map(PathBuf::from)
+    }
+
+    /// Whether `section` runs (all do without `--sections`).
+    pub fn wants(&self, section: &str) -> bool {
+        self.values
+            .get("sections")
+            .is_none_or(|list| list.split(',').any(|s| s == section))
     }
 }
 
 /// Repetition counts: full run or smoke.
-pub(crate) struct Counts {
-    pub(crate) cold_runs: usize,
-    pub(crate) load_rounds: usize,
-    pub(crate) load_warmup: Duration,
-    pub(crate) load_window: Duration,
-    pub(crate) server_warmup: Duration,
-    pub(crate) fanout_reps: usize,
-    pub(crate) pdf_reps: usize,
-    pub(crate) inproc_warmup: usize,
-    pub(crate) inproc_n: usize,
-    /// Bounded work, BW-1: (batches, requests per batch), timed per batch (10 ms CPU ticks).
-    pub(crate) bounded_batches: (usize, usize),
-    /// Bounded work, BW-8: requests per 400 MB body.
-    pub(crate) bounded_reps: usize,
-    /// Fan-out with a cold name cache: fresh servers, one prompt each.
-    pub(crate) fanout_cold_reps: usize,
-    /// Generic tools: (rounds, calls per round), CPU timed per round (10 ms ticks).
-    pub(crate) generic: (usize, usize),
+pub struct Counts {
+    pub cold_runs: usize,
+    pub load_rounds: usize,
+    pub load_warmup: Duration,
+    pub load_window: Duration,
+    pub server_warmup: Duration,
+    pub fanout_reps: usize,
+    pub pdf_reps: usize,
+    /// In-process: (warm-up, measured) iterations.
+    pub inproc: (usize, usize),
+    /// CPU from `/proc/PID/stat` (10 ms ticks) is timed over batches: (batches, per batch).
+    pub batches: (usize, usize),
+    /// Requests per BW-8 body, rounds of RP-1's four at once, writes of the audit (×100).
+    pub reps: usize,
+    /// Generic tools: (rounds, calls per round).
+    pub generic: (usize, usize),
+    /// Memory size: cold starts per size (warm requests: three times as many).
+    pub memory_reps: usize,
 }
 
 impl Counts {
-    pub(crate) fn new(smoke: bool) -> Self {
-        if smoke {
-            Self {
-                cold_runs: 2,
-                load_rounds: 1,
-                load_warmup: Duration::from_millis(100),
-                load_window: Duration::from_millis(300),
-                server_warmup: Duration::from_millis(200),
-                fanout_reps: 2,
-                pdf_reps: 2,
-                inproc_warmup: 50,
-                inproc_n: 300,
-                bounded_batches: (1, 1),
-                bounded_reps: 1,
-                fanout_cold_reps: 1,
-                generic: (1, 5),
-            }
-        } else {
-            Self {
-                cold_runs: 21,
-                load_rounds: 5,
-                load_warmup: Duration::from_secs(1),
-                load_window: Duration::from_secs(4),
-                server_warmup: Duration::from_secs(3),
-                fanout_reps: 9,
-                pdf_reps: 31,
-                inproc_warmup: 2_000,
-                inproc_n: 20_000,
-                bounded_batches: (9, 5),
-                bounded_reps: 5,
-                fanout_cold_reps: 9,
-                generic: (9, 200),
-            }
+    pub fn new(smoke: bool) -> Self {
+        let n = |full: usize, smoke_n: usize| if smoke { smoke_n } else { full };
+        let ms = |full, smoke_n| Duration::from_millis(n(full, smoke_n) as u64);
+        Self {
+            cold_runs: n(21, 2),
+            load_rounds: n(5, 1),
+            load_warmup: ms(1_000, 100),
+            load_window: ms(4_000, 300),
+            server_warmup: ms(3_000, 200),
+            fanout_reps: n(9, 2),
+            pdf_reps: n(31, 2),
+            inproc: (n(2_000, 50), n(20_000, 300)),
+            batches: (n(9, 1), n(5, 1)),
+            reps: n(5, 1),
+            generic: (n(9, 1), n(200, 5)),
+            memory_reps: n(11, 1),
         }
     }
 }
 
-/// The harness's shared state: a single-threaded runtime for control requests, the work dir.
-pub(crate) struct Bench {
-    pub(crate) opts: Opts,
-    pub(crate) counts: Counts,
-    pub(crate) rt: tokio::runtime::Runtime,
-    pub(crate) work: PathBuf,
-    pub(crate) token: String,
-    pub(crate) pin: bool,
+/// The harness's shared state.
+pub struct Bench {
+    pub opts: Opts,
+    pub counts: Counts,
+    pub kobana_bin: PathBuf,
+    /// A single-threaded runtime for the harness's own requests.
+    pub rt: tokio::runtime::Runtime,
+    /// One worker thread (on the harness's CPU) serving the fake and the hostile Kobana.
+    pub svc: tokio::runtime::Runtime,
+    pub work: PathBuf,
+    pub token: String,
+    pub pin: bool,
 }
 
 impl Bench {
-    pub(crate) fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+    pub fn new(opts: Opts, work: PathBuf, pin: bool) -> Self {
+        let svc = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build();
+        Bench {
+            counts: Counts::new(opts.smoke),
+            kobana_bin: opts.path("kobana-bin").unwrap_or_default(),
+            rt: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime"),
+            svc: svc.expect("runtime"),
+            work,
+            token: fake_kobana::full_token(),
+            pin,
+            opts,
+        }
+    }
+
+    pub fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
         self.rt.block_on(f)
     }
 
-    /// One request on a fresh connection; returns status and body.
-    pub(crate) fn send(&self, addr: SocketAddr, request: &[u8]) -> Result<(u16, Vec<u8>), String> {
-        self.block_on(async {
-            tokio::time::timeout(Duration::from_secs(60), http1::once(addr, request))
-                .await
-                .map_err(|_| format!("{addr}: no answer within 60 s"))?
-                .map_err(|e| format!("{addr}: {e}"))
-        })
+    /// The CPU measured servers are pinned to, when pinning.
+    pub fn cpu(&self) -> Option<usize> {
+        self.pin.then_some(SERVER_CPU)
     }
 
-    /// An MCP request to `addr` (`/mcp`), modern or legacy era.
-    pub(crate) fn mcp(
+    pub fn log(&self, name: &str) -> PathBuf {
+        self.work.join(format!("{name}.log"))
+    }
+
+    /// The fake Kobana, served by `svc`.
+    pub fn fake(&self) -> FakeKobana {
+        self.svc.block_on(FakeKobana::start())
+    }
+
+    /// One request on a fresh connection; returns status and body.
+    pub fn send(&self, addr: SocketAddr, request: &[u8]) -> Result<(u16, Vec<u8>), String> {
+        let once = async {
+            tokio::time::timeout(Duration::from_secs(60), http1::once(addr, request)).await
+        };
+        let answer = self.block_on(once);
+        answer
+            .map_err(|_| format!("{addr}: no answer within 60 s"))?
+            .map_err(|e| format!("{addr}: {e}"))
+    }
+
+    /// An MCP request to `addr`: status, answer, bytes.
+    pub fn mcp(
         &self,
         addr: SocketAddr,
         method: &str,
         params: Value,
-        name: Option<&str>,
         modern: bool,
-        extra: &[(&str, &str)],
     ) -> Result<(u16, Value, usize), String> {
-        let mut headers = http1::mcp_headers(&self.token, method, name, modern);
-        headers.extend(
-            extra
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
-        );
-        let body = http1::mcp_body(1, method, params, modern);
-        let request = http1::request("POST", addr, "/mcp", &headers, &body);
-        let (status, body) = self.send(addr, &request)?;
-        let text = String::from_utf8_lossy(&body);
-        // SSE framing: take the last `data:` line.
-        let json_text = if text.starts_with("event:") || text.starts_with("data:") {
-            text.lines()
-                .rev()
-                .find_map(|l| l.strip_prefix("data:"))
-                .unwrap_or("")
-                .trim()
-                .to_owned()
-        } else {
-            text.into_owned()
-        };
-        let value: Value = serde_json::from_str(&json_text).unwrap_or(Value::Null);
-        Ok((status, value, body.len()))
-    }
-
-    /// A JSON control request to the fake Kobana (`/__fake/*`).
-    pub(crate) fn control(
-        &self,
-        fake: SocketAddr,
-        method: &str,
-        path: &str,
-        body: Option<Value>,
-    ) -> Result<(), String> {
-        let body = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
-        let headers = if body.is_empty() {
-            vec![]
-        } else {
-            vec![("content-type".to_owned(), "application/json".to_owned())]
-        };
-        let request = http1::request(method, fake, path, &headers, &body);
-        let (status, answer) = self.send(fake, &request)?;
-        if !(200..300).contains(&status) {
-            return Err(format!(
-                "{method} {path}: {status} {}",
-                String::from_utf8_lossy(&answer)
-            ));
-        }
-        Ok(())
-    }
-
-    pub(crate) fn cpu(&self) -> Option<usize> {
-        self.pin.then_some(SERVER_CPU)
-    }
-
-    pub(crate) fn log(&self, name: &str) -> PathBuf {
-        self.work.join(format!("{name}.log"))
-    }
-
-    /// Starts the fake Kobana (pinned with the harness) and returns it with its address.
-    pub(crate) fn start_fake(&self) -> Result<(Proc, SocketAddr), String> {
-        let me = std::env::current_exe().map_err(|e| e.to_string())?;
-        let mut proc = procs::spawn(
-            "fake Kobana",
-            &me,
-            &[
-                "fake".to_owned(),
-                "--bind".to_owned(),
-                "127.0.0.1:0".to_owned(),
-            ],
-            &[],
-            self.pin.then_some(HARNESS_CPU),
-            &self.log("fake-kobana"),
-            true,
+        let (status, body) = self.send(
+            addr,
+            &http1::mcp_post(addr, &self.token, method, params, modern),
         )?;
-        let url = procs::first_line(&mut proc, Duration::from_secs(30))?;
-        let addr = http1::addr_of(&url)?;
-        Ok((proc, addr))
+        Ok((
+            status,
+            serde_json::from_slice(&body).unwrap_or(Value::Null),
+            body.len(),
+        ))
     }
 
-    /// Starts our server against `fake` and waits until it answers.
-    pub(crate) fn start_ours(
+    /// An MCP request that must answer 200 and a result (not `isError` for a tool call).
+    pub fn checked(
         &self,
-        fake: SocketAddr,
-        tag: &str,
-    ) -> Result<(Proc, SocketAddr), String> {
-        let port = procs::free_port()?;
-        let proc = procs::spawn(
-            "kobana-mcp",
-            &self.opts.kobana_bin,
-            &[],
-            &[
-                ("MCP_BIND".into(), format!("127.0.0.1:{port}")),
-                ("KOBANA_API_URL".into(), format!("http://{fake}")),
-                ("KOBANA_TIMEOUT_MS".into(), "30000".into()),
-            ],
-            self.cpu(),
-            &self.log(&format!("kobana-mcp-{tag}")),
-            false,
-        )?;
-        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
-        self.wait_ready(proc, addr)
-    }
-
-    pub(crate) fn wait_ready(
-        &self,
-        mut proc: Proc,
         addr: SocketAddr,
+        request: &[u8],
+        tool_call: bool,
+    ) -> Result<f64, String> {
+        let t0 = Instant::now();
+        let (status, body) = self.send(addr, request)?;
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        if status != 200 || !http1::answer_ok(&body, tool_call) {
+            let text = String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned();
+            return Err(format!("{addr} answered {status}: {text}"));
+        }
+        Ok(ms)
+    }
+
+    /// Starts a server (`program` with `args` and `env`, pinned) listening on `port`, and
+    /// waits until its `tools/list` answers.
+    pub fn start(
+        &self,
+        name: &str,
+        program: &Path,
+        args: &[String],
+        env: &[(String, String)],
+        port: u16,
     ) -> Result<(Proc, SocketAddr), String> {
-        let name = proc.name.clone();
-        procs::wait_until(&name, Duration::from_secs(60), || {
+        let mut proc = procs::spawn(name, program, args, env, self.cpu(), &self.log(name))?;
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        procs::wait_until(name, Duration::from_secs(60), || {
             proc.check_alive()?;
-            let (status, body, _) = self.mcp(addr, "tools/list", json!({}), None, true, &[])?;
-            if status == 200 && body["result"]["tools"].is_array() {
-                Ok(())
-            } else {
-                Err(format!("status {status}: {body}"))
-            }
+            let (status, body, _) = self.mcp(addr, "tools/list", json!({}), true)?;
+            let ok = status == 200 && body["result"]["tools"].is_array();
+            ok.then_some(())
+                .ok_or_else(|| format!("status {status}: {body}"))
         })?;
         Ok((proc, addr))
     }
+
+    /// Our server (`program`: the release binary, or a wrapper of it) against `kobana`.
+    pub fn start_ours_as(
+        &self,
+        program: &Path,
+        kobana: SocketAddr,
+        tag: &str,
+    ) -> Result<(Proc, SocketAddr), String> {
+        let port = procs::free_port()?;
+        let env = [
+            ("MCP_BIND", format!("127.0.0.1:{port}")),
+            ("KOBANA_API_URL", format!("http://{kobana}")),
+            ("KOBANA_TIMEOUT_MS", "60000".into()),
+        ];
+        self.start(
+            &format!("kobana-mcp-{tag}"),
+            program,
+            &[],
+            &env.map(|(k, v)| (k.to_owned(), v)),
+            port,
+        )
+    }
+
+    /// Our server against `kobana`.
+    pub fn start_ours(&self, kobana: SocketAddr, tag: &str) -> Result<(Proc, SocketAddr), String> {
+        self.start_ours_as(&self.kobana_bin, kobana, tag)
+    }
 }
 
-pub(crate) fn machine_info() -> Vec<(String, String)> {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+/// What the machine is, and how busy at the start.
+pub fn machine_info() -> Vec<(String, String)> {
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
+    let cpuinfo = read("/proc/cpuinfo");
     let model = cpuinfo
         .lines()
         .find(|l| l.starts_with("model name"))
         .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_owned())
-        .unwrap_or_else(|| "unknown".into());
-    let cpus = cpuinfo
-        .lines()
-        .filter(|l| l.starts_with("processor"))
-        .count();
-    let mem_kib: u64 = std::fs::read_to_string("/proc/meminfo")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with("MemTotal:"))
-        .and_then(|l| l.split_whitespace().nth(1))
+        .map(|(_, v)| v.trim().to_owned());
+    let mem_kib: f64 = read("/proc/meminfo")
+        .split_whitespace()
+        .nth(1)
         .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .unwrap_or_default()
-        .trim()
-        .to_owned();
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
+        .unwrap_or(0.0);
+    let load: Vec<String> = read("/proc/loadavg")
         .split_whitespace()
         .take(3)
-        .collect::<Vec<_>>()
-        .join(" ");
-    vec![
-        ("nproc".into(), cpus.to_string()),
-        ("cpu".into(), model),
+        .map(str::to_owned)
+        .collect();
+    [
         (
-            "memory".into(),
-            format!("{:.1} GiB", mem_kib as f64 / 1048576.0),
+            "nproc",
+            cpuinfo
+                .lines()
+                .filter(|l| l.starts_with("processor"))
+                .count()
+                .to_string(),
         ),
-        ("kernel".into(), kernel),
-        ("load average at start".into(), load),
+        ("cpu", model.unwrap_or_default()),
+        ("memory", format!("{:.1} GiB", mem_kib / 1048576.0)),
+        (
+            "kernel",
+            read("/proc/sys/kernel/osrelease").trim().to_owned(),
+        ),
+        ("load average at start", load.join(" ")),
     ]
+    .map(|(k, v)| (k.to_owned(), v))
+    .to_vec()
 }

@@ -1,12 +1,16 @@
-//! A minimal HTTP/1.1 keep-alive client over a raw TCP stream: pre-built request bytes in,
-//! status and body out (Content-Length or chunked). Lean on purpose, so that the client side
-//! costs far less than any server it measures.
+//! Minimal HTTP/1.1 over raw loopback TCP, both ways: pre-built request bytes out, a message
+//! (request or response) read back with its body (Content-Length or chunked). Lean on purpose,
+//! so that the load generator costs far less than any server it measures; the same reader
+//! serves the canned upstream and the Lambda Runtime API emulator.
 
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
 
+use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpListener, TcpStream};
 
 /// Builds a request: `method path`, `Host`, the extra headers, and `body` with its length.
 pub fn request(
@@ -18,59 +22,126 @@ pub fn request(
 ) -> Vec<u8> {
     let mut out = format!("{method} {path} HTTP/1.1\r\nhost: {addr}\r\n");
     for (name, value) in headers {
-        out.push_str(name);
-        out.push_str(": ");
-        out.push_str(value);
-        out.push_str("\r\n");
+        out.push_str(&format!("{name}: {value}\r\n"));
     }
-    if method != "GET" || !body.is_empty() {
-        out.push_str(&format!("content-length: {}\r\n", body.len()));
-    }
-    out.push_str("\r\n");
+    out.push_str(&format!("content-length: {}\r\n\r\n", body.len()));
     let mut bytes = out.into_bytes();
     bytes.extend_from_slice(body);
     bytes
 }
 
-/// The standard headers of an MCP POST in the given era with a bearer token.
+/// The headers of an MCP POST in era 2026 (`modern`) or 2025 with a bearer token.
 pub fn mcp_headers(
     token: &str,
     method: &str,
     name: Option<&str>,
     modern: bool,
 ) -> Vec<(String, String)> {
-    let mut headers = vec![
-        ("content-type".to_owned(), "application/json".to_owned()),
+    let mut headers: Vec<(String, String)> = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
         (
-            "accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
+            "mcp-protocol-version",
+            if modern { "2026-07-28" } else { "2025-11-25" },
         ),
-        ("authorization".to_owned(), format!("Bearer {token}")),
-    ];
+    ]
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .to_vec();
+    headers.push(("authorization".to_owned(), format!("Bearer {token}")));
     if modern {
-        headers.push(("mcp-protocol-version".to_owned(), "2026-07-28".to_owned()));
         headers.push(("mcp-method".to_owned(), method.to_owned()));
-        if let Some(name) = name {
-            headers.push(("mcp-name".to_owned(), name.to_owned()));
-        }
-    } else {
-        headers.push(("mcp-protocol-version".to_owned(), "2025-11-25".to_owned()));
+        headers.extend(name.map(|n| ("mcp-name".to_owned(), n.to_owned())));
     }
     headers
 }
 
 /// A JSON-RPC request body in the given era (`_meta` envelope for 2026-07-28).
-pub fn mcp_body(id: u64, method: &str, mut params: serde_json::Value, modern: bool) -> Vec<u8> {
+pub fn mcp_body(method: &str, mut params: Value, modern: bool) -> Vec<u8> {
     if modern {
-        params["_meta"] = serde_json::json!({
+        params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/clientInfo": {"name": "kobana-bench", "version": "0"}
         });
     }
-    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
         .to_string()
         .into_bytes()
+}
+
+/// A whole MCP POST to `addr`'s `/mcp`.
+pub fn mcp_post(
+    addr: SocketAddr,
+    token: &str,
+    method: &str,
+    params: Value,
+    modern: bool,
+) -> Vec<u8> {
+    let name = params["name"].as_str().or(params["uri"].as_str());
+    let headers = mcp_headers(token, method, name, modern);
+    request(
+        "POST",
+        addr,
+        "/mcp",
+        &headers,
+        &mcp_body(method, params, modern),
+    )
+}
+
+/// A GET to the fake Kobana as our server sends it (bodyless requests carry Content-Type too:
+/// docs/contract.md).
+pub fn kobana_get(addr: SocketAddr, token: &str, path: &str) -> Vec<u8> {
+    let headers = [
+        ("authorization", format!("Bearer {token}")),
+        (
+            "user-agent",
+            "kobana-bench <suporte@kobana.com.br>".to_owned(),
+        ),
+        ("accept", "application/json".to_owned()),
+        ("content-type", "application/json".to_owned()),
+    ]
+    .map(|(k, v)| (k.to_owned(), v));
+    request("GET", addr, path, &headers, b"")
+}
+
+/// Whether a body is a successful JSON-RPC answer (`result` near its start) and, for a tool
+/// call, not `isError`.
+pub fn answer_ok(body: &[u8], tool_call: bool) -> bool {
+    let has = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+    has(&body[..body.len().min(160)], b"\"result\"")
+        && !(tool_call && has(body, b"\"isError\":true"))
+}
+
+/// The start line and headers of a message.
+pub struct Head {
+    /// `GET /path HTTP/1.1` or `HTTP/1.1 200 OK`.
+    pub line: String,
+    /// Header names and values as sent.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Head {
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let mut found = self
+            .headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(name));
+        found.next().map(|(_, v)| v.as_str())
+    }
+
+    /// A response's status.
+    pub fn status(&self) -> u16 {
+        self.line
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+fn bad(msg: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg.to_owned())
 }
 
 /// One keep-alive connection.
@@ -79,64 +150,66 @@ pub struct Conn {
     buf: Vec<u8>,
     start: usize,
     end: usize,
-    /// The last response's body (only when the request asked to keep it).
+    /// Re-arm `TCP_QUICKACK` before every read (the emulator: see `cold.rs`).
+    quickack: bool,
+    /// The last message's body (when kept).
     pub body: Vec<u8>,
-    /// The last response's body length.
-    pub body_len: usize,
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-fn bad(msg: impl Into<String>) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, msg.into())
 }
 
 impl Conn {
-    /// Connects with `TCP_NODELAY`.
-    pub async fn connect(addr: SocketAddr) -> io::Result<Self> {
-        let stream = TcpStream::connect(addr).await?;
-        stream.set_nodelay(true)?;
-        Ok(Self {
+    /// Wraps a stream with `TCP_NODELAY`.
+    pub fn new(stream: TcpStream, quickack: bool) -> Self {
+        let _ = stream.set_nodelay(true);
+        let buf = vec![0; 64 * 1024];
+        Self {
             stream,
-            buf: vec![0; 64 * 1024],
+            buf,
             start: 0,
             end: 0,
+            quickack,
             body: Vec::new(),
-            body_len: 0,
-        })
+        }
+    }
+
+    /// Connects to `addr`.
+    pub async fn connect(addr: SocketAddr) -> io::Result<Self> {
+        Ok(Self::new(TcpStream::connect(addr).await?, false))
+    }
+
+    /// Writes `bytes` whole.
+    pub async fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stream.write_all(bytes).await
     }
 
     async fn fill(&mut self) -> io::Result<()> {
         if self.start == self.end {
-            self.start = 0;
-            self.end = 0;
+            (self.start, self.end) = (0, 0);
         } else if self.end == self.buf.len() {
-            if self.start > 0 {
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.start = 0;
-            } else {
-                let grow = self.buf.len();
-                self.buf.resize(self.buf.len() + grow, 0);
+            self.buf.copy_within(self.start..self.end, 0);
+            (self.start, self.end) = (0, self.end - self.start);
+            if self.end == self.buf.len() {
+                self.buf.resize(self.buf.len() * 2, 0);
             }
+        }
+        if self.quickack {
+            quickack(&self.stream);
         }
         let n = self.stream.read(&mut self.buf[self.end..]).await?;
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                "server closed the connection",
+                "connection closed",
             ));
         }
         self.end += n;
         Ok(())
     }
 
-    async fn line(&mut self) -> io::Result<(usize, usize)> {
+    async fn line(&mut self) -> io::Result<String> {
         loop {
-            if let Some(i) = find(&self.buf[self.start..self.end], b"\r\n") {
-                let line = (self.start, self.start + i);
+            let window = &self.buf[self.start..self.end];
+            if let Some(i) = window.windows(2).position(|w| w == b"\r\n") {
+                let line = String::from_utf8_lossy(&window[..i]).into_owned();
                 self.start += i + 2;
                 return Ok(line);
             }
@@ -144,7 +217,7 @@ impl Conn {
         }
     }
 
-    /// Takes `n` body bytes (kept or only counted), reading as needed.
+    /// Takes `n` body bytes, kept in `self.body` when `keep`.
     async fn take(&mut self, mut n: usize, keep: bool) -> io::Result<()> {
         while n > 0 {
             if self.start == self.end {
@@ -155,86 +228,68 @@ impl Conn {
                 self.body
                     .extend_from_slice(&self.buf[self.start..self.start + k]);
             }
-            self.body_len += k;
-            self.start += k;
-            n -= k;
+            (self.start, n) = (self.start + k, n - k);
         }
         Ok(())
     }
 
-    /// Sends `request` and reads the whole response; returns the status. The body is in
-    /// `self.body` when `keep_body`, and its length in `self.body_len` either way.
-    pub async fn send(&mut self, request: &[u8], keep_body: bool) -> io::Result<u16> {
-        self.stream.write_all(request).await?;
-        self.read_response(keep_body).await
-    }
-
-    /// Reads one response (after the request was written).
-    pub async fn read_response(&mut self, keep_body: bool) -> io::Result<u16> {
+    /// Reads one message (a request or a response); its body is in `self.body` when `keep`.
+    /// A message without Content-Length or chunking has no body.
+    pub async fn read(&mut self, keep: bool) -> io::Result<Head> {
         self.body.clear();
-        self.body_len = 0;
-        let (a, b) = self.line().await?;
-        let status_line = &self.buf[a..b];
-        let status = status_line
-            .split(|c| *c == b' ')
-            .nth(1)
-            .and_then(|s| std::str::from_utf8(s).ok())
-            .and_then(|s| s.parse::<u16>().ok())
-            .ok_or_else(|| bad("malformed status line"))?;
-        let mut length: Option<usize> = None;
-        let mut chunked = false;
+        let line = self.line().await?;
+        let mut headers = Vec::new();
         loop {
-            let (a, b) = self.line().await?;
-            if a == b {
+            let header = self.line().await?;
+            if header.is_empty() {
                 break;
             }
-            let header = &self.buf[a..b];
-            let Some(colon) = header.iter().position(|c| *c == b':') else {
-                continue;
-            };
-            let name = &header[..colon];
-            let value = std::str::from_utf8(&header[colon + 1..])
-                .unwrap_or("")
-                .trim();
-            if name.eq_ignore_ascii_case(b"content-length") {
-                length = Some(value.parse().map_err(|_| bad("bad content-length"))?);
-            } else if name.eq_ignore_ascii_case(b"transfer-encoding")
-                && value.to_ascii_lowercase().contains("chunked")
-            {
-                chunked = true;
-            }
+            let (name, value) = header.split_once(':').ok_or_else(|| bad("bad header"))?;
+            headers.push((name.trim().to_owned(), value.trim().to_owned()));
         }
-        if chunked {
+        let head = Head { line, headers };
+        if head
+            .header("transfer-encoding")
+            .is_some_and(|v| v.contains("chunked"))
+        {
             loop {
-                let (a, b) = self.line().await?;
-                let size_text = std::str::from_utf8(&self.buf[a..b]).unwrap_or("");
-                let size_text = size_text.split(';').next().unwrap_or("").trim();
-                let size =
-                    usize::from_str_radix(size_text, 16).map_err(|_| bad("bad chunk size"))?;
+                let size = self.line().await?;
+                let size = size.split(';').next().unwrap_or_default().trim();
+                let size = usize::from_str_radix(size, 16).map_err(|_| bad("bad chunk size"))?;
                 if size == 0 {
-                    // Trailers, then the empty line.
-                    loop {
-                        let (a, b) = self.line().await?;
-                        if a == b {
-                            break;
-                        }
-                    }
+                    while !self.line().await?.is_empty() {} // trailers
                     break;
                 }
-                self.take(size, keep_body).await?;
-                let (a, b) = self.line().await?;
-                if a != b {
-                    return Err(bad("chunk not followed by CRLF"));
-                }
+                self.take(size, keep).await?;
+                self.line().await?;
             }
-        } else if let Some(n) = length {
-            self.take(n, keep_body).await?;
-        } else if status != 204 && status != 304 && !(100..200).contains(&status) {
-            return Err(bad(
-                "response without length (read-to-close is not supported)",
-            ));
+        } else if let Some(n) = head.header("content-length") {
+            self.take(n.parse().map_err(|_| bad("bad content-length"))?, keep)
+                .await?;
         }
-        Ok(status)
+        Ok(head)
+    }
+
+    /// Sends `request` and reads the response; returns the status (body in `self.body` when
+    /// `keep`).
+    pub async fn send(&mut self, request: &[u8], keep: bool) -> io::Result<u16> {
+        self.write(request).await?;
+        Ok(self.read(keep).await?.status())
+    }
+}
+
+/// Sets `TCP_QUICKACK` on a socket (the kernel clears it again after a while).
+pub fn quickack(stream: &impl AsRawFd) {
+    let one: libc::c_int = 1;
+    // SAFETY: a valid socket fd and a pointer to a c_int of the right size.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_QUICKACK,
+            (&one as *const libc::c_int).cast(),
+            size_of::<libc::c_int>() as libc::socklen_t,
+        );
     }
 }
 
@@ -245,17 +300,45 @@ pub async fn once(addr: SocketAddr, request: &[u8]) -> io::Result<(u16, Vec<u8>)
     Ok((status, std::mem::take(&mut conn.body)))
 }
 
-/// `127.0.0.1:PORT` out of `http://127.0.0.1:PORT[/…]`.
+/// `127.0.0.1:PORT` out of `http://127.0.0.1:PORT[/…]` (loopback only).
 pub fn addr_of(url: &str) -> Result<SocketAddr, String> {
     let rest = url
         .strip_prefix("http://")
-        .ok_or_else(|| format!("not an http:// URL: {url}"))?;
-    let host = rest.split('/').next().unwrap_or(rest);
-    let addr: SocketAddr = host
+        .ok_or_else(|| format!("not http://: {url}"))?;
+    let addr: SocketAddr = rest
+        .split('/')
+        .next()
+        .unwrap_or(rest)
         .parse()
-        .map_err(|e| format!("not an IP:port URL ({url}): {e}"))?;
-    if !addr.ip().is_loopback() {
-        return Err(format!("refusing a non-loopback address: {addr}"));
-    }
+        .map_err(|e| format!("{url}: {e}"))?;
+    addr.ip()
+        .is_loopback()
+        .then_some(addr)
+        .ok_or_else(|| format!("not loopback: {addr}"))
+}
+
+/// A server that answers every request with `body` from memory (JSON, 200), on the calling
+/// runtime: the in-process upstream and the load generator's ceiling. Answers its address.
+pub async fn canned(body: Vec<u8>) -> Result<SocketAddr, String> {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let mut response = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    response.extend_from_slice(&body);
+    let response = Arc::new(response);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let response = response.clone();
+            tokio::spawn(async move {
+                let mut conn = Conn::new(stream, false);
+                while conn.read(false).await.is_ok() && conn.write(&response).await.is_ok() {}
+            });
+        }
+    });
     Ok(addr)
 }

@@ -1,7 +1,5 @@
 //! Child processes pinned to a CPU, and what /proc says about them.
 
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -12,58 +10,45 @@ pub const SERVER_CPU: usize = 0;
 /// CPU the harness itself (load generator, fake Kobana, emulator) runs on.
 pub const HARNESS_CPU: usize = 1;
 
-/// Pins the calling thread (`pid` 0) or a whole process to one CPU, like `taskset -c CPU`.
-pub fn pin(pid: libc::pid_t, cpu: usize) -> std::io::Result<()> {
-    // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET only write inside it.
+fn set_affinity(pid: libc::pid_t, cpu: usize) -> std::io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET only write inside it; only
+    // async-signal-safe calls, so this may run between fork and exec.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_ZERO(&mut set);
         libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+        if libc::sched_setaffinity(pid, size_of::<libc::cpu_set_t>(), &set) != 0 {
             return Err(std::io::Error::last_os_error());
         }
     }
     Ok(())
 }
 
-/// The CPUs the calling thread may run on, e.g. `[1]`.
-pub fn affinity() -> Vec<usize> {
-    // SAFETY: as in `pin`; the set is only read after the kernel filled it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Vec::new();
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect()
+/// Pins the calling thread to one CPU, like `taskset -c CPU`.
+pub fn pin(cpu: Option<usize>) {
+    if let Some(cpu) = cpu {
+        let _ = set_affinity(0, cpu);
     }
 }
 
-/// Whether the machine has a CPU `cpu` (pinning is skipped on a 1-CPU machine).
-pub fn have_cpu(cpu: usize) -> bool {
-    std::thread::available_parallelism().map_or(1, |n| n.get()) > cpu
-        || std::fs::read_to_string("/sys/devices/system/cpu/online")
-            .map(|s| s.trim() != "0")
-            .unwrap_or(false)
-}
-
 /// Sets up `command` to run pinned to `cpu` (sched_setaffinity in the child before exec: the
-/// same as `taskset -c CPU`, without an extra exec inside the timed window).
-pub fn pinned(command: &mut Command, cpu: Option<usize>) -> &mut Command {
+/// same as `taskset -c CPU`, without an extra exec inside a timed window), from an environment
+/// of PATH, HOME, LANG and TMPDIR only, plus `env`.
+pub fn command(program: &Path, env: &[(String, String)], cpu: Option<usize>) -> Command {
+    let mut command = Command::new(program);
+    let base =
+        ["PATH", "HOME", "LANG", "TMPDIR"].map(|k| (k, std::env::var(k).unwrap_or_default()));
+    command
+        .env_clear()
+        .envs(base)
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     if let Some(cpu) = cpu {
-        // SAFETY: only async-signal-safe calls (sched_setaffinity) run between fork and exec.
-        unsafe {
-            command.pre_exec(move || {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::CPU_ZERO(&mut set);
-                libc::CPU_SET(cpu, &mut set);
-                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        // SAFETY: only async-signal-safe calls run between fork and exec.
+        unsafe { command.pre_exec(move || set_affinity(0, cpu)) };
     }
     command
 }
@@ -99,7 +84,7 @@ impl Drop for Proc {
     }
 }
 
-/// Spawns `program` pinned to `cpu`, stdout piped (for a first line) or null, stderr to `log`.
+/// Spawns `program` with `args` pinned to `cpu`, stderr to `log`.
 pub fn spawn(
     name: &str,
     program: &Path,
@@ -107,25 +92,11 @@ pub fn spawn(
     env: &[(String, String)],
     cpu: Option<usize>,
     log: &Path,
-    pipe_stdout: bool,
 ) -> Result<Proc, String> {
-    let log_file =
-        std::fs::File::create(log).map_err(|e| format!("{name}: log {}: {e}", log.display()))?;
-    let mut command = Command::new(program);
-    command
+    let log_file = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let child = command(program, env, cpu)
         .args(args)
-        .env_clear()
-        .envs(base_env())
-        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdin(Stdio::null())
-        .stdout(if pipe_stdout {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stderr(Stdio::from(log_file));
-    pinned(&mut command, cpu);
-    let child = command
+        .stderr(log_file)
         .spawn()
         .map_err(|e| format!("{name}: cannot start {}: {e}", program.display()))?;
     Ok(Proc {
@@ -134,45 +105,10 @@ pub fn spawn(
     })
 }
 
-/// The environment every child starts from: PATH, HOME, LANG, TMPDIR only.
-pub fn base_env() -> Vec<(String, String)> {
-    ["PATH", "HOME", "LANG", "TMPDIR"]
-        .iter()
-        .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
-        .collect()
-}
-
-/// Reads the first stdout line of `proc` (e.g. a listening address), within `timeout`.
-pub fn first_line(proc: &mut Proc, timeout: Duration) -> Result<String, String> {
-    let stdout = proc
-        .child
-        .stdout
-        .take()
-        .ok_or_else(|| format!("{}: stdout not piped", proc.name))?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut reader = BufReader::new(stdout);
-        let mut line = String::new();
-        let _ = reader.read_line(&mut line);
-        let _ = tx.send(line);
-        // Keep draining so the child never blocks on a full pipe.
-        let mut sink = String::new();
-        while reader.read_line(&mut sink).map(|n| n > 0).unwrap_or(false) {
-            sink.clear();
-        }
-    });
-    rx.recv_timeout(timeout)
-        .map(|l| l.trim().to_owned())
-        .map_err(|_| format!("{}: no output within {timeout:?}", proc.name))
-}
-
 /// A loopback port that was free a moment ago.
 pub fn free_port() -> Result<u16, String> {
-    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("free port: {e}"))?;
-    listener
-        .local_addr()
-        .map(|a| a.port())
-        .map_err(|e| format!("free port: {e}"))
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    Ok(listener.local_addr().map_err(|e| e.to_string())?.port())
 }
 
 /// `VmRSS` and `VmHWM` of a process, in KiB.
@@ -180,37 +116,53 @@ pub fn memory_kib(pid: u32) -> Result<(u64, u64), String> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .map_err(|e| format!("/proc/{pid}/status: {e}"))?;
     let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse::<u64>().ok())
-            .ok_or_else(|| format!("/proc/{pid}/status has no {name}"))
+        let line = status.lines().find(|l| l.starts_with(name));
+        let value = line.and_then(|l| l.split_whitespace().nth(1)?.parse().ok());
+        value.ok_or_else(|| format!("/proc/{pid}/status has no {name}"))
     };
     Ok((field("VmRSS:")?, field("VmHWM:")?))
 }
 
-/// User + system CPU time a process has used so far (all its threads).
+/// User + system CPU time a process has used so far (all its threads; 10 ms ticks).
 pub fn cpu_time(pid: u32) -> Result<Duration, String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .map_err(|e| format!("/proc/{pid}/stat: {e}"))?;
-    // Fields after the command name, which is in parentheses and may hold spaces.
+    // After the command name (in parentheses, may hold spaces): utime and stime are the 12th
+    // and 13th fields.
     let rest = stat
         .rsplit_once(')')
         .map(|(_, r)| r)
         .ok_or("malformed /proc/PID/stat")?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the whole line: 11 and 12 after the name.
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    let total = ticks(11) + ticks(12);
+    let ticks: u64 = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse::<u64>().ok())
+        .sum();
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    Ok(Duration::from_micros(total * 1_000_000 / hz))
+    Ok(Duration::from_micros(ticks * 1_000_000 / hz))
+}
+
+/// What `step` cost process `pid`: its CPU (ms) and peak RSS growth (bytes: `VmHWM` after,
+/// reset through `/proc/PID/clear_refs` first, minus `VmRSS` before).
+pub fn cost<T>(
+    pid: u32,
+    step: impl FnOnce() -> Result<T, String>,
+) -> Result<(T, f64, f64), String> {
+    let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
+    let (rss_before, _) = memory_kib(pid)?;
+    let cpu_before = cpu_time(pid)?;
+    let out = step()?;
+    // The answer is out; let the server finish the request (its line, its drops).
+    std::thread::sleep(Duration::from_millis(100));
+    let (_, hwm_after) = memory_kib(pid)?;
+    let cpu_ms = (cpu_time(pid)? - cpu_before).as_secs_f64() * 1e3;
+    Ok((
+        out,
+        cpu_ms,
+        hwm_after.saturating_sub(rss_before) as f64 * 1024.0,
+    ))
 }
 
 /// Waits until `check` succeeds, polling every 20 ms, for at most `timeout`.

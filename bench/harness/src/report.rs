@@ -1,42 +1,11 @@
-//! The table: each figure beside its target and whether it holds.
+//! The table: each figure beside its target and whether it holds; and the run's output.
 
-use serde::Serialize;
-
-/// Whether a figure meets its target.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub enum Verdict {
-    /// Meets the target.
-    Holds,
-    /// Misses the target.
-    Fails,
-    /// A figure without a target.
-    Info,
-}
-
-impl Verdict {
-    /// `holds` as a verdict.
-    pub fn of(holds: bool) -> Self {
-        if holds {
-            Verdict::Holds
-        } else {
-            Verdict::Fails
-        }
-    }
-
-    fn text(self) -> &'static str {
-        match self {
-            Verdict::Holds => "yes",
-            Verdict::Fails => "**NO**",
-            Verdict::Info => "–",
-        }
-    }
-}
+use std::path::Path;
 
 /// One line of the table.
-#[derive(Debug, Clone, Serialize)]
 pub struct Row {
-    /// Issue item (1–6).
-    pub item: String,
+    /// The section (bench/README.md numbers them).
+    pub section: u8,
     /// What is measured.
     pub measure: String,
     /// Our figure.
@@ -45,14 +14,14 @@ pub struct Row {
     pub reference: String,
     /// Ours ÷ reference, when that is the target's form.
     pub ratio: String,
-    /// The target.
+    /// The target, and where it is stated.
     pub target: String,
-    /// Whether it holds.
-    pub verdict: Verdict,
+    /// Whether it holds; `None` for a figure without a target.
+    pub holds: Option<bool>,
 }
 
 /// Everything a run found.
-#[derive(Debug, Default, Serialize)]
+#[derive(Default)]
 pub struct Report {
     /// The main table.
     pub rows: Vec<Row>,
@@ -62,31 +31,20 @@ pub struct Report {
     pub notes: Vec<String>,
     /// Steps that failed (the run is then broken: exit 1).
     pub failures: Vec<String>,
-    /// Raw measurements, for the JSON output.
-    pub raw: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Report {
-    /// Adds a row.
-    #[allow(clippy::too_many_arguments)]
-    pub fn row(
-        &mut self,
-        item: &str,
-        measure: impl Into<String>,
-        ours: impl Into<String>,
-        reference: impl Into<String>,
-        ratio: impl Into<String>,
-        target: impl Into<String>,
-        verdict: Verdict,
-    ) {
+    /// Adds a row of section `section`: measure, ours, compared with, ratio, target, holds.
+    pub fn row(&mut self, section: u8, cells: [String; 5], holds: Option<bool>) {
+        let [measure, ours, reference, ratio, target] = cells;
         self.rows.push(Row {
-            item: item.to_owned(),
-            measure: measure.into(),
-            ours: ours.into(),
-            reference: reference.into(),
-            ratio: ratio.into(),
-            target: target.into(),
-            verdict,
+            section,
+            measure,
+            ours,
+            reference,
+            ratio,
+            target,
+            holds,
         });
     }
 
@@ -97,61 +55,84 @@ impl Report {
         self.failures.push(message);
     }
 
-    /// The main table as markdown.
-    pub fn table(&self) -> String {
-        let mut out = String::from(
-            "| # | Measure | Ours | Compared with | Ratio | Target | Holds |\n|---|---|---|---|---|---|---|\n",
-        );
+    /// Takes in a section's report.
+    pub fn extend(&mut self, part: Report) {
+        self.rows.extend(part.rows);
+        self.details.extend(part.details);
+        self.notes.extend(part.notes);
+        self.failures.extend(part.failures);
+    }
+
+    /// The whole text: machine, table, tally, details, notes, failures.
+    pub fn text(&mut self, heading: &str, info: &[(String, String)]) -> String {
+        self.rows.sort_by_key(|r| r.section);
+        let mut out = format!("## {heading}\n\n");
+        for (k, v) in info {
+            out += &format!("- {k}: {v}\n");
+        }
+        out += "\n| # | Measure | Ours | Compared with | Ratio | Target | Holds |\n|---|---|---|---|---|---|---|\n";
         for r in &self.rows {
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} |\n",
-                r.item,
-                r.measure,
-                r.ours,
-                r.reference,
-                r.ratio,
-                r.target,
-                r.verdict.text()
-            ));
+            let holds = match r.holds {
+                Some(true) => "yes",
+                Some(false) => "**NO**",
+                None => "–",
+            };
+            out += &format!(
+                "| {} | {} | {} | {} | {} | {} | {holds} |\n",
+                r.section, r.measure, r.ours, r.reference, r.ratio, r.target
+            );
+        }
+        let count = |v: bool| self.rows.iter().filter(|r| r.holds == Some(v)).count();
+        out += &format!(
+            "\n{} targets hold, {} missed; {} failed step(s).\n",
+            count(true),
+            count(false),
+            self.failures.len()
+        );
+        for d in &self.details {
+            out += &format!("\n{d}\n");
+        }
+        for (title, list) in [("Notes", &self.notes), ("Failed steps", &self.failures)] {
+            if !list.is_empty() {
+                out += &format!("\n**{title}**\n\n");
+                list.iter().for_each(|n| out += &format!("- {n}\n"));
+            }
         }
         out
     }
+}
 
-    /// Counts of rows that hold / fail.
-    pub fn tally(&self) -> (usize, usize) {
-        let holds = self
-            .rows
-            .iter()
-            .filter(|r| r.verdict == Verdict::Holds)
-            .count();
-        let fails = self
-            .rows
-            .iter()
-            .filter(|r| r.verdict == Verdict::Fails)
-            .count();
-        (holds, fails)
-    }
+/// Writes `BENCHMARKS.md` around `results`.
+pub fn write_benchmarks_md(path: &Path, results: &str) -> std::io::Result<()> {
+    let head = "# Benchmarks\n\n\
+        The latest full run of `bench/run.sh` (see [bench/README.md](bench/README.md) for what each \
+        section measures, how, and where its target is stated). `bench/run.sh --smoke` is the quick \
+        check that runs in the test command. MB = 10^6 bytes, MiB = 2^20. The machine is a shared, \
+        noisy 2-core VM: ratios measured side by side in the same run are more trustworthy than \
+        absolute figures.\n\n";
+    std::fs::write(path, format!("{head}{results}"))
 }
 
 /// `12345.6` → `12,346`.
 pub fn thousands(v: f64) -> String {
-    let n = v.round() as i64;
-    let digits = n.abs().to_string();
-    let mut out = String::new();
+    let digits = (v.round() as i64).unsigned_abs().to_string();
+    let mut out = if v < -0.5 {
+        "-".to_owned()
+    } else {
+        String::new()
+    };
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
     }
-    if n < 0 { format!("-{out}") } else { out }
+    out
 }
 
 /// Microseconds, readable: `38 µs`, `1.24 ms`.
 pub fn us(v: f64) -> String {
-    if v >= 10_000.0 {
-        format!("{:.1} ms", v / 1000.0)
-    } else if v >= 1000.0 {
+    if v >= 1000.0 {
         format!("{:.2} ms", v / 1000.0)
     } else {
         format!("{v:.0} µs")
@@ -171,27 +152,14 @@ pub fn mb(bytes: f64) -> String {
 /// A ratio: `1.23×`.
 pub fn ratio(v: f64) -> String {
     if v.is_finite() {
-        if v >= 100.0 {
-            format!("{v:.0}×")
-        } else {
-            format!("{v:.2}×")
-        }
+        format!("{v:.2}×")
     } else {
         "n/a".to_owned()
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats() {
-        assert_eq!(thousands(1234567.4), "1,234,567");
-        assert_eq!(thousands(999.0), "999");
-        assert_eq!(us(38.2), "38 µs");
-        assert_eq!(us(1240.0), "1.24 ms");
-        assert_eq!(ratio(1.234), "1.23×");
-        assert_eq!(mb(12_500_000.0), "12.50 MB");
-    }
+/// The five text cells of a row: measure, ours, compared with, ratio, target.
+macro_rules! cells {
+    ($($cell:expr),* $(,)?) => { [$($cell.to_string()),*] };
 }
+pub(crate) use cells;

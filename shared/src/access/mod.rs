@@ -290,7 +290,8 @@ impl AuthError {
 /// The authenticated caller, as far as this server can tell.
 #[derive(Debug, Clone)]
 pub struct Principal {
-    /// The token, forwarded to Kobana unchanged.
+    /// The token, forwarded to Kobana unchanged: the server binds it once into the request's
+    /// Kobana client, and every call of the request sends it from there.
     pub token: BearerToken,
     /// The person (`sub`), or a digest of the token when absent.
     pub person: String,

@@ -15,7 +15,7 @@ use super::{Output, Paging, ToolError, schemas};
 use crate::access::{Principal, Resource};
 use crate::audit::CallAudit;
 use crate::format::enrich;
-use crate::kobana::{Envelope, KobanaClient};
+use crate::kobana::{BoundClient, Envelope};
 
 /// Largest page Kobana serves.
 pub const MAX_PER_PAGE: u32 = 100;
@@ -25,8 +25,9 @@ pub const DEFAULT_PER_PAGE: u32 = 20;
 /// The context of one tool call.
 #[derive(Debug, Clone)]
 pub struct ToolCtx {
-    /// Kobana client (shared, keep-alive).
-    pub kobana: KobanaClient,
+    /// The request's Kobana client, bound to the caller's token (see
+    /// [`crate::kobana::BoundClient`]): every call below sends that token, and none takes one.
+    pub kobana: BoundClient,
     /// The caller.
     pub principal: Arc<Principal>,
     /// `X-Idempotency-Key` for the write this call makes (derived from the confirmed request,
@@ -72,10 +73,7 @@ impl ToolCtx {
         segments: &[&str],
         query: &[(String, String)],
     ) -> Result<Value, ToolError> {
-        let envelope = self
-            .kobana
-            .get(&self.principal.token, segments, query)
-            .await?;
+        let envelope = self.kobana.get(segments, query).await?;
         Ok(wrap(self.declared().0, envelope.data))
     }
 
@@ -86,11 +84,7 @@ impl ToolCtx {
         segments: &[&str],
         query: &[(String, String)],
     ) -> Result<Value, ToolError> {
-        let mut data = self
-            .kobana
-            .get(&self.principal.token, segments, query)
-            .await?
-            .data;
+        let mut data = self.kobana.get(segments, query).await?.data;
         enrich(&mut data);
         Ok(data)
     }
@@ -144,10 +138,7 @@ impl ToolCtx {
             "sort_order",
             paging.sort_order.map(|o| o.as_str()),
         );
-        let envelope = self
-            .kobana
-            .get(&self.principal.token, segments, &query)
-            .await?;
+        let envelope = self.kobana.get(segments, &query).await?;
         Ok(list_result(
             resource.slug(),
             envelope.data,
@@ -207,7 +198,6 @@ impl ToolCtx {
             .kobana
             .send(
                 planned.method.clone(),
-                &self.principal.token,
                 &segments,
                 &planned.query,
                 planned.body.as_ref(),
@@ -322,10 +312,7 @@ impl ToolCtx {
         id: &str,
         resource_uri: String,
     ) -> Result<Value, ToolError> {
-        let download = self
-            .kobana
-            .download(&self.principal.token, segments, accept)
-            .await?;
+        let download = self.kobana.download(segments, accept).await?;
         let mime_type = download.media_type().unwrap_or_else(|| accept.to_owned());
         let size_bytes = download.content_length;
         drop(download);
@@ -406,6 +393,7 @@ fn tidy(node: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kobana::KobanaClient;
     use std::sync::Mutex;
 
     fn ctx(gate: WriteGate) -> ToolCtx {
@@ -416,7 +404,9 @@ mod tests {
             ..crate::config::Config::default()
         };
         ToolCtx {
-            kobana: KobanaClient::new(&config).expect("client"),
+            kobana: KobanaClient::new(&config)
+                .expect("client")
+                .for_request(crate::access::BearerToken::new("opaque"), None),
             principal: Arc::new(
                 Principal::from_token(crate::access::BearerToken::new("opaque"), 0)
                     .expect("principal"),
@@ -488,6 +478,25 @@ mod tests {
         // The same request goes out (and here finds no Kobana to connect to).
         let outcome = confirmed.write(Method::POST, &refund, Some(body)).await;
         assert!(matches!(outcome, Err(ToolError::Kobana(_))), "{outcome:?}");
+    }
+
+    /// LH-3: the token bound into a call's context, client and caller alike, is not in its
+    /// `Debug` print (a context reaches log lines and panics through it).
+    #[test]
+    fn lh3_a_tool_contexts_debug_shows_no_token() {
+        let token = crate::access::BearerToken::new("lh3-ctx.c2VjcmV0");
+        let mut ctx = ctx(WriteGate::Open);
+        ctx.kobana = KobanaClient::new(&crate::config::Config::default())
+            .expect("client")
+            .for_request(token.clone(), None);
+        ctx.principal = Arc::new(Principal::from_token(token, 0).expect("principal"));
+        for shown in [format!("{ctx:?}"), format!("{ctx:#?}")] {
+            assert!(shown.contains("BoundClient"), "{shown}");
+            assert!(
+                !shown.contains("lh3-ctx") && !shown.contains("c2VjcmV0"),
+                "{shown}"
+            );
+        }
     }
 
     #[test]

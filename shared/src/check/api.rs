@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::readings::{Seen, date_time_form, due_date_form, payment_codes, readings, refused_kind};
 use super::{Report, Row};
-use crate::access::Resource;
 use crate::access::slugs::{BILLING_ACCOUNTS, CUSTOMERS, INVOICES, NFES, ORGANIZATION, PLANS};
+use crate::access::{BearerToken, Resource};
 use crate::kobana::contract::contract;
 
 /// The page every list probe asks for.
@@ -33,11 +33,13 @@ const LISTED: [Resource; 6] = [
     Resource::Products,
 ];
 
-/// The probe of one Kobana account.
+/// The probe of one Kobana account: its own client, bound to the operator's token (every
+/// probe sends it; none takes one), which reads raw statuses and headers the server's
+/// [`crate::kobana::BoundClient`] would settle itself.
 pub(super) struct Prober {
     http: reqwest::Client,
     base: String,
-    token: String,
+    token: BearerToken,
     user_agent: String,
     pub(super) rows: Vec<Row>,
     seen: Seen,
@@ -54,7 +56,7 @@ pub async fn run(api_url: &str, token: &str) -> Result<Report, String> {
     let mut prober = Prober {
         http,
         base: format!("{}/v1", api_url.trim_end_matches('/')),
-        token: token.to_owned(),
+        token: BearerToken::new(token),
         user_agent: crate::config::Config::default().user_agent(),
         rows: Vec::new(),
         seen: Seen::default(),
@@ -211,7 +213,7 @@ impl Prober {
             .http
             .get(&url)
             .query(query)
-            .bearer_auth(&self.token)
+            .bearer_auth(self.token.expose())
             .header(reqwest::header::USER_AGENT, &self.user_agent)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .send()
@@ -238,7 +240,7 @@ impl Prober {
         match status {
             401 => Err(format!(
                 "Kobana refused the token (HTTP 401 {code}){}: pass a billing API token of this account",
-                refused_kind(&self.token)
+                refused_kind(self.token.expose())
             )),
             403 => {
                 let details = &body["error"]["details"];

@@ -382,11 +382,7 @@ async fn record(
         .iter()
         .map(String::as_str)
         .collect();
-    let data = ctx
-        .kobana
-        .get(&ctx.principal.token, &segments, &[])
-        .await?
-        .data;
+    let data = ctx.kobana.get(&segments, &[]).await?.data;
     let id = segments.last().copied().unwrap_or_default();
     Ok(describe_record(facts, row, get, &data, id, quotes))
 }

@@ -1,8 +1,9 @@
 //! The work budget of one request (BW-1): every Kobana call the request makes — retries
 //! included — takes one call from it, and waits for one of its in-flight slots; the slot is
 //! held while the call is sent and its answer read. One budget per request, built from
-//! [`WorkLimits`] by [`super::KobanaClient::for_request`] and shared by every clone of that
-//! client, so a tool, a prompt, a completion and a confirmation are bound the same way.
+//! [`WorkLimits`] by [`super::KobanaClient::for_request`] and shared by every clone of the
+//! [`super::BoundClient`] it binds, so a tool, a prompt, a completion and a confirmation are
+//! bound the same way.
 //!
 //! A spent budget ends the call before anything is sent ([`KobanaError::BudgetSpent`]), so a
 //! write is never half-sent, and the answer says so in pt-BR.

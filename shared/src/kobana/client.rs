@@ -1,13 +1,17 @@
-//! The HTTP client proper.
+//! The HTTP client proper: the shared [`KobanaClient`] (connections, configuration) and the
+//! [`BoundClient`] one request calls Kobana through, bound to one bearer token and that
+//! request's work budget and record.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::{Method, StatusCode, header};
+use reqwest::{Method, header};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::body::{BodyError, read_within};
+use super::answer::{
+    DownloadResponse, Envelope, MAX_RETRY_AFTER_SECS, describe, read_answer, read_envelope,
+};
 use super::{KobanaError, WorkBudget};
 use crate::access::BearerToken;
 use crate::config::{Config, WorkLimits};
@@ -17,59 +21,9 @@ use crate::telemetry::RequestRecord;
 const MAX_ATTEMPTS: u32 = 3;
 /// First back-off when Kobana sends no `Retry-After`; doubles per attempt.
 const BASE_BACKOFF: Duration = Duration::from_millis(200);
-/// Longest `Retry-After` this client keeps (one day). Kobana's number is never used in
-/// arithmetic that can overflow: the wait is checked against the call's deadline, and a wait
-/// past it ends the call with Kobana's error instead of sleeping.
-pub const MAX_RETRY_AFTER_SECS: u64 = 86_400;
 /// Longest deadline of one call, whatever the configuration says (keeps `Instant` arithmetic
 /// in range).
 const MAX_DEADLINE: Duration = Duration::from_secs(86_400);
-/// [`KobanaError::Unreachable`] reason when the connection could not even be opened: the
-/// request was certainly not sent.
-pub(crate) const CONNECT_FAILED: &str = "connection refused or failed";
-
-/// A successful JSON answer, unwrapped from Kobana's envelope.
-#[derive(Debug, Clone)]
-pub struct Envelope {
-    /// The `data` member.
-    pub data: Value,
-    /// The `meta` member of list answers (`total`, `page`, `per_page`, `total_pages`).
-    pub meta: Option<Value>,
-    /// The HTTP status of the answer.
-    pub status: u16,
-    /// Kobana's `Request-Id` header, as sent (an outside value: check it before use).
-    pub request_id: Option<String>,
-}
-
-/// A binary document on its way from Kobana (PDF, XML), status already checked.
-#[derive(Debug)]
-pub struct DownloadResponse {
-    /// `Content-Type` Kobana sent.
-    pub content_type: Option<String>,
-    /// `Content-Length` Kobana sent, if any.
-    pub content_length: Option<u64>,
-    /// The body, to be read as a stream.
-    pub response: reqwest::Response,
-}
-
-impl DownloadResponse {
-    /// The whole document, read with a counter: [`KobanaError::TooLarge`] as soon as it
-    /// is announced or grows past `limit` bytes (nothing more is read).
-    pub async fn bytes_within(self, limit: u64) -> Result<Vec<u8>, KobanaError> {
-        read_within(self.response, limit)
-            .await
-            .map_err(|error| match error {
-                BodyError::TooLarge { seen } => KobanaError::TooLarge { size: seen, limit },
-                BodyError::Broken(e) => KobanaError::Unreachable(describe(&e)),
-            })
-    }
-
-    /// The media type Kobana sent (`application/pdf`), without parameters, lower case.
-    pub fn media_type(&self) -> Option<String> {
-        let raw = self.content_type.as_deref()?.split(';').next()?.trim();
-        (!raw.is_empty()).then(|| raw.to_ascii_lowercase())
-    }
-}
 
 /// One request to Kobana, as the retry loop needs it.
 struct Outgoing<'a> {
@@ -82,15 +36,26 @@ struct Outgoing<'a> {
     retryable: bool,
 }
 
-/// Client for one Kobana billing host. Cheap to clone; connections are reused.
+/// The client of one Kobana billing host, shared by every request of an instance: the
+/// connection pool and the configuration. It calls nothing itself; a request calls Kobana
+/// through the [`BoundClient`] [`KobanaClient::for_request`] binds. Cheap to clone.
 #[derive(Clone)]
 pub struct KobanaClient {
     inner: Arc<Inner>,
-    /// The request this clone works for: each call is noted in its record.
+}
+
+/// The client one request calls Kobana through: bound to the bearer token every call sends
+/// (so no call takes one), to the request's [`WorkBudget`] and to its record. Cheap to clone;
+/// its clones share the budget. Its `Debug` names the host only, never the token.
+#[derive(Clone)]
+pub struct BoundClient {
+    inner: Arc<Inner>,
+    /// The token every call sends, unchanged.
+    token: BearerToken,
+    /// The request this client works for: each call is noted in its record.
     record: Option<Arc<RequestRecord>>,
-    /// The work budget of that request (see [`WorkBudget`]); `None` only on the shared
-    /// client [`KobanaClient::new`] builds, which serves no request itself.
-    budget: Option<Arc<WorkBudget>>,
+    /// The work budget of that request (see [`WorkBudget`]).
+    budget: Arc<WorkBudget>,
 }
 
 struct Inner {
@@ -108,6 +73,15 @@ impl std::fmt::Debug for KobanaClient {
         f.debug_struct("KobanaClient")
             .field("base", &self.inner.base)
             .finish()
+    }
+}
+
+impl std::fmt::Debug for BoundClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The token is left out, not redacted: nothing of it is printed.
+        f.debug_struct("BoundClient")
+            .field("base", &self.inner.base)
+            .finish_non_exhaustive()
     }
 }
 
@@ -143,58 +117,79 @@ impl KobanaClient {
                 deadline: config.kobana_timeout,
                 limits: config.work,
             }),
-            record: None,
-            budget: None,
         })
     }
 
-    /// The clone one request works with: a fresh [`WorkBudget`] bounds its calls, and each
-    /// call is noted in `record` (the request line's Kobana fields).
-    pub fn for_request(&self, record: Option<Arc<RequestRecord>>) -> Self {
-        Self {
+    /// The client one request calls Kobana through, with `token`: the caller's own (the
+    /// server binds it where it builds the request's context), or the one a request is
+    /// about (the token front's pasted token). A fresh [`WorkBudget`] bounds its calls, and
+    /// each call is noted in `record` (the request line's Kobana fields).
+    pub fn for_request(
+        &self,
+        token: BearerToken,
+        record: Option<Arc<RequestRecord>>,
+    ) -> BoundClient {
+        BoundClient {
             inner: self.inner.clone(),
+            token,
             record,
-            budget: Some(Arc::new(WorkBudget::new(self.inner.limits))),
+            budget: Arc::new(WorkBudget::new(self.inner.limits)),
         }
     }
+}
 
-    /// The limits every request's budget and every answer's read are held to.
-    pub fn limits(&self) -> &WorkLimits {
-        &self.inner.limits
-    }
-
-    /// The record of the request this clone works for, if any.
-    pub fn record(&self) -> Option<&RequestRecord> {
-        self.record.as_deref()
-    }
-
+impl Inner {
     fn http(&self) -> Result<&reqwest::Client, KobanaError> {
-        if let Some(client) = self.inner.http.get() {
+        if let Some(client) = self.http.get() {
             return Ok(client);
         }
         let client = crate::net::client_builder()
             .connect_timeout(Duration::from_secs(5))
             .build()
             .map_err(|e| KobanaError::Unreachable(format!("HTTP client: {e}")))?;
-        Ok(self.inner.http.get_or_init(|| client))
+        Ok(self.http.get_or_init(|| client))
+    }
+
+    fn url(&self, segments: &[&str]) -> Result<String, KobanaError> {
+        let mut url = self.base.clone();
+        for segment in segments {
+            if !segment_is_safe(segment) {
+                return Err(KobanaError::InvalidResponse {
+                    status: 0,
+                    reason: format!("refused to build a Kobana path with segment {segment:?}"),
+                });
+            }
+            url.push('/');
+            url.push_str(segment);
+        }
+        Ok(url)
+    }
+}
+
+impl BoundClient {
+    /// The limits every request's budget and every answer's read are held to.
+    pub fn limits(&self) -> &WorkLimits {
+        &self.inner.limits
+    }
+
+    /// The record of the request this client works for, if any.
+    pub fn record(&self) -> Option<&RequestRecord> {
+        self.record.as_deref()
     }
 
     /// `GET /v1/<segments>?<query>`: safe, so retried on 429/5xx within the deadline.
     pub async fn get(
         &self,
-        token: &BearerToken,
         segments: &[&str],
         query: &[(String, String)],
     ) -> Result<Envelope, KobanaError> {
-        self.call(Method::GET, token, segments, query, None, None)
-            .await
+        self.call(Method::GET, segments, query, None, None).await
     }
 
     /// `GET` sent once, never retried: for what an answer can do without (a customer's
     /// name), so a failing Kobana costs the request one call, not three.
     pub async fn get_once(
         &self,
-        token: &BearerToken,
         segments: &[&str],
         query: &[(String, String)],
     ) -> Result<Envelope, KobanaError> {
@@ -209,7 +204,7 @@ impl KobanaClient {
         };
         let (limits, timeout_ms) = (self.inner.limits, self.inner.deadline.as_millis());
         let envelope = self
-            .execute(token, request, |r| read_envelope(r, limits, timeout_ms))
+            .execute(request, |r| read_envelope(r, limits, timeout_ms))
             .await?;
         super::drift::check(
             "GET",
@@ -227,20 +222,18 @@ impl KobanaClient {
     pub async fn send(
         &self,
         method: Method,
-        token: &BearerToken,
         segments: &[&str],
         query: &[(String, String)],
         body: Option<&Value>,
         idempotency_key: Option<&str>,
     ) -> Result<Envelope, KobanaError> {
-        self.call(method, token, segments, query, body, idempotency_key)
+        self.call(method, segments, query, body, idempotency_key)
             .await
     }
 
     async fn call(
         &self,
         method: Method,
-        token: &BearerToken,
         segments: &[&str],
         query: &[(String, String)],
         body: Option<&Value>,
@@ -260,7 +253,7 @@ impl KobanaClient {
         // Read as the contract describes the answer: Kobana's envelope, or the body itself.
         let bare = super::contract::contract().answers_bare(method_name.as_str(), segments);
         let envelope = self
-            .execute(token, request, |r| read_answer(r, limits, timeout_ms, bare))
+            .execute(request, |r| read_answer(r, limits, timeout_ms, bare))
             .await?;
         super::drift::check(
             method_name.as_str(),
@@ -275,27 +268,19 @@ impl KobanaClient {
     /// Sends `request`, reading each answer with `read`; a retryable request is sent again on
     /// 429/5xx or a broken connection, honouring `Retry-After`, within one deadline. Every
     /// attempt is admitted by the request's budget first.
-    async fn execute<T, F, Fut>(
-        &self,
-        token: &BearerToken,
-        request: Outgoing<'_>,
-        read: F,
-    ) -> Result<T, KobanaError>
+    async fn execute<T, F, Fut>(&self, request: Outgoing<'_>, read: F) -> Result<T, KobanaError>
     where
         F: Fn(reqwest::Response) -> Fut,
         Fut: std::future::Future<Output = Result<T, KobanaError>>,
     {
-        let url = self.url(request.segments)?;
-        let http = self.http()?;
+        let url = self.inner.url(request.segments)?;
+        let http = self.inner.http()?;
         let budget = self.inner.deadline.min(MAX_DEADLINE);
         let deadline = Instant::now() + budget;
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let error = match self
-                .attempt(http, &url, token, &request, deadline, &read)
-                .await
-            {
+            let error = match self.attempt(http, &url, &request, deadline, &read).await {
                 Ok(value) => return Ok(value),
                 Err(error) => error,
             };
@@ -333,7 +318,6 @@ impl KobanaClient {
         &self,
         http: &reqwest::Client,
         url: &str,
-        token: &BearerToken,
         request: &Outgoing<'_>,
         deadline: Instant,
         read: &F,
@@ -343,10 +327,7 @@ impl KobanaClient {
         Fut: std::future::Future<Output = Result<T, KobanaError>>,
     {
         let timeout_ms = self.inner.deadline.as_millis();
-        let _slot = match &self.budget {
-            Some(budget) => Some(budget.admit(deadline, timeout_ms).await?),
-            None => None,
-        };
+        let _slot = self.budget.admit(deadline, timeout_ms).await?;
         let remaining = deadline.saturating_duration_since(Instant::now());
         if remaining.is_zero() {
             return Err(KobanaError::Timeout(timeout_ms));
@@ -354,7 +335,7 @@ impl KobanaClient {
         let mut builder = http
             .request(request.method.clone(), url)
             .timeout(remaining)
-            .bearer_auth(token.expose())
+            .bearer_auth(self.token.expose())
             .header(header::USER_AGENT, &self.inner.user_agent)
             .header(header::ACCEPT, request.accept)
             // The document asks it of every request, bodyless ones too (docs/contract.md).
@@ -389,7 +370,6 @@ impl KobanaClient {
     /// body is left to stream.
     pub async fn download(
         &self,
-        token: &BearerToken,
         segments: &[&str],
         accept: &str,
     ) -> Result<DownloadResponse, KobanaError> {
@@ -403,7 +383,7 @@ impl KobanaClient {
             retryable: true,
         };
         let (limits, timeout_ms) = (self.inner.limits, self.inner.deadline.as_millis());
-        self.execute(token, request, |response| async move {
+        self.execute(request, |response| async move {
             if !response.status().is_success() {
                 let status = response.status().as_u16();
                 return Err(read_envelope(response, limits, timeout_ms)
@@ -426,205 +406,109 @@ impl KobanaClient {
         })
         .await
     }
+}
 
-    fn url(&self, segments: &[&str]) -> Result<String, KobanaError> {
-        let mut url = self.inner.base.clone();
-        for segment in segments {
-            if !segment_is_safe(segment) {
-                return Err(KobanaError::InvalidResponse {
-                    status: 0,
-                    reason: format!("refused to build a Kobana path with segment {segment:?}"),
-                });
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    use super::*;
+
+    /// A Kobana on loopback that notes each request's `Authorization` header and answers
+    /// `{"data": {}}`, or a PDF on a path ending in `pdf`. One request per connection.
+    async fn kobana_noting_tokens() -> (String, Arc<Mutex<Vec<String>>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("address"));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let noted = seen.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n")
+                    && stream.read(&mut byte).await.is_ok_and(|n| n == 1)
+                {
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let header = |name: &str| {
+                    head.lines()
+                        .filter_map(|line| line.split_once(':'))
+                        .find(|(key, _)| key.eq_ignore_ascii_case(name))
+                        .map(|(_, value)| value.trim().to_owned())
+                };
+                let length: usize = header("content-length").map_or(0, |n| n.parse().unwrap_or(0));
+                let mut body = vec![0u8; length];
+                let _ = stream.read_exact(&mut body).await;
+                noted
+                    .lock()
+                    .unwrap()
+                    .push(header("authorization").unwrap_or_default());
+                let pdf = head.lines().next().is_some_and(|l| l.contains("pdf "));
+                let (kind, answer) = if pdf {
+                    ("application/pdf", "%PDF-1.4")
+                } else {
+                    ("application/json", r#"{"data":{}}"#)
+                };
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                    answer.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
             }
-            url.push('/');
-            url.push_str(segment);
+        });
+        (base, seen)
+    }
+
+    /// LH-3: a bound client sends its own token, exactly, on every kind of call (no call takes
+    /// one), two clients bound from one shared client each send their own, and a `Debug`
+    /// print of the client names none of it.
+    #[tokio::test]
+    async fn lh3_a_bound_client_sends_exactly_its_token_and_its_debug_shows_none() {
+        let (base, seen) = kobana_noting_tokens().await;
+        let config = Config {
+            kobana_api_url: base,
+            ..Config::default()
+        };
+        let shared = KobanaClient::new(&config).expect("client");
+        let (mine, theirs) = ("lh3-mine.c2VjcmV0", "lh3-theirs.b3RoZXI");
+        let bound = shared.for_request(BearerToken::new(mine), None);
+        let other = shared.for_request(BearerToken::new(theirs), None);
+        let body = serde_json::json!({"customer_id": "x"});
+        bound.get(&["organization"], &[]).await.expect("get");
+        bound
+            .get_once(&["organization"], &[])
+            .await
+            .expect("get_once");
+        let key = Some("6f1c2a3b-4d5e-4f60-8a71-b2c3d4e5f607");
+        (bound
+            .send(Method::POST, &["customers"], &[], Some(&body), key)
+            .await)
+            .expect("send");
+        let pdf = ["invoices", "47378190-96da-4dac-b2ff-5d2a386ecbe0", "pdf"];
+        bound
+            .download(&pdf, "application/pdf")
+            .await
+            .expect("download");
+        other
+            .get(&["organization"], &[])
+            .await
+            .expect("the other get");
+        let expected: Vec<String> = [mine, mine, mine, mine, theirs]
+            .iter()
+            .map(|token| format!("Bearer {token}"))
+            .collect();
+        assert_eq!(*seen.lock().unwrap(), expected);
+        for shown in [
+            format!("{bound:?}"),
+            format!("{bound:#?}"),
+            format!("{shared:?}"),
+        ] {
+            assert!(!shown.contains("lh3-"), "{shown}");
+            assert!(!shown.contains("c2VjcmV0"), "{shown}");
         }
-        Ok(url)
-    }
-}
-
-fn describe(error: &reqwest::Error) -> String {
-    if error.is_connect() {
-        CONNECT_FAILED.to_owned()
-    } else if error.is_body() || error.is_decode() {
-        "connection broke while reading the answer".to_owned()
-    } else {
-        "request failed".to_owned()
-    }
-}
-
-/// `Retry-After` in seconds (the delta form), at most [`MAX_RETRY_AFTER_SECS`]: a larger
-/// number, even one past `u64`, reads as the cap.
-fn retry_after(headers: &header::HeaderMap) -> Option<u64> {
-    let text = headers.get(header::RETRY_AFTER)?.to_str().ok()?.trim();
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some(
-        text.parse::<u64>()
-            .map_or(MAX_RETRY_AFTER_SECS, |secs| secs.min(MAX_RETRY_AFTER_SECS)),
-    )
-}
-
-/// The body of a JSON answer, read within its limit (see [`WorkLimits`]): a success larger
-/// than `max_json_bytes` is an error; an error answer larger than `max_error_bytes` is read
-/// as one without a body (the status's own error).
-async fn bounded_body(
-    response: reqwest::Response,
-    limits: WorkLimits,
-    timeout_ms: u128,
-) -> Result<Option<Value>, KobanaError> {
-    let status = response.status();
-    let limit = if status.is_success() {
-        limits.max_json_bytes
-    } else {
-        limits.max_error_bytes
-    };
-    match read_within(response, limit).await {
-        Ok(bytes) => Ok(serde_json::from_slice(&bytes).ok()),
-        Err(BodyError::TooLarge { .. }) if status.is_success() => {
-            Err(KobanaError::AnswerTooLarge { limit })
-        }
-        Err(BodyError::TooLarge { .. }) => Ok(None),
-        Err(BodyError::Broken(e)) if e.is_timeout() => Err(KobanaError::Timeout(timeout_ms)),
-        Err(BodyError::Broken(e)) => Err(KobanaError::Unreachable(format!(
-            "{} (HTTP {})",
-            describe(&e),
-            status.as_u16()
-        ))),
-    }
-}
-
-/// Kobana's error code when it is one (`[a-z0-9_]`, at most 64): anything else — a code
-/// carrying a newline, a bidi control, a sentence — is replaced by the status's own code, so
-/// what is logged and shown as a code is always one.
-fn safe_code(code: String, status: StatusCode) -> String {
-    let ok = (1..=64).contains(&code.len())
-        && code
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-    if ok {
-        code
-    } else {
-        default_code(status).to_owned()
-    }
-}
-
-async fn read_envelope(
-    response: reqwest::Response,
-    limits: WorkLimits,
-    timeout_ms: u128,
-) -> Result<Envelope, KobanaError> {
-    read_answer(response, limits, timeout_ms, false).await
-}
-
-/// Reads an answer: a success's `{data, meta}` envelope unwrapped, or (`bare`, an operation
-/// whose documented answer has no envelope) the whole JSON body as its data; an error's
-/// envelope as [`KobanaError::Api`].
-async fn read_answer(
-    response: reqwest::Response,
-    limits: WorkLimits,
-    timeout_ms: u128,
-    bare: bool,
-) -> Result<Envelope, KobanaError> {
-    let status = response.status();
-    let request_id = response
-        .headers()
-        .get("request-id")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let retry_after = retry_after(response.headers());
-    // Reading `delete_answer`: a 204 carries no envelope; its data is null, and the write that
-    // sent it says what that means.
-    if status == StatusCode::NO_CONTENT {
-        return Ok(Envelope {
-            data: Value::Null,
-            meta: None,
-            status: status.as_u16(),
-            request_id,
-        });
-    }
-    let body = bounded_body(response, limits, timeout_ms).await?;
-    if status.is_success() && bare {
-        let Some(data) = body.filter(|b| b.is_object() || b.is_array()) else {
-            return Err(KobanaError::InvalidResponse {
-                status: status.as_u16(),
-                reason: "body is not a JSON object or array".to_owned(),
-            });
-        };
-        return Ok(Envelope {
-            data,
-            meta: None,
-            status: status.as_u16(),
-            request_id,
-        });
-    }
-    if status.is_success() {
-        let Some(Value::Object(mut map)) = body else {
-            return Err(KobanaError::InvalidResponse {
-                status: status.as_u16(),
-                reason: "body is not a JSON object".to_owned(),
-            });
-        };
-        let Some(data) = map.remove("data") else {
-            return Err(KobanaError::InvalidResponse {
-                status: status.as_u16(),
-                reason: "no `data` member".to_owned(),
-            });
-        };
-        return Ok(Envelope {
-            data,
-            meta: map.remove("meta"),
-            status: status.as_u16(),
-            request_id,
-        });
-    }
-    Err(api_error(status, body.as_ref(), request_id, retry_after))
-}
-
-/// Kobana's error envelope (`{"error": {code, message, details}}`) as [`KobanaError::Api`]; a
-/// missing or malformed member becomes the status's own.
-fn api_error(
-    status: StatusCode,
-    body: Option<&Value>,
-    request_id: Option<String>,
-    retry_after: Option<u64>,
-) -> KobanaError {
-    let error = body.and_then(|b| b.get("error"));
-    let text = |key: &str| {
-        error
-            .and_then(|e| e.get(key))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    KobanaError::Api {
-        status: status.as_u16(),
-        code: text("code").map_or_else(
-            || default_code(status).to_owned(),
-            |code| safe_code(code, status),
-        ),
-        message: text("message").unwrap_or_else(|| {
-            status
-                .canonical_reason()
-                .unwrap_or("erro desconhecido")
-                .to_owned()
-        }),
-        details: error
-            .and_then(|e| e.get("details"))
-            .filter(|d| !d.is_null())
-            .cloned(),
-        request_id,
-        retry_after,
-    }
-}
-
-fn default_code(status: StatusCode) -> &'static str {
-    match status.as_u16() {
-        401 => "invalid_token",
-        403 => "insufficient_scope",
-        404 => "not_found",
-        400 | 422 => "validation_error",
-        429 => "rate_limited",
-        _ => "internal_error",
     }
 }

@@ -80,7 +80,7 @@ impl KobanaError {
         match self {
             KobanaError::Timeout(_) => true,
             KobanaError::Unreachable(reason) => {
-                !(reason.starts_with(super::client::CONNECT_FAILED)
+                !(reason.starts_with(super::answer::CONNECT_FAILED)
                     || reason.starts_with("HTTP client"))
             }
             KobanaError::InvalidResponse { status, .. } => (200..300).contains(status),

@@ -312,10 +312,11 @@ impl TokenFront {
         if let Err(AuthError::Expired) = Principal::from_token(bearer.clone(), (self.clock)()) {
             return self.render(sealer, &form, Some(EXPIRED));
         }
+        // A client bound to the pasted token, not the caller's: this request has no other.
         let answer = self
             .kobana
-            .for_request(record)
-            .get_once(&bearer, &[ORGANIZATION], &[])
+            .for_request(bearer, record)
+            .get_once(&[ORGANIZATION], &[])
             .await;
         let organization = match answer {
             Ok(envelope) => Organization::from_kobana(&envelope.data),

@@ -175,11 +175,9 @@ async fn au1_a_write_kobana_refuses_leaves_one_refused_entry_with_its_status_and
     assert_eq!(item["confirmation"], "not_asked_era_2025");
 }
 
-/// The generic write tools (`billing_operations_write`, …) write through the same
-/// `ToolCtx::write`; until they are merged, a curated write tool stands in. The lead extends
-/// this test with a generic-tool write once they are.
+/// A curated write tool leaves one entry like the destructive ones.
 #[tokio::test]
-async fn au1_a_write_tool_call_leaves_one_entry_generic_writes_go_here_too() {
+async fn au1_a_write_tool_call_leaves_one_entry() {
     let rig = Rig::start().await;
     let args = json!({"id": PADARIA, "nickname": "Boa Vista da Maria"});
     let result = rig
@@ -198,6 +196,71 @@ async fn au1_a_write_tool_call_leaves_one_entry_generic_writes_go_here_too() {
     assert_eq!(item["summary"], json!({"omitted_fields": 1}));
     assert_eq!(item["outcome"], "done");
     assert_eq!(item["record_id"], PADARIA);
+}
+
+/// AU-1 on the generic path: `billing_operations_write` writes through the same
+/// `ToolCtx::write`, so its call leaves one entry under the generic tool's name, with the
+/// operation the row names and no free text in the summary.
+#[tokio::test]
+async fn au1_a_generic_tool_write_leaves_one_entry() {
+    let rig = Rig::start().await;
+    let args = json!({
+        "operation": "patch-customers-id",
+        "path": {"id": CUSTOMER},
+        "body": {"nickname": "Boa Vista da Maria"}
+    });
+    let result = rig
+        .stack
+        .call(&full_token(), "billing_operations_write", args.clone())
+        .await;
+    assert_ne!(result["isError"], true, "{result}");
+    let item = rig.only_item().await;
+    assert_common(&item, "billing_operations_write", &args);
+    assert_eq!(item["organization"], FIXTURE_ORG_ID);
+    assert_eq!(
+        item["operation"],
+        json!({"method": "PATCH", "path": "/v1/customers/{id}", "ids": [CUSTOMER]})
+    );
+    assert_eq!(item["confirmation"], "not_asked_not_destructive");
+    assert_eq!(item["outcome"], "done");
+    assert_eq!(item["record_id"], CUSTOMER);
+    let stored = item.to_string();
+    assert!(!stored.contains("Boa Vista"), "free text stored: {stored}");
+}
+
+/// AU-1 and AU-5 on the generic path: `billing_operations_write_destructive` in era 2025
+/// runs without the server's question, leaves one entry saying so, and its result says so.
+#[tokio::test]
+async fn au1_au5_a_generic_destructive_call_in_era_2025_leaves_one_entry_and_says_nothing_was_asked()
+ {
+    let rig = Rig::start().await;
+    let args = json!({
+        "operation": "post-invoices-id-void",
+        "path": {"id": OPEN_INVOICE},
+        "body": {"reason": "duplicada"}
+    });
+    let result = rig
+        .stack
+        .call(
+            &full_token(),
+            "billing_operations_write_destructive",
+            args.clone(),
+        )
+        .await;
+    assert_ne!(result["isError"], true, "{result}");
+    let note = result["content"][1]["text"]
+        .as_str()
+        .expect("a second block");
+    assert!(note.contains("sem confirmação deste servidor"), "{note}");
+    let item = rig.only_item().await;
+    assert_common(&item, "billing_operations_write_destructive", &args);
+    assert_eq!(
+        item["operation"],
+        json!({"method": "POST", "path": "/v1/invoices/{id}/void", "ids": [OPEN_INVOICE]})
+    );
+    assert_eq!(item["confirmation"], "not_asked_era_2025");
+    assert_eq!(item["outcome"], "done");
+    assert_eq!(item["record_id"], OPEN_INVOICE);
 }
 
 #[tokio::test]

@@ -412,8 +412,10 @@ async fn the_client_never_retries_a_write_without_an_idempotency_key() {
         fake.clear_calls();
         fake.clear_faults();
         fake.inject(fault("POST", &path, kind.clone(), None));
+        // One bound client per request, as the server binds one (its budget is per request).
         let outcome = client
-            .send(reqwest::Method::POST, &token, &segments, &[], None, None)
+            .for_request(token.clone(), None)
+            .send(reqwest::Method::POST, &segments, &[], None, None)
             .await;
         assert!(outcome.is_err(), "{kind:?}: {outcome:?}");
         let posts = fake.calls().into_iter().filter(|c| c.path == path).count();
@@ -427,9 +429,9 @@ async fn the_client_never_retries_a_write_without_an_idempotency_key() {
     fake.clear_faults();
     fake.inject(fault("POST", &path, status(502, None), Some(2)));
     let outcome = client
+        .for_request(token.clone(), None)
         .send(
             reqwest::Method::POST,
-            &token,
             &segments,
             &[],
             None,
@@ -452,7 +454,10 @@ async fn the_client_never_retries_a_write_without_an_idempotency_key() {
     fake.clear_calls();
     fake.clear_faults();
     fake.inject(fault("GET", "/v1/organization", status(500, None), None));
-    let outcome = client.get(&token, &["organization"], &[]).await;
+    let outcome = client
+        .for_request(token, None)
+        .get(&["organization"], &[])
+        .await;
     assert!(
         matches!(outcome, Err(KobanaError::Api { status: 500, .. })),
         "{outcome:?}"

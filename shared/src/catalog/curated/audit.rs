@@ -183,8 +183,7 @@ async fn read(ctx: &ToolCtx, query: &mut ListQuery) -> Result<(String, Listed), 
 
 /// The organization Kobana says the caller's token belongs to (see the module).
 async fn proven_organization(ctx: &ToolCtx) -> Result<String, ToolError> {
-    let token = &ctx.principal.token;
-    match ctx.kobana.get(token, &[ORGANIZATION], &[]).await {
+    match ctx.kobana.get(&[ORGANIZATION], &[]).await {
         Ok(envelope) => envelope
             .data
             .get("id")

@@ -165,10 +165,7 @@ pub(super) fn derived(ctx: &ToolCtx, mut result: Value) -> Value {
 /// error ("Confira o id"). Shared by `billing_invoices_pdf` and the PDF resource.
 pub(crate) async fn missing_pdf(ctx: &ToolCtx, id: &str, error: KobanaError) -> ToolError {
     if matches!(error.status(), Some(404 | 422))
-        && let Ok(invoice) = ctx
-            .kobana
-            .get_once(&ctx.principal.token, &[INVOICES, id], &[])
-            .await
+        && let Ok(invoice) = ctx.kobana.get_once(&[INVOICES, id], &[]).await
         && invoice.data.get("status").and_then(Value::as_str) == Some("draft")
     {
         return ToolError::DraftHasNoPdf {

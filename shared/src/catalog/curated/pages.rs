@@ -53,10 +53,7 @@ pub(super) async fn page(
     }
     query.push(("page".to_owned(), page.to_string()));
     query.push(("per_page".to_owned(), per_page.to_string()));
-    let envelope = ctx
-        .kobana
-        .get(&ctx.principal.token, segments, &query)
-        .await?;
+    let envelope = ctx.kobana.get(segments, &query).await?;
     let mut result = list_result(key, envelope.data, envelope.meta, page, per_page);
     let rows: Vec<Value> = match result.get_mut(key).map(Value::take) {
         Some(Value::Array(records)) => records

@@ -145,11 +145,7 @@ async fn read_accounts_page(
     let query = [("per_page".to_owned(), MAX_PER_PAGE.to_string())];
     let envelope = ctx
         .kobana
-        .get_once(
-            &ctx.principal.token,
-            &[Resource::BillingAccounts.slug()],
-            &query,
-        )
+        .get_once(&[Resource::BillingAccounts.slug()], &query)
         .await
         .map_err(|error| unread_because(&error))?;
     let listed = envelope.data.as_array().map_or(&[][..], Vec::as_slice);
@@ -178,11 +174,7 @@ async fn read_accounts_page(
 async fn read_account(ctx: &ToolCtx, org: &str, id: &str) -> Option<Missing> {
     match ctx
         .kobana
-        .get_once(
-            &ctx.principal.token,
-            &[Resource::BillingAccounts.slug(), id],
-            &[],
-        )
+        .get_once(&[Resource::BillingAccounts.slug(), id], &[])
         .await
     {
         Ok(envelope) => {

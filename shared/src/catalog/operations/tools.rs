@@ -323,9 +323,7 @@ async fn run(ctx: ToolCtx, args: CallArgs, class: Class) -> Result<Value, ToolEr
         (Answer::Binary(media), Class::Read) => return document(&ctx, op, &checked, media).await,
         (_, Class::Read) if op.method == "GET" => {
             let segments: Vec<&str> = checked.segments.iter().map(String::as_str).collect();
-            ctx.kobana
-                .get(&ctx.principal.token, &segments, &checked.query)
-                .await?
+            ctx.kobana.get(&segments, &checked.query).await?
         }
         (_, Class::Read) => {
             // One of the document's POST look-ups: changes nothing, sent once.
@@ -333,7 +331,6 @@ async fn run(ctx: ToolCtx, args: CallArgs, class: Class) -> Result<Value, ToolEr
             ctx.kobana
                 .send(
                     method(op)?,
-                    &ctx.principal.token,
                     &segments,
                     &checked.query,
                     checked.body.as_ref(),

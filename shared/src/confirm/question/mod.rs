@@ -189,11 +189,7 @@ impl Destructive {
     /// record whose state makes the action impossible refuses with
     /// [`ToolError::StateForbids`].
     pub async fn question(&self, ctx: &ToolCtx) -> Result<String, ToolError> {
-        let record = ctx
-            .kobana
-            .get(&ctx.principal.token, &self.record_segments(), &[])
-            .await?
-            .data;
+        let record = ctx.kobana.get(&self.record_segments(), &[]).await?.data;
         if let Some(why) = self.impossible(&record) {
             return Err(forbids(why, &record));
         }

@@ -24,11 +24,7 @@ pub(super) async fn payer(
         q.note("Cliente não informado no registro.");
         return Ok(());
     };
-    let data = match ctx
-        .kobana
-        .get(&ctx.principal.token, &[BILLING_ACCOUNTS, account], &[])
-        .await
-    {
+    let data = match ctx.kobana.get(&[BILLING_ACCOUNTS, account], &[]).await {
         Ok(envelope) => envelope.data,
         Err(error) if error.status() == Some(403) => {
             q.note("Cliente não identificado (o token não pode ler a conta de cobrança).");

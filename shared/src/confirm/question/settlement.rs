@@ -184,11 +184,7 @@ struct Credit {
 /// Reads one credit and checks it can pay this invoice: the same account, something left,
 /// not expired.
 async fn credit(ctx: &ToolCtx, id: &str, invoice: &Value) -> Result<Credit, ToolError> {
-    let record = ctx
-        .kobana
-        .get(&ctx.principal.token, &[CREDITS, id], &[])
-        .await?
-        .data;
+    let record = ctx.kobana.get(&[CREDITS, id], &[]).await?.data;
     let remaining = record["amount_remaining_cents"].as_i64().unwrap_or(0);
     let why = if word(&record, "billing_account_id") != word(invoice, "billing_account_id") {
         Some(format!("O crédito {id} é de outra conta de cobrança."))

@@ -64,6 +64,7 @@ fn warn_if_stale(bin: &Path) {
 pub struct Function {
     child: Child,
     log: Arc<Mutex<Vec<u8>>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl Function {
@@ -110,9 +111,10 @@ impl Function {
             Box::new(child.stdout.take().expect("piped stdout")),
             Box::new(child.stderr.take().expect("piped stderr")),
         ];
+        let mut readers = Vec::new();
         for mut output in outputs {
             let log = log.clone();
-            std::thread::spawn(move || {
+            readers.push(std::thread::spawn(move || {
                 let mut buf = [0u8; 8192];
                 while let Ok(n) = output.read(&mut buf) {
                     if n == 0 {
@@ -120,9 +122,13 @@ impl Function {
                     }
                     log.lock().unwrap().extend_from_slice(&buf[..n]);
                 }
-            });
+            }));
         }
-        Self { child, log }
+        Self {
+            child,
+            log,
+            readers,
+        }
     }
 
     /// Everything the function wrote to stdout and stderr so far.
@@ -130,9 +136,14 @@ impl Function {
         String::from_utf8_lossy(&self.log.lock().unwrap()).into_owned()
     }
 
-    /// How the process ended, if it already has.
+    /// How the process ended, if it already has. Once it has, every byte it wrote is in
+    /// [`Function::logs`]: its pipes are read to their end first.
     pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
+        let status = self.child.try_wait().ok().flatten()?;
+        for reader in self.readers.drain(..) {
+            let _ = reader.join();
+        }
+        Some(status)
     }
 }
 
