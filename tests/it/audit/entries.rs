@@ -206,7 +206,7 @@ async fn au1_a_generic_tool_write_leaves_one_entry() {
     let rig = Rig::start().await;
     let args = json!({
         "operation": "patch-customers-id",
-        "path": {"id": CUSTOMER},
+        "path": {"id": PADARIA},
         "body": {"nickname": "Boa Vista da Maria"}
     });
     let result = rig
@@ -219,11 +219,11 @@ async fn au1_a_generic_tool_write_leaves_one_entry() {
     assert_eq!(item["organization"], FIXTURE_ORG_ID);
     assert_eq!(
         item["operation"],
-        json!({"method": "PATCH", "path": "/v1/customers/{id}", "ids": [CUSTOMER]})
+        json!({"method": "PATCH", "path": "/v1/customers/{id}", "ids": [PADARIA]})
     );
     assert_eq!(item["confirmation"], "not_asked_not_destructive");
     assert_eq!(item["outcome"], "done");
-    assert_eq!(item["record_id"], CUSTOMER);
+    assert_eq!(item["record_id"], PADARIA);
     let stored = item.to_string();
     assert!(!stored.contains("Boa Vista"), "free text stored: {stored}");
 }
@@ -236,7 +236,7 @@ async fn au1_au5_a_generic_destructive_call_in_era_2025_leaves_one_entry_and_say
     let rig = Rig::start().await;
     let args = json!({
         "operation": "post-invoices-id-void",
-        "path": {"id": OPEN_INVOICE},
+        "path": {"id": INV_OPEN},
         "body": {"reason": "duplicada"}
     });
     let result = rig
@@ -256,11 +256,11 @@ async fn au1_au5_a_generic_destructive_call_in_era_2025_leaves_one_entry_and_say
     assert_common(&item, "billing_operations_write_destructive", &args);
     assert_eq!(
         item["operation"],
-        json!({"method": "POST", "path": "/v1/invoices/{id}/void", "ids": [OPEN_INVOICE]})
+        json!({"method": "POST", "path": "/v1/invoices/{id}/void", "ids": [INV_OPEN]})
     );
     assert_eq!(item["confirmation"], "not_asked_era_2025");
     assert_eq!(item["outcome"], "done");
-    assert_eq!(item["record_id"], OPEN_INVOICE);
+    assert_eq!(item["record_id"], INV_OPEN);
 }
 
 #[tokio::test]
