@@ -29,13 +29,13 @@ pub enum Expect {
 /// the full-scope bearer token).
 #[derive(Debug, Clone)]
 pub enum H {
-    Set(&'static str, Vec<u8>),
-    Append(&'static str, Vec<u8>),
-    Remove(&'static str),
+    Set(String, Vec<u8>),
+    Append(String, Vec<u8>),
+    Remove(String),
 }
 
-pub fn set(name: &'static str, value: impl AsRef<[u8]>) -> H {
-    H::Set(name, value.as_ref().to_vec())
+pub fn set(name: &str, value: impl AsRef<[u8]>) -> H {
+    H::Set(name.to_owned(), value.as_ref().to_vec())
 }
 
 #[derive(Debug, Clone)]
@@ -108,7 +108,7 @@ pub fn modern_headers(method: &str, name: Option<&str>) -> Vec<H> {
         set("mcp-method", method),
     ];
     if let Some(name) = name {
-        headers.push(H::Set("mcp-name", header_text(name)));
+        headers.push(H::Set("mcp-name".to_owned(), header_text(name)));
     }
     headers
 }

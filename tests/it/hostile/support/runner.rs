@@ -66,18 +66,18 @@ pub fn header_map(case: &Case) -> reqwest::header::HeaderMap {
         match change {
             H::Set(name, value) => {
                 map.insert(
-                    HeaderName::from_static(name),
+                    HeaderName::from_bytes(name.as_bytes()).expect("header name"),
                     HeaderValue::from_bytes(value).expect("header value"),
                 );
             }
             H::Append(name, value) => {
                 map.append(
-                    HeaderName::from_static(name),
+                    HeaderName::from_bytes(name.as_bytes()).expect("header name"),
                     HeaderValue::from_bytes(value).expect("header value"),
                 );
             }
             H::Remove(name) => {
-                map.remove(*name);
+                map.remove(name.as_str());
             }
         }
     }
