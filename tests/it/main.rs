@@ -5,9 +5,6 @@
 //! A test's path is `<area>::<file>::<test>`: run an area with
 //! `cargo test --workspace --features kobana-mcp/demo --test it <area>::`.
 
-// Tests are not yet held to the house's 80 lines: #36 item 8 (LH-2) brings them under 100.
-#![allow(clippy::too_many_lines, reason = "tests: LH-2 sets their own limit")]
-
 // Shared by every area.
 mod common;
 

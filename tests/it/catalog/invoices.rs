@@ -54,7 +54,13 @@ async fn t1_invoice_reads_run_end_to_end() {
         }
     }
 
-    // overdue = Kobana's pending-payment list.
+    overdue_lists(&stack, today).await;
+    pending_nfe_and_filters(&stack).await;
+    one_invoice_and_its_pdf(&stack).await;
+}
+
+/// overdue = Kobana's pending-payment list.
+async fn overdue_lists(stack: &Stack, today: i64) {
     let overdue = stack
         .ok(
             "billing_invoices_list",
@@ -84,7 +90,10 @@ async fn t1_invoice_reads_run_end_to_end() {
         )
         .await;
     assert_eq!(overdue["total"], 0);
+}
 
+/// without_nfe = Kobana's pending-nfe list, and the general list's filters.
+async fn pending_nfe_and_filters(stack: &Stack) {
     // without_nfe = Kobana's pending-nfe list.
     let pending = stack
         .ok("billing_invoices_list", json!({"without_nfe": true}))
@@ -115,7 +124,10 @@ async fn t1_invoice_reads_run_end_to_end() {
         .ok("billing_invoices_list", json!({"search": "Planejamento"}))
         .await;
     assert_eq!(ids(&by_text["invoices"]), [INV_PAID_NFE_ERROR]);
+}
 
+/// One invoice with its line items, and its PDF described, never sent.
+async fn one_invoice_and_its_pdf(stack: &Stack) {
     // One invoice, with its line items.
     let got = stack
         .ok("billing_invoices_get", json!({"id": INV_DRAFT}))
@@ -300,7 +312,23 @@ async fn t4_invoice_refusals_say_what_to_change() {
     .await;
     let before = calls(&stack, "/v1/");
 
-    // Argument errors, caught before any Kobana call.
+    let cases = argument_refusals(&one_item);
+    assert_refused_before_kobana(&stack, &token, cases).await;
+    // A negative amount may be named by the field or by the value.
+    let text = stack.refused("billing_invoices_create", json!({"billing_account_id": BA_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": -5}]})).await;
+    assert!(
+        text.contains("unit_amount_cents") || text.contains("-5"),
+        "{text}"
+    );
+    assert_eq!(
+        calls(&stack, "/v1/"),
+        before,
+        "argument errors never reach Kobana"
+    );
+}
+
+/// The invoice arguments refused before any Kobana call, with the words each refusal names.
+fn argument_refusals(one_item: &Value) -> Vec<Refusal> {
     let list_refusals: [(Value, &[&str]); 12] = [
         (
             json!({"overdue": true, "without_nfe": true}),
@@ -367,18 +395,7 @@ async fn t4_invoice_refusals_say_what_to_change() {
     ] {
         cases.push((tool, json!({"id": "../organization"}), &["UUID"]));
     }
-    assert_refused_before_kobana(&stack, &token, cases).await;
-    // A negative amount may be named by the field or by the value.
-    let text = stack.refused("billing_invoices_create", json!({"billing_account_id": BA_MARIANA, "line_items": [{"description": "x", "unit_amount_cents": -5}]})).await;
-    assert!(
-        text.contains("unit_amount_cents") || text.contains("-5"),
-        "{text}"
-    );
-    assert_eq!(
-        calls(&stack, "/v1/"),
-        before,
-        "argument errors never reach Kobana"
-    );
+    cases
 }
 
 #[tokio::test]

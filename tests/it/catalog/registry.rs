@@ -144,12 +144,66 @@ async fn bw1_array_arguments_are_capped_by_their_schema_and_tags_are_sent_once()
     let token = full_token();
     let max = kobana_mcp::catalog::MAX_ARRAY_ITEMS;
     let tools = tools_list(&stack, &token).await;
+    let arrays = array_arguments(max);
+    let declared: usize = tools
+        .iter()
+        .map(|t| {
+            t["inputSchema"]["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(name, p)| p["type"] == "array" && name.as_str() != "fields")
+                .count()
+        })
+        .sum();
+    assert_eq!(
+        declared,
+        arrays.len(),
+        "an array argument without its case here"
+    );
+    let before = stack.kobana_calls("/v1/").len();
+    for (tool, base, argument, one, cap) in arrays {
+        let schema = tools
+            .iter()
+            .find(|t| t["name"] == tool)
+            .map(|t| &t["inputSchema"]["properties"][argument])
+            .unwrap();
+        assert_eq!(
+            schema["maxItems"],
+            json!(cap),
+            "{tool}.{argument}: {schema}"
+        );
+        let mut args = base.clone();
+        args[argument] = json!(vec![one; cap + 1]);
+        let result = stack.call(&token, tool, args).await;
+        assert_eq!(result["isError"], true, "{tool}.{argument}: {result}");
+        let text = common::text_of(&result);
+        // `… uma lista de até 50 itens, recebido …` (`de 1 a 200 itens` with a minimum).
+        assert!(
+            text.contains(&format!("`{argument}`: esperado uma lista de "))
+                && text.contains(&format!(
+                    " {cap} itens, recebido uma lista de {} itens",
+                    cap + 1
+                )),
+            "{tool}.{argument}: {text}"
+        );
+    }
+    assert_eq!(
+        stack.kobana_calls("/v1/").len(),
+        before,
+        "a list over its cap never reaches Kobana"
+    );
+    tags_at_the_cap(&stack, &token, max).await;
+}
+
+/// Every array argument of the catalog, and its cap (`fields` aside: its list's names): the
+/// tool, its other arguments, the argument, one item, the cap.
+fn array_arguments(max: usize) -> [(&'static str, Value, &'static str, Value, usize); 8] {
     let address = json!({"street": "Rua Augusta", "city": "São Paulo", "state": "SP"});
     let item = json!({"product_id": ids::PROD_LICENSE, "price_id": ids::PRICE_PRO_LICENSE});
     let line = json!({"description": "Licença", "unit_amount_cents": 100});
-    // Every array argument of the catalog, and its cap (`fields` aside: its list's names).
     let credit = json!(ids::CREDIT_WELCOME);
-    let arrays: [(&str, Value, &str, Value, usize); 8] = [
+    [
         (
             "billing_customers_create",
             json!({"name": "Zé"}),
@@ -206,60 +260,15 @@ async fn bw1_array_arguments_are_capped_by_their_schema_and_tags_are_sent_once()
             credit,
             kobana_mcp::catalog::MAX_CREDIT_IDS,
         ),
-    ];
-    let declared: usize = tools
-        .iter()
-        .map(|t| {
-            t["inputSchema"]["properties"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter(|(name, p)| p["type"] == "array" && name.as_str() != "fields")
-                .count()
-        })
-        .sum();
-    assert_eq!(
-        declared,
-        arrays.len(),
-        "an array argument without its case here"
-    );
-    let before = stack.kobana_calls("/v1/").len();
-    for (tool, base, argument, one, cap) in arrays {
-        let schema = tools
-            .iter()
-            .find(|t| t["name"] == tool)
-            .map(|t| &t["inputSchema"]["properties"][argument])
-            .unwrap();
-        assert_eq!(
-            schema["maxItems"],
-            json!(cap),
-            "{tool}.{argument}: {schema}"
-        );
-        let mut args = base.clone();
-        args[argument] = json!(vec![one; cap + 1]);
-        let result = stack.call(&token, tool, args).await;
-        assert_eq!(result["isError"], true, "{tool}.{argument}: {result}");
-        let text = common::text_of(&result);
-        // `… uma lista de até 50 itens, recebido …` (`de 1 a 200 itens` with a minimum).
-        assert!(
-            text.contains(&format!("`{argument}`: esperado uma lista de "))
-                && text.contains(&format!(
-                    " {cap} itens, recebido uma lista de {} itens",
-                    cap + 1
-                )),
-            "{tool}.{argument}: {text}"
-        );
-    }
-    assert_eq!(
-        stack.kobana_calls("/v1/").len(),
-        before,
-        "a list over its cap never reaches Kobana"
-    );
-    // At the cap a list is taken; tags go out each once, in the order first given.
+    ]
+}
+
+/// At the cap a list is taken; tags go out each once, in the order first given.
+async fn tags_at_the_cap(stack: &Stack, token: &str, max: usize) {
     let tags: Vec<String> = (0..max).map(|i| format!("tag-{}", i % 3)).collect();
     let result = stack
         .call(
-            &token,
+            token,
             "billing_customers_update",
             json!({"id": ids::PADARIA, "tags": tags}),
         )

@@ -186,7 +186,13 @@ async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
         !names(label, &report["tools_readonly"]).contains(&"billing_invoices_void".to_owned()),
         "{label}"
     );
-    // A read tool.
+    check_reads(label, stack, report);
+    check_prompts(label, report);
+    check_destructive(label, stack, report, confirmation);
+}
+
+/// A read tool, a JSON resource and the 9.9 MB PDF, its bytes equal to the fake's document.
+fn check_reads(label: &str, stack: &Stack, report: &Value) {
     let call = cell(label, report, "call");
     assert_eq!(call["isError"], false, "{label}: {call}");
     assert!(
@@ -216,7 +222,10 @@ async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
         .map(|b| format!("{b:02x}"))
         .collect();
     assert_eq!(pdf[0]["sha256"], digest, "{label}: decoded bytes");
-    // Every prompt, loaded by the library itself.
+}
+
+/// Every prompt, loaded by the library itself.
+fn check_prompts(label: &str, report: &Value) {
     let prompts = report["prompts"].as_array().unwrap();
     assert_eq!(prompts.len(), 4, "{label}");
     let padaria_uri = format!("kobana://billing/customers/{PADARIA}");
@@ -257,7 +266,11 @@ async fn check(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
             );
         }
     }
-    // The destructive tool.
+}
+
+/// The destructive tool: declined then accepted where the library shows the question, else
+/// run directly; only the accepted void reaches Kobana.
+fn check_destructive(label: &str, stack: &Stack, report: &Value, confirmation: bool) {
     let destructive = report["destructive"].as_array().unwrap();
     let shown = report["elicitations"].as_array().unwrap();
     for outcome in destructive {

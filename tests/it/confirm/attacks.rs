@@ -183,6 +183,13 @@ async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes
     }
     let state = body["result"]["requestState"].as_str().unwrap().to_owned();
 
+    no_and_unusable_answers_execute_nothing(&rig, &args, &state).await;
+    a_yes_executes_once_keyed_by_the_confirmed_request(&rig, &args).await;
+}
+
+/// Each no, each unusable answer and the bare state: a refusal or the question again,
+/// nothing executed.
+async fn no_and_unusable_answers_execute_nothing(rig: &Rig, args: &Value, state: &str) {
     for no in [
         json!({"action": "decline"}),
         json!({"action": "cancel"}),
@@ -235,9 +242,12 @@ async fn cf2_cf3_the_question_names_the_invoice_amount_and_customer_and_only_yes
             json!({"requestState": state}),
         )
         .await;
-    assert_asks_again(&body, &state);
+    assert_asks_again(&body, state);
     assert_eq!(rig.destructive_calls(), 0, "nothing so far");
+}
 
+/// A yes executes once, keyed by the confirmed request; a replayed yes executes nothing.
+async fn a_yes_executes_once_keyed_by_the_confirmed_request(rig: &Rig, args: &Value) {
     let state = rig
         .ask(&full_token(), "billing_invoices_void", args.clone())
         .await;

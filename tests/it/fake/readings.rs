@@ -87,16 +87,23 @@ async fn rk1_each_profile_plays_its_alternative_of_every_point() {
         (true, false)
     );
 
+    account_customer_alternatives(&ours, &others).await;
+    scope_words_and_rate_limit_headers(&ours, &others).await;
+}
+
+/// account_customer: embedded on the single read and in the list, or not loaded; or, its third
+/// alternative, embedded on the single read only.
+async fn account_customer_alternatives(ours: &Api, others: &Api) {
     // account_customer: embedded on the single read and in the list, or not loaded.
     let account = format!("/v1/billing_accounts/{BA_PADARIA}");
-    let (a, b) = (data(&ours, &account).await, data(&others, &account).await);
+    let (a, b) = (data(ours, &account).await, data(others, &account).await);
     assert_eq!(
         (a.get("customer").is_some(), b.get("customer").is_some()),
         (true, false)
     );
     let (a, b) = (
-        data(&ours, "/v1/billing_accounts").await,
-        data(&others, "/v1/billing_accounts").await,
+        data(ours, "/v1/billing_accounts").await,
+        data(others, "/v1/billing_accounts").await,
     );
     assert_eq!(
         (
@@ -123,7 +130,11 @@ async fn rk1_each_profile_plays_its_alternative_of_every_point() {
         ),
         (true, false)
     );
+}
 
+/// scope_words: the full token's words, and a 403's `required`, in each vocabulary; and
+/// rate_limit_headers: `X-RateLimit-*`, or `ratelimit-*`.
+async fn scope_words_and_rate_limit_headers(ours: &Api, others: &Api) {
     // scope_words: the full token's words, and a 403's `required`, in each vocabulary.
     let readonly = fake_kobana::readonly_token();
     let denied = |api: &Api| {
@@ -134,8 +145,8 @@ async fn rk1_each_profile_plays_its_alternative_of_every_point() {
             .send()
     };
     let (ra, rb): (Value, Value) = (
-        denied(&ours).await.unwrap().json().await.unwrap(),
-        denied(&others).await.unwrap().json().await.unwrap(),
+        denied(ours).await.unwrap().json().await.unwrap(),
+        denied(others).await.unwrap().json().await.unwrap(),
     );
     assert_eq!(
         (
@@ -147,8 +158,8 @@ async fn rk1_each_profile_plays_its_alternative_of_every_point() {
 
     // rate_limit_headers: `X-RateLimit-*`, or `ratelimit-*`.
     let (ha, hb) = (
-        send(&ours, Method::GET, "/v1/organization", None, None).await,
-        send(&others, Method::GET, "/v1/organization", None, None).await,
+        send(ours, Method::GET, "/v1/organization", None, None).await,
+        send(others, Method::GET, "/v1/organization", None, None).await,
     );
     // Each family alone: the other one's names are absent.
     let family = |response: &Response, prefix: &str| -> Vec<String> {

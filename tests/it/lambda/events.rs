@@ -62,6 +62,25 @@ fn result(reply: &HttpReply, name: &str) -> Value {
 /// `auth_server` is the authorization server the function was configured with (empty: none).
 fn check(name: &str, reply: &HttpReply, harness: &Harness, auth_server: &str) {
     match name {
+        "server-discover"
+        | "initialize"
+        | "tools-list"
+        | "tools-call-customers-list"
+        | "resources-read-invoice-pdf" => {
+            check_mcp_answer(name, reply, harness);
+        }
+        "no-token" | "well-known-protected-resource" | "preflight-mcp" | "get-mcp" => {
+            check_http_answer(name, reply, auth_server);
+        }
+        other => panic!(
+            "events/{other}.json has no expectation: add one to check() in tests/it/lambda/events.rs"
+        ),
+    }
+}
+
+/// The JSON-RPC answers: discovery, initialize, the tool list, a tool call, the PDF.
+fn check_mcp_answer(name: &str, reply: &HttpReply, harness: &Harness) {
+    match name {
         "server-discover" => {
             let result = result(reply, name);
             assert_eq!(reply.json()["id"], "discover-1");
@@ -128,6 +147,13 @@ fn check(name: &str, reply: &HttpReply, harness: &Harness, auth_server: &str) {
             let expected = harness.fake.pdf_bytes(DocKind::Invoice, INV_OPEN).unwrap();
             assert!(blob == expected, "R-5: the blob is the fake's PDF");
         }
+        _ => unreachable!("{name}"),
+    }
+}
+
+/// The answers before MCP: no token, the protected-resource metadata, CORS, GET.
+fn check_http_answer(name: &str, reply: &HttpReply, auth_server: &str) {
+    match name {
         "no-token" => {
             assert_eq!(reply.status, 401, "A-3");
             let challenge = reply.header("www-authenticate").expect("A-3: a challenge");
@@ -181,9 +207,7 @@ fn check(name: &str, reply: &HttpReply, harness: &Harness, auth_server: &str) {
             assert_eq!(reply.status, 405, "P-2: no server-initiated stream");
             assert_no_session(reply, name);
         }
-        other => panic!(
-            "events/{other}.json has no expectation: add one to check() in tests/it/lambda/events.rs"
-        ),
+        _ => unreachable!("{name}"),
     }
 }
 

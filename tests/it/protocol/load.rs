@@ -165,6 +165,33 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
+/// Sends a planned request: how long its answer took, and the answer's status and bytes.
+async fn send(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+    planned: &Planned,
+) -> (Duration, reqwest::Result<(u16, bytes::Bytes)>) {
+    let mut request = client
+        .post(url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(planned.body.clone());
+    for (k, v) in &planned.headers {
+        request = request.header(*k, v);
+    }
+    let sent = Instant::now();
+    let answer = match request.send().await {
+        Ok(response) => {
+            let status = response.status().as_u16();
+            response.bytes().await.map(|b| (status, b))
+        }
+        Err(e) => Err(e),
+    };
+    (sent.elapsed(), answer)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mixed_concurrent_requests_all_answered_and_matched_to_their_ids() {
     let total = env_number("KOBANA_MCP_LOAD_REQUESTS", 2_000);
@@ -196,24 +223,8 @@ async fn mixed_concurrent_requests_all_answered_and_matched_to_their_ids() {
                         break;
                     }
                     let planned = plan(i);
-                    let mut request = client
-                        .post(&stack.url)
-                        .bearer_auth(&token)
-                        .header("content-type", "application/json")
-                        .header("accept", "application/json, text/event-stream")
-                        .body(planned.body);
-                    for (k, v) in &planned.headers {
-                        request = request.header(*k, v);
-                    }
-                    let sent = Instant::now();
-                    let answer = match request.send().await {
-                        Ok(response) => {
-                            let status = response.status().as_u16();
-                            response.bytes().await.map(|b| (status, b))
-                        }
-                        Err(e) => Err(e),
-                    };
-                    mine.push(sent.elapsed());
+                    let (took, answer) = send(&client, &stack.url, &token, &planned).await;
+                    mine.push(took);
                     let (status, bytes) = match answer {
                         Ok(answer) => answer,
                         Err(e) => {

@@ -60,6 +60,37 @@ fn request_doc<'a>(docs: &'a [Value], id: &str) -> &'a Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn emf_lines_carry_the_metrics_of_each_request_sent() {
     let mut harness = Harness::start(&[]).await;
+    eight_requests(&mut harness).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let logs = harness.logs();
+    let docs = emf_documents(&logs);
+
+    let init = request_doc(&docs, &lambda_id(1));
+    assert_eq!(init["Method"], "initialize");
+    assert_eq!(init["Function"], "kobana-mcp-test");
+    assert_eq!(
+        (init["Requests"].clone(), init["Errors"].clone()),
+        (json!(1), json!(0))
+    );
+    assert!(init["Duration"].as_f64().unwrap() > 0.0, "{init}");
+    assert!(init.get("Tool").is_none(), "{init}");
+    the_tool_calls_kobana_documents(&docs);
+    errors_and_confirmations(&docs);
+    // The request line of each invocation carries Lambda's request id.
+    for n in 1..=8 {
+        let id = lambda_id(n);
+        let lines = logs
+            .lines()
+            .filter(|l| l.contains("\"kobana_mcp::request\"") && l.contains(&id))
+            .count();
+        assert_eq!(lines, 1, "one request line for {id}");
+    }
+}
+
+/// Eight requests: 1 initialize; 2 a tool call whose first Kobana read gets a 503, then a
+/// 200; 3 a tool error; 4 no token (401); 5 a destructive call asked; 6 declined; 7 asked
+/// again; 8 confirmed.
+async fn eight_requests(harness: &mut Harness) {
     // 1: initialize; 2: a tool call whose first Kobana read gets a 503, then a 200.
     harness.invoke(&event("initialize")).await;
     harness.fake.inject(Fault {
@@ -106,21 +137,11 @@ async fn emf_lines_carry_the_metrics_of_each_request_sent() {
         retry["inputResponses"] = json!({"confirm": answer});
         harness.invoke(&modern_event("tools/call", retry)).await;
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let logs = harness.logs();
-    let docs = emf_documents(&logs);
+}
 
-    let init = request_doc(&docs, &lambda_id(1));
-    assert_eq!(init["Method"], "initialize");
-    assert_eq!(init["Function"], "kobana-mcp-test");
-    assert_eq!(
-        (init["Requests"].clone(), init["Errors"].clone()),
-        (json!(1), json!(0))
-    );
-    assert!(init["Duration"].as_f64().unwrap() > 0.0, "{init}");
-    assert!(init.get("Tool").is_none(), "{init}");
-
-    let list = request_doc(&docs, &lambda_id(2));
+/// Request 2's document, and one Kobana document per upstream answer (the 503, the 200).
+fn the_tool_calls_kobana_documents(docs: &[Value]) {
+    let list = request_doc(docs, &lambda_id(2));
     assert_eq!(
         (list["Method"].clone(), list["Tool"].clone()),
         (json!("tools/call"), json!("billing_customers_list"))
@@ -162,13 +183,16 @@ async fn emf_lines_carry_the_metrics_of_each_request_sent() {
         ok["_aws"]["CloudWatchMetrics"][0]["Dimensions"][1],
         json!(["Function"])
     );
+}
 
-    let not_found = request_doc(&docs, &lambda_id(3));
+/// Requests 3 and 4 are errors; 5 to 8 count the questions asked, confirmed and declined.
+fn errors_and_confirmations(docs: &[Value]) {
+    let not_found = request_doc(docs, &lambda_id(3));
     assert_eq!(not_found["Errors"], 1);
     assert!(docs.iter().any(|d| d["RequestId"] == lambda_id(3).as_str()
         && d["KobanaStatus"] == "404"
         && d["KobanaErrors"] == 1));
-    let unauthenticated = request_doc(&docs, &lambda_id(4));
+    let unauthenticated = request_doc(docs, &lambda_id(4));
     assert_eq!(
         (
             unauthenticated["Method"].clone(),
@@ -178,7 +202,7 @@ async fn emf_lines_carry_the_metrics_of_each_request_sent() {
     );
 
     let step = |n: u64| {
-        let doc = request_doc(&docs, &lambda_id(n));
+        let doc = request_doc(docs, &lambda_id(n));
         assert_eq!(doc["Tool"], "billing_invoices_void");
         [
             doc["ConfirmationsAsked"].as_u64(),
@@ -191,20 +215,10 @@ async fn emf_lines_carry_the_metrics_of_each_request_sent() {
     assert_eq!(step(7), [Some(1), Some(0), Some(0)]);
     assert_eq!(step(8), [Some(0), Some(1), Some(0)]);
     assert_eq!(
-        request_doc(&docs, &lambda_id(6))["Errors"],
+        request_doc(docs, &lambda_id(6))["Errors"],
         1,
         "a declined call is a tool error"
     );
-
-    // The request line of each invocation carries Lambda's request id.
-    for n in 1..=8 {
-        let id = lambda_id(n);
-        let lines = logs
-            .lines()
-            .filter(|l| l.contains("\"kobana_mcp::request\"") && l.contains(&id))
-            .count();
-        assert_eq!(lines, 1, "one request line for {id}");
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

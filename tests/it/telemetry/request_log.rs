@@ -176,6 +176,15 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
     client
         .modern("tools/list", json!({}), json!({}), ok())
         .await;
+    tool_calls(client, fake).await;
+    resources_prompts_and_completions(client).await;
+    confirmations(client).await;
+    failures_before_the_handler(client).await;
+}
+
+/// Tool calls: reads, a write retried after Kobana's 503, a tool error from Kobana, one before
+/// Kobana, and a JSON-RPC error.
+async fn tool_calls(client: &mut Client<'_>, fake: &FakeKobana) {
     let call = |name: &str, args: Value| json!({"name": name, "arguments": args});
     client
         .legacy(
@@ -243,7 +252,10 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
             },
         )
         .await;
-    // A resource (by its template), a PDF streamed, a prompt and a completion.
+}
+
+/// A resource (by its template), a PDF streamed, a prompt and a completion.
+async fn resources_prompts_and_completions(client: &mut Client<'_>) {
     client
         .legacy(
             "resources/read",
@@ -277,7 +289,10 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
             tool_ok("customer_overview", "200"),
         )
         .await;
-    // Confirmations: asked then declined, asked then confirmed, and a mismatched answer.
+}
+
+/// Confirmations: asked then declined, asked then confirmed, and a mismatched answer.
+async fn confirmations(client: &mut Client<'_>) {
     let form = json!({"elicitation": {"form": {}}});
     let void = json!({"name": "billing_invoices_void",
         "arguments": {"id": INV_OPEN, "reason": REASON}});
@@ -345,8 +360,10 @@ async fn full_run(client: &mut Client<'_>, fake: &FakeKobana) {
         )
         .await;
     assert!(body.get("result").is_some(), "{body}");
+}
 
-    // Failures before the handler: bad JSON, no token, a GET, another path, the metadata.
+/// Failures before the handler: bad JSON, no token, a GET, another path, the metadata.
+async fn failures_before_the_handler(client: &mut Client<'_>) {
     let request = client.post(&[("mcp-protocol-version", "2025-11-25")], "{nope".into());
     let expect = Expect {
         http_method: "POST",
@@ -463,112 +480,7 @@ async fn one_request_line_per_http_request_with_every_field_and_nothing_private(
     let person = person_digest(&principal.organization, &principal.person);
     let mut ids = std::collections::HashSet::new();
     for (line, sent) in requests.iter().zip(&client.sent) {
-        let e = &sent.expect;
-        let say = |name: &str| format!("{name} in {line} for {e:?}");
-        assert_eq!(line["level"], "INFO");
-        assert_eq!(text(line, "message"), Some("request"));
-        let id = text(line, "request_id").expect("request_id");
-        assert!(
-            id.starts_with("local-") && ids.insert(id.to_owned()),
-            "{}",
-            say("request_id")
-        );
-        assert_eq!(
-            text(line, "http_method"),
-            Some(e.http_method),
-            "{}",
-            say("http_method")
-        );
-        assert_eq!(
-            field(line, "http_status"),
-            Some(&json!(e.status)),
-            "{}",
-            say("status")
-        );
-        assert_eq!(
-            text(line, "mcp_method"),
-            e.mcp_method,
-            "{}",
-            say("mcp_method")
-        );
-        assert_eq!(
-            text(line, "target"),
-            e.target.as_deref(),
-            "{}",
-            say("target")
-        );
-        if e.mcp_method.is_some() {
-            assert_eq!(text(line, "era"), e.era, "{}", say("era"));
-            assert_eq!(
-                text(line, "protocol_version"),
-                e.protocol_version,
-                "{}",
-                say("version")
-            );
-        }
-        assert_eq!(
-            text(line, "client_name"),
-            e.client.map(|c| c.0),
-            "{}",
-            say("client")
-        );
-        assert_eq!(
-            text(line, "client_version"),
-            e.client.map(|c| c.1),
-            "{}",
-            say("client")
-        );
-        let expected_person = e.person.then_some(person.as_str());
-        assert_eq!(text(line, "person"), expected_person, "{}", say("person"));
-        assert_eq!(text(line, "outcome"), Some(e.outcome), "{}", say("outcome"));
-        assert_eq!(
-            text(line, "error_code"),
-            e.error_code.as_deref(),
-            "{}",
-            say("error_code")
-        );
-        let calls = field(line, "kobana_calls").and_then(Value::as_u64);
-        assert_eq!(
-            calls,
-            Some(sent.kobana_seen as u64),
-            "{}",
-            say("kobana_calls = the fake's")
-        );
-        if let Some(statuses) = e.kobana_statuses {
-            assert_eq!(
-                text(line, "kobana_statuses"),
-                Some(statuses),
-                "{}",
-                say("kobana")
-            );
-            let calls = if statuses.is_empty() {
-                0
-            } else {
-                statuses.split(',').count()
-            };
-            assert_eq!(
-                field(line, "kobana_calls"),
-                Some(&json!(calls)),
-                "{}",
-                say("calls")
-            );
-            let ms = field(line, "kobana_ms").and_then(Value::as_f64).unwrap();
-            assert_eq!(calls == 0, ms == 0.0, "{}", say("kobana_ms"));
-        }
-        assert_eq!(
-            text(line, "confirmation"),
-            e.confirmation,
-            "{}",
-            say("confirmation")
-        );
-        let duration = field(line, "duration_ms").and_then(Value::as_f64).unwrap();
-        assert!(duration > 0.0, "{}", say("duration_ms"));
-        assert_eq!(
-            field(line, "bytes_out"),
-            Some(&json!(sent.bytes)),
-            "{}",
-            say("bytes_out")
-        );
+        check_line(line, sent, &person, &mut ids);
     }
     // The PDF line counted the streamed document, not the placeholder.
     let pdf = requests
@@ -580,17 +492,22 @@ async fn one_request_line_per_http_request_with_every_field_and_nothing_private(
         "{pdf}"
     );
 
-    // Nothing private in any line of the run.
+    nothing_private(&log, &token, &fake);
+}
+
+/// Nothing private in any line of the run: the token, its digest, the argument values, the
+/// fixtures' names and e-mails.
+fn nothing_private(log: &str, token: &str, fake: &FakeKobana) {
     let mut needles = vec![
-        token.clone(),
-        kobana_mcp::access::token_digest(&BearerToken::new(token.clone())),
+        token.to_owned(),
+        kobana_mcp::access::token_digest(&BearerToken::new(token.to_owned())),
         SEARCH.to_owned(),
         REASON.to_owned(),
         PADARIA.to_owned(),
         INV_OPEN.to_owned(),
         "someone@example.com".to_owned(),
     ];
-    let contents = record_contents(&fake);
+    let contents = record_contents(fake);
     assert!(
         contents.len() >= 10,
         "the fixtures hold names and e-mails: {contents:?}"
@@ -604,4 +521,126 @@ async fn one_request_line_per_http_request_with_every_field_and_nothing_private(
             );
         }
     }
+}
+
+/// One request line against the request sent: every field, and a request id never seen before.
+fn check_line(
+    line: &Value,
+    sent: &Sent,
+    person: &str,
+    ids: &mut std::collections::HashSet<String>,
+) {
+    let e = &sent.expect;
+    let say = |name: &str| format!("{name} in {line} for {e:?}");
+    assert_eq!(line["level"], "INFO");
+    assert_eq!(text(line, "message"), Some("request"));
+    let id = text(line, "request_id").expect("request_id");
+    assert!(
+        id.starts_with("local-") && ids.insert(id.to_owned()),
+        "{}",
+        say("request_id")
+    );
+    assert_eq!(
+        text(line, "http_method"),
+        Some(e.http_method),
+        "{}",
+        say("http_method")
+    );
+    assert_eq!(
+        field(line, "http_status"),
+        Some(&json!(e.status)),
+        "{}",
+        say("status")
+    );
+    assert_eq!(
+        text(line, "mcp_method"),
+        e.mcp_method,
+        "{}",
+        say("mcp_method")
+    );
+    assert_eq!(
+        text(line, "target"),
+        e.target.as_deref(),
+        "{}",
+        say("target")
+    );
+    if e.mcp_method.is_some() {
+        assert_eq!(text(line, "era"), e.era, "{}", say("era"));
+        assert_eq!(
+            text(line, "protocol_version"),
+            e.protocol_version,
+            "{}",
+            say("version")
+        );
+    }
+    assert_eq!(
+        text(line, "client_name"),
+        e.client.map(|c| c.0),
+        "{}",
+        say("client")
+    );
+    assert_eq!(
+        text(line, "client_version"),
+        e.client.map(|c| c.1),
+        "{}",
+        say("client")
+    );
+    let expected_person = e.person.then_some(person);
+    assert_eq!(text(line, "person"), expected_person, "{}", say("person"));
+    assert_eq!(text(line, "outcome"), Some(e.outcome), "{}", say("outcome"));
+    assert_eq!(
+        text(line, "error_code"),
+        e.error_code.as_deref(),
+        "{}",
+        say("error_code")
+    );
+    check_line_counts(line, sent, &say);
+}
+
+/// The line's counts against the request sent: Kobana's calls and statuses, the confirmation
+/// step, the duration and the bytes answered.
+fn check_line_counts(line: &Value, sent: &Sent, say: &dyn Fn(&str) -> String) {
+    let e = &sent.expect;
+    let calls = field(line, "kobana_calls").and_then(Value::as_u64);
+    assert_eq!(
+        calls,
+        Some(sent.kobana_seen as u64),
+        "{}",
+        say("kobana_calls = the fake's")
+    );
+    if let Some(statuses) = e.kobana_statuses {
+        assert_eq!(
+            text(line, "kobana_statuses"),
+            Some(statuses),
+            "{}",
+            say("kobana")
+        );
+        let calls = if statuses.is_empty() {
+            0
+        } else {
+            statuses.split(',').count()
+        };
+        assert_eq!(
+            field(line, "kobana_calls"),
+            Some(&json!(calls)),
+            "{}",
+            say("calls")
+        );
+        let ms = field(line, "kobana_ms").and_then(Value::as_f64).unwrap();
+        assert_eq!(calls == 0, ms == 0.0, "{}", say("kobana_ms"));
+    }
+    assert_eq!(
+        text(line, "confirmation"),
+        e.confirmation,
+        "{}",
+        say("confirmation")
+    );
+    let duration = field(line, "duration_ms").and_then(Value::as_f64).unwrap();
+    assert!(duration > 0.0, "{}", say("duration_ms"));
+    assert_eq!(
+        field(line, "bytes_out"),
+        Some(&json!(sent.bytes)),
+        "{}",
+        say("bytes_out")
+    );
 }

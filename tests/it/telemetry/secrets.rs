@@ -275,7 +275,13 @@ async fn full_run(
         .modern(token, "server/discover", json!({}), json!({}))
         .await;
 
-    // Reads through tools and resources.
+    reads(client, token).await;
+    let (call, form) = writes(client, fake, token).await;
+    failures(client, fake, token, opaque, expired, &call, &form).await;
+}
+
+/// Reads through tools and resources, a prompt and a completion.
+async fn reads(client: &mut Client, token: &str) {
     for (tool, args) in [
         ("billing_organization_get", json!({})),
         ("billing_customers_list", json!({"search": "Padaria"})),
@@ -340,8 +346,11 @@ async fn full_run(
                    "argument": {"name": "customer_id", "value": "Pa"}}),
         )
         .await;
+}
 
-    // Writes, with a retried fault, and a confirmed and a declined destructive call.
+/// Writes, with a retried fault, and a confirmed and a declined destructive call: the void and
+/// the form it asks with.
+async fn writes(client: &mut Client, fake: &FakeKobana, token: &str) -> (Value, Value) {
     fake.inject(Fault {
         method: Some("POST".into()),
         path_prefix: format!("/v1/invoices/{INV_OPEN}/send-reminder"),
@@ -390,8 +399,19 @@ async fn full_run(
             .await;
         assert!(done.get("result").is_some(), "{done}");
     }
+    (call, form)
+}
 
-    // Failures of every kind.
+/// Failures of every kind, and the opaque and expired tokens.
+async fn failures(
+    client: &mut Client,
+    fake: &FakeKobana,
+    token: &str,
+    opaque: &str,
+    expired: &str,
+    call: &Value,
+    form: &Value,
+) {
     fake.inject(Fault {
         method: Some("GET".into()),
         path_prefix: "/v1/payments".into(),

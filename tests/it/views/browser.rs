@@ -124,17 +124,14 @@ fn text(run: &Value) -> &str {
     run["text"].as_str().unwrap_or_default()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ui4_the_three_views_render_the_real_results_in_a_browser_host_in_both_themes() {
-    let stack = Stack::start_with(|config| {
-        config.allowed_origins = vec!["http://127.0.0.1:*".to_owned()];
-    })
-    .await;
+/// The views' scenarios: each a tool call, the element that says the view is ready, and the
+/// view's width (the invoice's QR code decoded).
+fn scenarios() -> Value {
     let scenario = |name: &str, tool: &str, args: Value, ready: &str| {
         json!({"name": name, "tool": tool, "args": args, "ready": ready, "width": WIDTH,
             "decodeQr": name == "invoice"})
     };
-    let scenarios = json!([
+    json!([
         scenario(
             "invoice",
             "billing_invoices_get",
@@ -165,7 +162,16 @@ async fn ui4_the_three_views_render_the_real_results_in_a_browser_host_in_both_t
             json!({"id": UNKNOWN}),
             ".error"
         ),
-    ]);
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ui4_the_three_views_render_the_real_results_in_a_browser_host_in_both_themes() {
+    let stack = Stack::start_with(|config| {
+        config.allowed_origins = vec!["http://127.0.0.1:*".to_owned()];
+    })
+    .await;
+    let scenarios = scenarios();
     let runs = drive(&stack, &scenarios).await;
     let codes_in_reads = stack.fake.readings().payment_codes == PaymentCodes::PaymentMetadata;
 
