@@ -41,6 +41,32 @@ fn the_corpus_has_more_than_five_hundred_cases() {
     assert!(total > 500, "{total}");
 }
 
+/// LH-2: the corpora are data (`tests/fixtures/hostile/*.json`): each file says what it
+/// holds, each group why, and every group has its entries; every name a case may use
+/// (`${NAME}`, an `@` form, a header change, an answer) is one the loader knows, or loading
+/// the corpus above panics.
+#[test]
+fn lh2_every_hostile_corpus_group_is_data_with_its_why() {
+    use crate::hostile::support::corpus::file;
+    for name in ["arguments", "headers", "protocol"] {
+        let data = file(name);
+        let groups = data.as_object().expect("groups");
+        assert!(
+            groups["_about"].is_string(),
+            "{name}.json says what it holds"
+        );
+        for (group, body) in groups.iter().filter(|(g, _)| *g != "_about") {
+            let why = body["why"].as_str().unwrap_or_default();
+            assert!(why.len() > 20, "{name}.json {group}: a why");
+            let entries: usize = ["cases", "accepted", "refused"]
+                .iter()
+                .filter_map(|key| body[key].as_array().map(Vec::len))
+                .sum();
+            assert!(entries > 0, "{name}.json {group}: entries");
+        }
+    }
+}
+
 #[tokio::test]
 async fn bodies_that_are_not_json_are_parse_errors_with_a_null_id() {
     let stack = Stack::start().await;

@@ -136,6 +136,51 @@ fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
     );
 }
 
+/// LH-2: no test or test helper is over 100 lines: `tests/clippy.toml` (clippy reads the
+/// crate's own file and does not merge it with the root's) repeats every setting of the root
+/// `clippy.toml` with the threshold at 100, and nothing in `tests/` allows the lint.
+#[test]
+fn lh2_clippy_holds_every_test_to_100_lines() {
+    let read = |path: &str| std::fs::read_to_string(root().join(path)).expect(path);
+    let settings = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_owned)
+            .collect()
+    };
+    let tests = settings(&read("tests/clippy.toml"));
+    assert!(
+        tests.contains(&"too-many-lines-threshold = 100".to_owned()),
+        "{tests:?}"
+    );
+    for setting in settings(&read("clippy.toml")) {
+        if !setting.starts_with("too-many-lines-threshold") {
+            assert!(
+                tests.contains(&setting),
+                "tests/clippy.toml lacks {setting}"
+            );
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&root().join("tests"), &mut files);
+    assert!(files.len() > 100, "{} files", files.len());
+    let allowing: Vec<String> = files
+        .iter()
+        .filter(|file| {
+            let text = std::fs::read_to_string(file).unwrap();
+            tokens(&text, false)
+                .iter()
+                .any(|t| t.text == "too_many_lines")
+        })
+        .map(|file| file.display().to_string())
+        .collect();
+    assert!(
+        allowing.is_empty(),
+        "too_many_lines allowed in {allowing:?}"
+    );
+}
+
 /// Most lines of a source file of `shared/src` (LH-3).
 const MAX_FILE_LINES: usize = 700;
 
