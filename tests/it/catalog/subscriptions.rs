@@ -52,6 +52,12 @@ async fn t1_subscriptions_tools_run_end_to_end() {
     assert_eq!(got["subscription"]["billing_cycle"], "annual");
     assert_eq!(got["subscription"]["recurring_amount_brl"], "R$ 11.988,00");
 
+    subscription_writes(&stack).await;
+}
+
+/// The writes: created from a plan and from items, paused, resumed, canceled at the period end
+/// and now, each sent as Kobana takes it.
+async fn subscription_writes(stack: &Stack) {
     // From a plan.
     let created = stack
         .ok(

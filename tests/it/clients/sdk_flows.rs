@@ -214,31 +214,7 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
         );
         let (read, rest) = out[2..].split_at(uris.len());
         for (uri, outcome) in uris.iter().zip(read) {
-            assert_eq!(outcome["ok"], true, "{runner:?} {uri}: {outcome}");
-            let content = &outcome["result"]["contents"][0];
-            assert_eq!(content["uri"], uri.as_str());
-            if uri.ends_with("/pdf") {
-                let (kind, id) = if uri.contains("/invoices/") {
-                    (DocKind::Invoice, INV_OPEN)
-                } else {
-                    (DocKind::Nfe, NFE_ISSUED)
-                };
-                let bytes = stack.fake.pdf_bytes(kind, id).unwrap();
-                assert_eq!(content["blob_len"], bytes.len(), "{runner:?} {uri}");
-                let digest: String = Sha256::digest(&bytes)
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect();
-                assert_eq!(
-                    content["blob_sha256"], digest,
-                    "{runner:?} {uri}: decoded bytes equal the fake's"
-                );
-            } else {
-                assert!(
-                    content["text"].as_str().is_some_and(|t| !t.is_empty()),
-                    "{runner:?} {uri}"
-                );
-            }
+            check_read(runner, &stack, uri, outcome);
         }
         assert_eq!(out[8]["result"]["contents"][0]["blob_len"], 9_900_000);
         let not_found = &rest[0]["error"];
@@ -251,19 +227,53 @@ async fn r5_every_uri_reads_through_each_real_client_including_a_9_9_mb_pdf() {
         }
         assert_eq!(not_found["data"]["uri"], missing);
 
-        // Over the 10 MB limit: a clear error naming the size and the limit, never a blob.
-        stack.fake.set_pdf_size(NFE_ISSUED, 10_600_000);
-        let too_large = format!("kobana://billing/nfes/{NFE_ISSUED}/pdf");
-        let steps = json!([{"op": "read_resource", "uri": too_large}]);
-        let report = scenario(runner, &stack.url, &readonly_token(), "accept", &steps).await;
-        let outcome = &report["steps"][0];
-        assert_eq!(outcome["ok"], false, "{runner:?}: {outcome}");
-        let message = outcome["error"]["message"].as_str().unwrap();
+        too_large_pdf(runner, &stack).await;
+    }
+}
+
+/// One resource read through a client: its uri, and its text, or its PDF's bytes equal to the
+/// fake's.
+fn check_read(runner: Runner, stack: &Stack, uri: &str, outcome: &Value) {
+    assert_eq!(outcome["ok"], true, "{runner:?} {uri}: {outcome}");
+    let content = &outcome["result"]["contents"][0];
+    assert_eq!(content["uri"], uri);
+    if uri.ends_with("/pdf") {
+        let (kind, id) = if uri.contains("/invoices/") {
+            (DocKind::Invoice, INV_OPEN)
+        } else {
+            (DocKind::Nfe, NFE_ISSUED)
+        };
+        let bytes = stack.fake.pdf_bytes(kind, id).unwrap();
+        assert_eq!(content["blob_len"], bytes.len(), "{runner:?} {uri}");
+        let digest: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            content["blob_sha256"], digest,
+            "{runner:?} {uri}: decoded bytes equal the fake's"
+        );
+    } else {
         assert!(
-            message.contains("10600000") && message.contains("10 MB"),
-            "{runner:?}: {message}"
+            content["text"].as_str().is_some_and(|t| !t.is_empty()),
+            "{runner:?} {uri}"
         );
     }
+}
+
+/// Over the 10 MB limit: a clear error naming the size and the limit, never a blob.
+async fn too_large_pdf(runner: Runner, stack: &Stack) {
+    stack.fake.set_pdf_size(NFE_ISSUED, 10_600_000);
+    let too_large = format!("kobana://billing/nfes/{NFE_ISSUED}/pdf");
+    let steps = json!([{"op": "read_resource", "uri": too_large}]);
+    let report = scenario(runner, &stack.url, &readonly_token(), "accept", &steps).await;
+    let outcome = &report["steps"][0];
+    assert_eq!(outcome["ok"], false, "{runner:?}: {outcome}");
+    let message = outcome["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("10600000") && message.contains("10 MB"),
+        "{runner:?}: {message}"
+    );
 }
 
 #[tokio::test]

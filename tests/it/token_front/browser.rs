@@ -139,6 +139,12 @@ fn check_run(name: &str, run: &Value, token: &str, base: &str) {
         run["toolText"].as_str().unwrap().contains(FIXTURE_ORG_ID),
         "{name}: {run}"
     );
+    check_steps(name, run);
+}
+
+/// The requests the browser made: the 401, the discovery, the token, registration unless
+/// the client has a metadata document (CIMD), and the token opening `/mcp`.
+fn check_steps(name: &str, run: &Value) {
     let steps = steps(run);
     let has = |method: &str, path: &str, status: u64| {
         steps
