@@ -24,7 +24,8 @@ use std::path::Path;
 
 use crate::house::support::{
     cargo_command_lines, cargo_runs_of_test_sh, crate_modules_used_at, declared_modules,
-    runs_whole_area, starts, target_sources, targets_without_a_harness, test_files, tokens,
+    files_with_token, runs_whole_area, starts, target_sources, targets_without_a_harness,
+    test_files, tokens,
 };
 pub(crate) use crate::house::support::{root, rust_files};
 
@@ -465,16 +466,7 @@ fn ql5_no_code_branches_on_the_build_profile() {
         rust_files(&root().join(dir), &mut files);
     }
     assert!(files.len() > 50, "found only {} files", files.len());
-    let branching: Vec<String> = files
-        .iter()
-        .filter(|f| {
-            let text = std::fs::read_to_string(f).expect("readable");
-            tokens(&text, false)
-                .iter()
-                .any(|t| t.text == "debug_assertions")
-        })
-        .map(|f| f.display().to_string())
-        .collect();
+    let branching = files_with_token(&files, "debug_assertions");
     assert!(
         branching.is_empty(),
         "code that a release build compiles differently, untested by the gate: {branching:?}"

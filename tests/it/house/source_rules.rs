@@ -4,7 +4,7 @@
 
 use crate::common::RESOURCES;
 use crate::house::support::tokens;
-use crate::house::support::{root, rust_files};
+use crate::house::support::{files_with_token, root, rust_files};
 
 /// Every `.rs` file of `shared/src` with its path relative to it (`catalog/lists/compact.rs`) and text.
 fn shared_sources() -> Vec<(String, String)> {
@@ -165,16 +165,7 @@ fn lh2_clippy_holds_every_test_to_100_lines() {
     let mut files = Vec::new();
     rust_files(&root().join("tests"), &mut files);
     assert!(files.len() > 100, "{} files", files.len());
-    let allowing: Vec<String> = files
-        .iter()
-        .filter(|file| {
-            let text = std::fs::read_to_string(file).unwrap();
-            tokens(&text, false)
-                .iter()
-                .any(|t| t.text == "too_many_lines")
-        })
-        .map(|file| file.display().to_string())
-        .collect();
+    let allowing = files_with_token(&files, "too_many_lines");
     assert!(
         allowing.is_empty(),
         "too_many_lines allowed in {allowing:?}"

@@ -29,6 +29,18 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The files among `files` whose code (comments and strings aside) has the token `word`.
+pub fn files_with_token(files: &[PathBuf], word: &str) -> Vec<String> {
+    files
+        .iter()
+        .filter(|file| {
+            let text = std::fs::read_to_string(file).expect("readable");
+            tokens(&text, false).iter().any(|t| t.text == word)
+        })
+        .map(|file| file.display().to_string())
+        .collect()
+}
+
 /// The modules a `mod.rs` (or `main.rs`) declares: each `mod name;` or `pub mod name;` line.
 pub fn declared_modules(mod_file: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(mod_file).unwrap_or_default();

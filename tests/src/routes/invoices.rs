@@ -11,7 +11,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::filters::{self, By, Table};
-use super::{ById, RecordsMut, opt_str, req_str, transition};
+use super::{ById, RecordsMut, copy_as_sent, opt_str, req_str, text_or, transition};
 use crate::DocKind;
 use crate::api::{
     ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, day_of, deleted,
@@ -420,21 +420,17 @@ fn draft_members(
     account: Option<String>,
     subscription: Option<String>,
 ) {
-    let text = |key: &str, default: &str| {
-        body.get(key)
-            .and_then(Value::as_str)
-            .unwrap_or(default)
-            .to_string()
-    };
-    for key in [
-        "external_id",
-        "company_id",
-        "product_group_id",
-        "description",
-        "footer",
-    ] {
-        rec.insert(key.into(), body.get(key).cloned().unwrap_or(Value::Null));
-    }
+    copy_as_sent(
+        rec,
+        body,
+        &[
+            "external_id",
+            "company_id",
+            "product_group_id",
+            "description",
+            "footer",
+        ],
+    );
     let reason = if subscription.is_some() {
         "subscription_cycle"
     } else {
@@ -445,11 +441,11 @@ fn draft_members(
     rec.insert("subscription_id".into(), json!(subscription));
     rec.insert(
         "collection_method".into(),
-        json!(text("collection_method", "manual_invoice")),
+        json!(text_or(body, "collection_method", "manual_invoice")),
     );
     rec.insert(
         "nfe_issuance_policy".into(),
-        json!(text("nfe_issuance_policy", "on_full_payment")),
+        json!(text_or(body, "nfe_issuance_policy", "on_full_payment")),
     );
     let discount = body
         .get("discount_cents")

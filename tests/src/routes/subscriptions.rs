@@ -7,7 +7,9 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{ById, Listing, RecordsMut, opt_bool, opt_str, req_str, transition};
+use super::{
+    ById, Listing, RecordsMut, copy_as_sent, opt_bool, opt_str, req_str, text_or, transition,
+};
 use crate::api::{
     ApiError, ApiResult, Errors, Record, contains_ci, created, digits_of, parse_body, s,
 };
@@ -310,21 +312,17 @@ fn subscription_members(
     account: Option<String>,
     plan: Option<String>,
 ) {
-    let text = |key: &str, default: &str| {
-        body.get(key)
-            .and_then(Value::as_str)
-            .unwrap_or(default)
-            .to_string()
-    };
-    for key in [
-        "external_id",
-        "company_id",
-        "product_group_id",
-        "discount_code_id",
-        "notes",
-    ] {
-        rec.insert(key.into(), body.get(key).cloned().unwrap_or(Value::Null));
-    }
+    copy_as_sent(
+        rec,
+        body,
+        &[
+            "external_id",
+            "company_id",
+            "product_group_id",
+            "discount_code_id",
+            "notes",
+        ],
+    );
     rec.insert("billing_account_id".into(), json!(account));
     rec.insert("plan_id".into(), json!(plan));
     let choices = [
@@ -333,7 +331,7 @@ fn subscription_members(
         ("proration_behavior", "create_prorations"),
     ];
     for (key, default) in choices {
-        rec.insert(key.into(), json!(text(key, default)));
+        rec.insert(key.into(), json!(text_or(body, key, default)));
     }
 }
 

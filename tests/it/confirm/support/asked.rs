@@ -22,6 +22,20 @@ pub struct Asked<'a> {
     pub reason: &'a dyn Fn() -> Result<(), String>,
 }
 
+impl Asked<'_> {
+    /// The request sent is `method` on the record's `verb` (`POST …/{id}/cancel`).
+    fn sent(&self, method: &str, verb: &str) -> Result<(), String> {
+        let (call, segments) = (self.call, self.segments);
+        ensure!(
+            call.method == method && segments.len() == 3 && segments[2] == verb,
+            "sent {} {}",
+            call.method,
+            call.path
+        );
+        Ok(())
+    }
+}
+
 /// The reason: what Kobana received, quoted; none received, none quoted.
 pub fn reason<'q>(
     body: &Value,
@@ -135,19 +149,12 @@ pub fn subscriptions_cancel(a: &Asked, expected_amounts: &mut Vec<String>) -> Re
     let Asked {
         facts,
         body,
-        call,
-        segments,
         record,
         payer: check_payer,
         reason: check_reason,
         ..
     } = *a;
-    ensure!(
-        call.method == "POST" && segments.len() == 3 && segments[2] == "cancel",
-        "sent {} {}",
-        call.method,
-        call.path
-    );
+    a.sent("POST", "cancel")?;
     let at_end = body["cancel_at_period_end"] == true;
     if at_end {
         ensure!(
@@ -242,8 +249,6 @@ pub fn payments_refund(a: &Asked, expected_amounts: &mut Vec<String>) -> Result<
     let Asked {
         facts,
         body,
-        call,
-        segments,
         record,
         succeeded,
         refunded,
@@ -251,12 +256,7 @@ pub fn payments_refund(a: &Asked, expected_amounts: &mut Vec<String>) -> Result<
         reason: check_reason,
         ..
     } = *a;
-    ensure!(
-        call.method == "POST" && segments.len() == 3 && segments[2] == "refund",
-        "sent {} {}",
-        call.method,
-        call.path
-    );
+    a.sent("POST", "refund")?;
     let paid = record["paid_amount_cents"]
         .as_i64()
         .or_else(|| record["amount_cents"].as_i64())
@@ -308,20 +308,13 @@ pub fn payments_refund(a: &Asked, expected_amounts: &mut Vec<String>) -> Result<
 pub fn nfes_cancel(a: &Asked, expected_amounts: &mut Vec<String>) -> Result<(), String> {
     let Asked {
         facts,
-        call,
-        segments,
         record,
         quote,
         payer: check_payer,
         reason: check_reason,
         ..
     } = *a;
-    ensure!(
-        call.method == "POST" && segments.len() == 3 && segments[2] == "cancel",
-        "sent {} {}",
-        call.method,
-        call.path
-    );
+    a.sent("POST", "cancel")?;
     let number = record["nfe_number"].as_u64().ok_or("no number")?;
     ensure!(
         facts.starts_with(&format!("Cancelar a NF-e nº {number} ")),
