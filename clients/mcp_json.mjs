@@ -1,4 +1,4 @@
-// An editor's `mcp.json`, read as the editor reads it, run by tests/it/host_clis.rs:
+// An editor's `mcp.json`, read as the editor reads it, run by tests/it/clients/host_clis.rs:
 //
 //   node mcp_json.mjs vscode|cursor '{"INPUT-ID": "answer", ...}' < mcp.json
 //

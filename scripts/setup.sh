@@ -121,9 +121,9 @@ else
 fi
 
 # --- Browser (CORS) and OAuth discovery tests: Chromium, clients/browser, clients/oauth ---------
-# tests/it/browser_cors.rs and token_front_browser.rs drive Debian's chromium with
+# tests/it/clients/browser_cors.rs and tests/it/token_front/browser.rs drive Debian's chromium with
 # puppeteer-core (clients/browser; the latter with the SDKs of clients/node_modules too);
-# tests/it/oauth_discovery.rs runs a stand-in authorization server (clients/oauth). Each npm
+# tests/it/clients/oauth_discovery.rs runs a stand-in authorization server (clients/oauth). Each npm
 # dir has its own lock file and hash stamp, apart from clients/node_modules.
 setup_browser_and_oauth() {
   local chromium="${KOBANA_MCP_CHROMIUM:-/usr/bin/chromium}"
@@ -170,7 +170,7 @@ npm_ci_stamped() {
 }
 setup_browser_and_oauth
 
-# --- host CLIs (tests/it/host_clis.rs) -------------------------------------------------------
+# --- host CLIs (tests/it/clients/host_clis.rs) -------------------------------------------------------
 # Claude Code, Gemini CLI, Codex, opencode and the Copilot CLI, pinned in clients/hosts/ (their
 # install scripts put each one's native binary for this platform in place). Not `npm ci`: the
 # registry lacks some of opencode-ai's optional per-platform packages, so its lock file cannot
@@ -179,7 +179,7 @@ setup_browser_and_oauth
 npm_ci_stamped "$CLIENTS/hosts" install --no-save
 [[ -x "$CLIENTS/hosts/node_modules/.bin/claude" && -x "$CLIENTS/hosts/node_modules/.bin/opencode" ]] ||
   die "clients/hosts: the host CLIs' install scripts left no claude/opencode binary"
-# --- client-library matrix (tests/it/client_matrix.rs) --------------------------------------
+# --- client-library matrix (tests/it/clients/matrix.rs) --------------------------------------
 # Each library in an environment of its own where their `mcp` versions clash: a venv for the
 # libraries on `mcp` 1.x, one for those on 2.x, and an npm dir apart from clients/node_modules.
 # Same hash-stamp idempotence as above.

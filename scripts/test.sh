@@ -316,12 +316,12 @@ export KOBANA_CONTRACT_LOG="$WORK/contract"
 mkdir -p "$KOBANA_CONTRACT_LOG"
 
 # The tests of tests/it that drive programs from outside the project (client libraries, host
-# CLIs, a browser), by area or name: the full gate runs them, the quick loop skips them. In the
-# quick loop `common::node()` fails any other test that asks for Node (its setup installs
-# the Python venv only).
-EXTERNAL_TESTS=(client_matrix:: real_clients:: real_client_flows:: browser_cors:: oauth_discovery::
-  host_clis:: token_front_browser:: views_browser::
-  compact_rows::t2_fields_work_through_each_real_client)
+# CLIs, a browser), by module path (`<area>::<file>::`) or name: the full gate runs them, the
+# quick loop skips them. In the quick loop `common::node()` fails any other test that asks for
+# Node (its setup installs the Python venv only).
+EXTERNAL_TESTS=(clients::matrix:: clients::sdks:: clients::sdk_flows:: clients::browser_cors::
+  clients::oauth_discovery:: clients::host_clis:: token_front::browser:: views::browser::
+  catalog::compact_rows::t2_fields_work_through_each_real_client)
 test_filter=()
 if [[ $QUICK == 1 ]]; then
   export KOBANA_MCP_QUICK=1
@@ -339,7 +339,7 @@ cargo_ws demo test --no-fail-fast -- "${test_filter[@]}" "${CARGO_TEST_ARGS[@]}"
 # server must be right under both. Left out of this pass: the areas that read no Kobana answer
 # of consequence to a reading (source scans, the load smoke) and the library/host/browser
 # compatibility runs, whose Kobana traffic the real-client areas already cover.
-SAME_UNDER_EVERY_READING=(house:: source_rules:: requirement_ids:: architecture_doc:: load:: client_matrix:: host_clis:: browser_cors::)
+SAME_UNDER_EVERY_READING=(house:: protocol::load:: clients::matrix:: clients::host_clis:: clients::browser_cors::)
 others_filter=("${test_filter[@]}")
 for name in "${SAME_UNDER_EVERY_READING[@]}"; do
   others_filter+=(--skip "$name")

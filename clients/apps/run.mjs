@@ -1,4 +1,4 @@
-// The views test driver, run by tests/it/views_browser.rs with Node 22:
+// The views test driver, run by tests/it/views/browser.rs with Node 22:
 //
 //   node run.mjs MCP_URL TOKEN CHROMIUM OUT_DIR SCENARIOS_JSON
 //

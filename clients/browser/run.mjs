@@ -1,4 +1,4 @@
-// The browser (CORS) test driver, run by tests/it/browser_cors.rs with Node 22:
+// The browser (CORS) test driver, run by tests/it/clients/browser_cors.rs with Node 22:
 //
 //   node run.mjs MCP_URL TOKEN METADATA_URL CHROMIUM
 //

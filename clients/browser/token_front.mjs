@@ -1,4 +1,4 @@
-// The token front's browser half, run by tests/it/token_front_browser.rs with Node 22:
+// The token front's browser half, run by tests/it/token_front/browser.rs with Node 22:
 //
 //   node token_front.mjs MCP_URL TOKEN BAD_TOKEN CHROMIUM KOBANA_URL
 //

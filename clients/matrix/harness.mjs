@@ -1,4 +1,4 @@
-// Shared cell runner for the Node client-library matrix (tests/it/client_matrix.rs): the
+// Shared cell runner for the Node client-library matrix (tests/it/clients/matrix.rs): the
 // same plan on stdin and the same one-line JSON report on stdout as harness.py (read its
 // docstring). A library script passes an adapter { library, version, elicitation, tools(token),
 // call(token, name, args, ask), read(token, uri) -> [{text}|{bytes}], prompt(token, name, args) }.

@@ -1,4 +1,4 @@
-"""Shared cell runner for the Python client-library matrix (tests/it/client_matrix.rs).
+"""Shared cell runner for the Python client-library matrix (tests/it/clients/matrix.rs).
 
 Standard library only: every matrix venv imports it next to its own library. A library script
 defines an adapter (the calls written the way that library's users write them) and calls

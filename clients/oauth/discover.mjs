@@ -1,4 +1,4 @@
-// A real OAuth discovery from no token, for tests/it/oauth_discovery.rs:
+// A real OAuth discovery from no token, for tests/it/clients/oauth_discovery.rs:
 //
 //   node discover.mjs SDK MODE MCP_URL [METADATA_URL] [call]
 //

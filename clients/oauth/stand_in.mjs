@@ -1,4 +1,4 @@
-// A local stand-in for Kobana's authorization server, for tests/it/oauth_discovery.rs.
+// A local stand-in for Kobana's authorization server, for tests/it/clients/oauth_discovery.rs.
 //
 //   node stand_in.mjs ORG_ID
 //

@@ -1,7 +1,7 @@
 //! RP-1's request bodies (HD-1): the review's own body — 1 MiB of tiny nested objects that
 //! cost ~300 MB before anything refused it — and, for each shape a body can take, the worst
 //! one the front still reads: as close to its byte limit, nesting and node count as the shape
-//! allows. The tests (`hostile_bodies.rs`) and the benchmark (section 8) send the same bodies,
+//! allows. The tests (`tests/it/hostile/bodies.rs`) and the benchmark (section 8) send the same bodies,
 //! under any bearer.
 
 /// The front's bounds the bodies are built against (the server's `MCP_MAX_BODY_BYTES`,

@@ -275,134 +275,217 @@ fn val<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
+/// What the NFS-e document says, read once from the NF-e record and the organization.
+struct NfeFacts<'a> {
+    nfe: &'a Record,
+    number: i64,
+    key: &'a str,
+    amount: i64,
+    iss_rate: f64,
+    iss: i64,
+    pis: i64,
+    cofins: i64,
+    issue_date: &'a str,
+    competence: &'a str,
+    prest_name: String,
+    prest_doc: String,
+    customer: Value,
+    doc_tag: &'static str,
+    toma_doc: String,
+    rps_number: i64,
+    rps_series: &'a str,
+    service_code: &'a str,
+    lc116: &'a str,
+}
+
+impl<'a> NfeFacts<'a> {
+    fn read(nfe: &'a Record, organization: &Record) -> Self {
+        let number = nfe.get("nfe_number").and_then(Value::as_i64).unwrap_or(0);
+        let amount = i(nfe, "amount_cents");
+        let taxes = nfe.get("taxes").cloned().unwrap_or(Value::Null);
+        let rate = |k: &str| taxes.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        let iss_rate = rate("iss_rate");
+        let iss = taxes
+            .get("iss_amount_cents")
+            .and_then(Value::as_i64)
+            .unwrap_or_else(|| (amount as f64 * iss_rate).round() as i64);
+        let issue_date = s(nfe, "issue_date").unwrap_or("");
+        let person = organization.get("person").cloned().unwrap_or(Value::Null);
+        let prest_name = [val(&person, "legal_name"), val(&person, "name")]
+            .into_iter()
+            .find(|n| !n.is_empty())
+            .unwrap_or("Acme Software Ltda")
+            .to_owned();
+        let customer = nfe.get("customer_snapshot").cloned().unwrap_or(Value::Null);
+        let doc_tag = if val(&customer, "document_type") == "cpf" {
+            "Cpf"
+        } else {
+            "Cnpj"
+        };
+        let service_code = s(nfe, "service_code").unwrap_or("");
+        NfeFacts {
+            nfe,
+            number,
+            key: s(nfe, "nfe_key").unwrap_or(""),
+            amount,
+            iss_rate,
+            iss,
+            pis: (amount as f64 * rate("pis_rate")).round() as i64,
+            cofins: (amount as f64 * rate("cofins_rate")).round() as i64,
+            issue_date,
+            competence: issue_date.get(..10).unwrap_or(""),
+            prest_doc: crate::api::digits_of(val(&person, "document_number")),
+            prest_name,
+            toma_doc: crate::api::digits_of(val(&customer, "document_number")),
+            customer,
+            doc_tag,
+            rps_number: nfe
+                .get("rps_number")
+                .and_then(Value::as_i64)
+                .unwrap_or(number),
+            rps_series: s(nfe, "rps_serial_number").unwrap_or("RPS"),
+            service_code,
+            lc116: s(nfe, "lc116_code").unwrap_or(service_code),
+        }
+    }
+}
+
 /// A realistic ABRASF 2.04 NFS-e (`CompNfse`) built from an issued NF-e record.
 pub fn nfe_xml(nfe: &Record, organization: &Record) -> String {
-    let number = nfe.get("nfe_number").and_then(Value::as_i64).unwrap_or(0);
-    let key = s(nfe, "nfe_key").unwrap_or("");
-    let amount = i(nfe, "amount_cents");
-    let taxes = nfe.get("taxes").cloned().unwrap_or(Value::Null);
-    let rate = |k: &str| taxes.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-    let iss_rate = rate("iss_rate");
-    let iss = taxes
-        .get("iss_amount_cents")
-        .and_then(Value::as_i64)
-        .unwrap_or_else(|| (amount as f64 * iss_rate).round() as i64);
-    let pis = (amount as f64 * rate("pis_rate")).round() as i64;
-    let cofins = (amount as f64 * rate("cofins_rate")).round() as i64;
-    let issue_date = s(nfe, "issue_date").unwrap_or("");
-    let competence = issue_date.get(..10).unwrap_or("");
-    let person = organization.get("person").cloned().unwrap_or(Value::Null);
-    let prest_name = [val(&person, "legal_name"), val(&person, "name")]
-        .into_iter()
-        .find(|n| !n.is_empty())
-        .unwrap_or("Acme Software Ltda");
-    let prest_doc = crate::api::digits_of(val(&person, "document_number"));
-    let customer = nfe.get("customer_snapshot").cloned().unwrap_or(Value::Null);
-    let doc_tag = if val(&customer, "document_type") == "cpf" {
-        "Cpf"
-    } else {
-        "Cnpj"
-    };
-    let toma_doc = crate::api::digits_of(val(&customer, "document_number"));
-    let address = customer.get("address").cloned().unwrap_or(Value::Null);
-    let rps_number = nfe
-        .get("rps_number")
-        .and_then(Value::as_i64)
-        .unwrap_or(number);
-    let rps_series = s(nfe, "rps_serial_number").unwrap_or("RPS");
-    let service_code = s(nfe, "service_code").unwrap_or("");
-    let lc116 = s(nfe, "lc116_code").unwrap_or(service_code);
-
+    let f = NfeFacts::read(nfe, organization);
     let mut x = String::new();
     x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     x.push_str("<CompNfse xmlns=\"http://www.abrasf.org.br/nfse.xsd\">\n");
     x.push_str("  <Nfse versao=\"2.04\">\n");
-    let _ = writeln!(x, "    <InfNfse Id=\"NFSe{}\">", esc(key));
-    let _ = writeln!(x, "      <Numero>{number}</Numero>");
-    let _ = writeln!(x, "      <ChaveAcesso>{}</ChaveAcesso>", esc(key));
+    nfse_head(&mut x, &f);
+    x.push_str("      <DeclaracaoPrestacaoServico>\n");
+    let _ = writeln!(
+        x,
+        "        <InfDeclaracaoPrestacaoServico Id=\"RPS{}\">",
+        f.rps_number
+    );
+    let _ = writeln!(
+        x,
+        "          <Rps><IdentificacaoRps><Numero>{}</Numero><Serie>{}</Serie><Tipo>1</Tipo></IdentificacaoRps><DataEmissao>{}</DataEmissao><Status>1</Status></Rps>",
+        f.rps_number,
+        esc(f.rps_series),
+        f.competence
+    );
+    let _ = writeln!(x, "          <Competencia>{}</Competencia>", f.competence);
+    nfse_service(&mut x, &f);
+    let _ = writeln!(
+        x,
+        "          <Prestador><CpfCnpj><Cnpj>{}</Cnpj></CpfCnpj></Prestador>",
+        f.prest_doc
+    );
+    nfse_taker(&mut x, &f);
+    x.push_str("          <OptanteSimplesNacional>2</OptanteSimplesNacional>\n");
+    x.push_str("          <IncentivoFiscal>2</IncentivoFiscal>\n");
+    x.push_str("        </InfDeclaracaoPrestacaoServico>\n");
+    x.push_str("      </DeclaracaoPrestacaoServico>\n");
+    x.push_str("    </InfNfse>\n");
+    x.push_str("  </Nfse>\n");
+    if let Some(cancelled) = s(nfe, "cancelled_at") {
+        let _ = writeln!(
+            x,
+            "  <NfseCancelamento><Confirmacao><DataHora>{}</DataHora></Confirmacao></NfseCancelamento>",
+            esc(cancelled)
+        );
+    }
+    x.push_str("</CompNfse>\n");
+    x
+}
+
+/// The NFS-e's number, key, values and issuer (`InfNfse` up to the declaration).
+fn nfse_head(x: &mut String, f: &NfeFacts) {
+    let _ = writeln!(x, "    <InfNfse Id=\"NFSe{}\">", esc(f.key));
+    let _ = writeln!(x, "      <Numero>{}</Numero>", f.number);
+    let _ = writeln!(x, "      <ChaveAcesso>{}</ChaveAcesso>", esc(f.key));
     let _ = writeln!(
         x,
         "      <CodigoVerificacao>{}</CodigoVerificacao>",
-        esc(s(nfe, "verification_code").unwrap_or(""))
+        esc(s(f.nfe, "verification_code").unwrap_or(""))
     );
-    let _ = writeln!(x, "      <DataEmissao>{}</DataEmissao>", esc(issue_date));
+    let _ = writeln!(x, "      <DataEmissao>{}</DataEmissao>", esc(f.issue_date));
     x.push_str("      <ValoresNfse>\n");
-    let _ = writeln!(x, "        <BaseCalculo>{}</BaseCalculo>", money(amount));
-    let _ = writeln!(x, "        <Aliquota>{:.2}</Aliquota>", iss_rate * 100.0);
-    let _ = writeln!(x, "        <ValorIss>{}</ValorIss>", money(iss));
+    let _ = writeln!(x, "        <BaseCalculo>{}</BaseCalculo>", money(f.amount));
+    let _ = writeln!(x, "        <Aliquota>{:.2}</Aliquota>", f.iss_rate * 100.0);
+    let _ = writeln!(x, "        <ValorIss>{}</ValorIss>", money(f.iss));
     let _ = writeln!(
         x,
         "        <ValorLiquidoNfse>{}</ValorLiquidoNfse>",
-        money(amount)
+        money(f.amount)
     );
     x.push_str("      </ValoresNfse>\n");
     x.push_str("      <PrestadorServico>\n");
     let _ = writeln!(
         x,
-        "        <IdentificacaoPrestador><CpfCnpj><Cnpj>{prest_doc}</Cnpj></CpfCnpj></IdentificacaoPrestador>"
+        "        <IdentificacaoPrestador><CpfCnpj><Cnpj>{}</Cnpj></CpfCnpj></IdentificacaoPrestador>",
+        f.prest_doc
     );
-    let _ = writeln!(x, "        <RazaoSocial>{}</RazaoSocial>", esc(prest_name));
+    let _ = writeln!(
+        x,
+        "        <RazaoSocial>{}</RazaoSocial>",
+        esc(&f.prest_name)
+    );
     x.push_str(
         "        <Endereco><CodigoMunicipio>3550308</CodigoMunicipio><Uf>SP</Uf></Endereco>\n",
     );
     x.push_str("      </PrestadorServico>\n");
     x.push_str("      <OrgaoGerador><CodigoMunicipio>3550308</CodigoMunicipio><Uf>SP</Uf></OrgaoGerador>\n");
-    x.push_str("      <DeclaracaoPrestacaoServico>\n");
-    let _ = writeln!(
-        x,
-        "        <InfDeclaracaoPrestacaoServico Id=\"RPS{rps_number}\">"
-    );
-    let _ = writeln!(
-        x,
-        "          <Rps><IdentificacaoRps><Numero>{rps_number}</Numero><Serie>{}</Serie><Tipo>1</Tipo></IdentificacaoRps><DataEmissao>{competence}</DataEmissao><Status>1</Status></Rps>",
-        esc(rps_series)
-    );
-    let _ = writeln!(x, "          <Competencia>{competence}</Competencia>");
+}
+
+/// The declaration's `Servico`: values, taxes, codes and description.
+fn nfse_service(x: &mut String, f: &NfeFacts) {
     x.push_str("          <Servico>\n");
     let _ = writeln!(
         x,
         "            <Valores><ValorServicos>{}</ValorServicos><ValorPis>{}</ValorPis><ValorCofins>{}</ValorCofins><ValorIss>{}</ValorIss><Aliquota>{:.2}</Aliquota></Valores>",
-        money(amount),
-        money(pis),
-        money(cofins),
-        money(iss),
-        iss_rate * 100.0
+        money(f.amount),
+        money(f.pis),
+        money(f.cofins),
+        money(f.iss),
+        f.iss_rate * 100.0
     );
     x.push_str("            <IssRetido>2</IssRetido>\n");
     let _ = writeln!(
         x,
         "            <ItemListaServico>{}</ItemListaServico>",
-        esc(lc116)
+        esc(f.lc116)
     );
-    if let Some(cnae) = s(nfe, "cnae_code") {
+    if let Some(cnae) = s(f.nfe, "cnae_code") {
         let _ = writeln!(x, "            <CodigoCnae>{}</CodigoCnae>", esc(cnae));
     }
     let _ = writeln!(
         x,
         "            <CodigoTributacaoMunicipio>{}</CodigoTributacaoMunicipio>",
-        esc(service_code)
+        esc(f.service_code)
     );
     let _ = writeln!(
         x,
         "            <Discriminacao>{}</Discriminacao>",
-        esc(s(nfe, "service_description").unwrap_or(""))
+        esc(s(f.nfe, "service_description").unwrap_or(""))
     );
     x.push_str("            <CodigoMunicipio>3550308</CodigoMunicipio>\n");
     x.push_str("            <ExigibilidadeISS>1</ExigibilidadeISS>\n");
     x.push_str("          </Servico>\n");
-    let _ = writeln!(
-        x,
-        "          <Prestador><CpfCnpj><Cnpj>{prest_doc}</Cnpj></CpfCnpj></Prestador>"
-    );
+}
+
+/// The declaration's `TomadorServico`: the customer as the NF-e recorded it.
+fn nfse_taker(x: &mut String, f: &NfeFacts) {
+    let customer = &f.customer;
+    let address = customer.get("address").cloned().unwrap_or(Value::Null);
     x.push_str("          <TomadorServico>\n");
     let _ = writeln!(
         x,
-        "            <IdentificacaoTomador><CpfCnpj><{doc_tag}>{toma_doc}</{doc_tag}></CpfCnpj></IdentificacaoTomador>"
+        "            <IdentificacaoTomador><CpfCnpj><{tag}>{}</{tag}></CpfCnpj></IdentificacaoTomador>",
+        f.toma_doc,
+        tag = f.doc_tag
     );
     let _ = writeln!(
         x,
         "            <RazaoSocial>{}</RazaoSocial>",
-        esc(val(&customer, "name"))
+        esc(val(customer, "name"))
     );
     if address.is_object() {
         let _ = writeln!(
@@ -419,24 +502,9 @@ pub fn nfe_xml(nfe: &Record, organization: &Record) -> String {
     let _ = writeln!(
         x,
         "            <Contato><Email>{}</Email></Contato>",
-        esc(val(&customer, "email"))
+        esc(val(customer, "email"))
     );
     x.push_str("          </TomadorServico>\n");
-    x.push_str("          <OptanteSimplesNacional>2</OptanteSimplesNacional>\n");
-    x.push_str("          <IncentivoFiscal>2</IncentivoFiscal>\n");
-    x.push_str("        </InfDeclaracaoPrestacaoServico>\n");
-    x.push_str("      </DeclaracaoPrestacaoServico>\n");
-    x.push_str("    </InfNfse>\n");
-    x.push_str("  </Nfse>\n");
-    if let Some(cancelled) = s(nfe, "cancelled_at") {
-        let _ = writeln!(
-            x,
-            "  <NfseCancelamento><Confirmacao><DataHora>{}</DataHora></Confirmacao></NfseCancelamento>",
-            esc(cancelled)
-        );
-    }
-    x.push_str("</CompNfse>\n");
-    x
 }
 
 /// A `200 application/xml` response.

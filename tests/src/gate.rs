@@ -155,53 +155,26 @@ fn stamp(app: &App, h: &mut HeaderMap, org: Option<&str>) {
 
 async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String>) {
     let (parts, body) = req.into_parts();
-    let bytes = match to_bytes(body, MAX_BODY).await {
-        Ok(b) => b,
-        Err(_) => {
-            let err = ApiError::field(
-                StatusCode::BAD_REQUEST,
-                "body",
-                "não foi possível ler o corpo da requisição",
-            );
-            return (err.into_response(), None);
-        }
+    let Ok(bytes) = to_bytes(body, MAX_BODY).await else {
+        let err = ApiError::field(
+            StatusCode::BAD_REQUEST,
+            "body",
+            "não foi possível ler o corpo da requisição",
+        );
+        return (err.into_response(), None);
     };
-    let method = parts.method.clone();
-    let path = parts.uri.path().to_string();
     let readings = *app.readings();
     let app_oauth = app.app_oauth_keys();
     let verdict = check(
         &parts.headers,
-        &method,
-        &path,
+        &parts.method,
+        parts.uri.path(),
         readings.scope_words,
         app_oauth.as_deref(),
     );
     let org = verdict.as_ref().ok().map(|c| c.org().to_string());
-    let person = verdict.as_ref().ok().map(|c| c.claims.sub.clone());
     let idempotency_key = header_str(&parts.headers, readings.idempotency_header.name());
-    let idempotency_headers: Vec<String> = IdempotencyHeader::ALL
-        .iter()
-        .map(|h| h.name())
-        .filter(|name| parts.headers.contains_key(*name))
-        .map(str::to_string)
-        .collect();
-
-    let fault = {
-        let mut inner = app.lock();
-        inner.calls.push(RecordedCall {
-            method: method.to_string(),
-            path: path.clone(),
-            query: parts.uri.query().map(str::to_string),
-            idempotency_key: idempotency_key.clone(),
-            idempotency_headers,
-            user_agent: header_str(&parts.headers, header::USER_AGENT),
-            authorized: verdict.is_ok(),
-            person,
-            body: body_value(&bytes),
-        });
-        faults::take(&mut inner, method.as_str(), &path)
-    };
+    let fault = record(app, &parts, &verdict, &bytes, idempotency_key.clone());
     let mut after = None;
     match fault {
         Some(FaultKind::Status {
@@ -215,52 +188,116 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
         Some(other) => after = Some(other),
         None => {}
     }
-
     let resp = match verdict {
         Err(e) => e.into_response(),
         Ok(ctx) => {
-            let checked = match check_contract(app, &parts, &bytes) {
-                Ok(checked) => checked,
-                Err(err) => return (err.into_response(), org),
+            let call = Call {
+                parts,
+                bytes,
+                idempotency_key,
             };
-            let bytes = match wire::request(&readings, checked.operation, &bytes) {
-                Ok(rewritten) => rewritten.unwrap_or(bytes),
-                Err(err) => return (err.into_response(), org),
-            };
-            let mut parts = parts;
-            let key = idempotency_key.filter(|_| !is_read(&method));
-            if let Some(key) = &key
-                && let Some(replay) = replay(app, ctx.org(), key, method.as_str(), &path)
-            {
-                return (replay, org);
-            }
-            parts.extensions.insert(ctx.clone());
-            parts
-                .extensions
-                .insert(crate::generic::Matched(checked.operation));
-            app.lock().handled += 1;
-            let mut resp = next
-                .run(Request::from_parts(parts, Body::from(bytes)))
-                .await;
-            let intact = !matches!(
-                after,
-                Some(FaultKind::ResetMidBody | FaultKind::TruncatedJson)
-            );
-            if intact && resp.status().is_success() {
-                resp = check_answer(app, &checked, resp).await;
-                resp = wire::answer(&readings, checked.operation, resp).await;
-                if let Some(FaultKind::Member { pointer, value }) = &after {
-                    resp = faults::set_member(resp, pointer, value).await;
-                }
-            }
-            match key {
-                Some(key) => remember(app, ctx.org(), key, method.as_str(), &path, resp).await,
-                None => resp,
+            match serve(app, call, &ctx, after.as_ref(), next).await {
+                Ok(resp) => resp,
+                Err(early) => return (early, org),
             }
         }
     };
+    (fault_after(resp, after).await, org)
+}
 
-    let resp = match after {
+/// Records the call as the fake received it, and takes the fault armed for it.
+fn record(
+    app: &App,
+    parts: &axum::http::request::Parts,
+    verdict: &Result<AuthCtx, ApiError>,
+    bytes: &Bytes,
+    idempotency_key: Option<String>,
+) -> Option<FaultKind> {
+    let path = parts.uri.path();
+    let idempotency_headers: Vec<String> = IdempotencyHeader::ALL
+        .iter()
+        .map(|h| h.name())
+        .filter(|name| parts.headers.contains_key(*name))
+        .map(str::to_string)
+        .collect();
+    let mut inner = app.lock();
+    inner.calls.push(RecordedCall {
+        method: parts.method.to_string(),
+        path: path.to_string(),
+        query: parts.uri.query().map(str::to_string),
+        idempotency_key,
+        idempotency_headers,
+        user_agent: header_str(&parts.headers, header::USER_AGENT),
+        authorized: verdict.is_ok(),
+        person: verdict.as_ref().ok().map(|c| c.claims.sub.clone()),
+        body: body_value(bytes),
+    });
+    faults::take(&mut inner, parts.method.as_str(), path)
+}
+
+/// An authorized request, read whole.
+struct Call {
+    parts: axum::http::request::Parts,
+    bytes: Bytes,
+    idempotency_key: Option<String>,
+}
+
+/// An authorized call checked against the contract, replayed or run by its handler, its
+/// answer checked; `Err` is an answer to send as it is (no fault after it).
+async fn serve(
+    app: &App,
+    call: Call,
+    ctx: &AuthCtx,
+    after: Option<&FaultKind>,
+    next: Next,
+) -> Result<Response, Response> {
+    let Call {
+        mut parts,
+        bytes,
+        idempotency_key,
+    } = call;
+    let readings = *app.readings();
+    let method = parts.method.clone();
+    let path = parts.uri.path().to_string();
+    let checked = check_contract(app, &parts, &bytes).map_err(IntoResponse::into_response)?;
+    let bytes = match wire::request(&readings, checked.operation, &bytes) {
+        Ok(rewritten) => rewritten.unwrap_or(bytes),
+        Err(err) => return Err(err.into_response()),
+    };
+    let key = idempotency_key.filter(|_| !is_read(&method));
+    if let Some(key) = &key
+        && let Some(replay) = replay(app, ctx.org(), key, method.as_str(), &path)
+    {
+        return Err(replay);
+    }
+    parts.extensions.insert(ctx.clone());
+    parts
+        .extensions
+        .insert(crate::generic::Matched(checked.operation));
+    app.lock().handled += 1;
+    let mut resp = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    let intact = !matches!(
+        after,
+        Some(FaultKind::ResetMidBody | FaultKind::TruncatedJson)
+    );
+    if intact && resp.status().is_success() {
+        resp = check_answer(app, &checked, resp).await;
+        resp = wire::answer(&readings, checked.operation, resp).await;
+        if let Some(FaultKind::Member { pointer, value }) = after {
+            resp = faults::set_member(resp, pointer, value).await;
+        }
+    }
+    Ok(match key {
+        Some(key) => remember(app, ctx.org(), key, method.as_str(), &path, resp).await,
+        None => resp,
+    })
+}
+
+/// The fault armed to act on the answer: late, cut mid-body, or truncated JSON.
+async fn fault_after(resp: Response, after: Option<FaultKind>) -> Response {
+    match after {
         Some(FaultKind::DelayAfter { ms }) => {
             faults::delay(ms).await;
             resp
@@ -277,8 +314,7 @@ async fn handle(app: &App, req: Request, next: Next) -> (Response, Option<String
             faults::truncated(full)
         }
         _ => resp,
-    };
-    (resp, org)
+    }
 }
 
 /// `400 contract_violation`: the first deviation in the message, all of them in `details`.

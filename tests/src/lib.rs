@@ -20,9 +20,6 @@
 //! # }
 //! ```
 
-// The fake's handlers and fixtures are not yet held to the house's 80 lines (LH-2, #36).
-#![allow(clippy::too_many_lines, reason = "test support: LH-2 sets its limit")]
-
 pub mod api;
 pub mod auth;
 pub mod bodies;

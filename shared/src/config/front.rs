@@ -65,7 +65,7 @@ pub(super) const ALLOWED_ORIGINS: Variable = Variable::new(
      outside that grammar (`http://127.0.0.1:80@evil`, `http://localhost:abc`, \
      `http://[::1]evil:1`) or not listed gets 403 and no CORS header; the same list, ports \
      spelled, goes to rmcp's own check, which is never stricter than ours \
-     (`tests/it/origin_grammar.rs`). Requests without `Origin` pass.",
+     (`tests/it/protocol/origin_grammar.rs`). Requests without `Origin` pass.",
 );
 
 /// `MCP_PUBLIC_URL`.

@@ -16,7 +16,7 @@
 //! (`http://[::1]evil:1`), no percent-encoding, no surrounding blanks. Every value this
 //! grammar accepts is one rmcp 3.11's own check reads the same way (`http::Uri`, lower-cased
 //! scheme and host, the scheme's default port when none is given), so the front's check is
-//! the same as rmcp's or stricter, never looser (`tests/it/origin_grammar.rs` drives both).
+//! the same as rmcp's or stricter, never looser (`tests/it/protocol/origin_grammar.rs` drives both).
 //!
 //! An allowed entry without a port means the scheme's default port only; rmcp 3.11 would read
 //! it as any port, so [`AllowedOrigin::for_rmcp`] hands rmcp the entry with the port spelled.

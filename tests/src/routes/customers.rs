@@ -283,6 +283,20 @@ fn external_id_taken(org: &OrgData, ext: &str, except: Option<&str>) -> bool {
     })
 }
 
+/// The new billing account's `payment_terms_days`: 1 to 90, 10 when not given.
+fn payment_terms(body: &Record, errors: &mut Errors) -> i64 {
+    match body.get("payment_terms_days") {
+        None | Some(Value::Null) => 10,
+        Some(v) => match v.as_i64() {
+            Some(n) if (1..=90).contains(&n) => n,
+            _ => {
+                errors.add("payment_terms_days", "deve ser um inteiro entre 1 e 90");
+                10
+            }
+        },
+    }
+}
+
 /// `POST /v1/customers` → `201 {"data":{"customer","billing_account"}}`.
 pub async fn create(
     State(app): State<App>,
@@ -319,16 +333,7 @@ pub async fn create(
         Some(_) => errors.add("custom_metadata", "deve ser um objeto"),
     }
     let create_account = opt_bool(&body, "create_billing_account", true, &mut errors);
-    let terms = match body.get("payment_terms_days") {
-        None | Some(Value::Null) => 10,
-        Some(v) => match v.as_i64() {
-            Some(n) if (1..=90).contains(&n) => n,
-            _ => {
-                errors.add("payment_terms_days", "deve ser um inteiro entre 1 e 90");
-                10
-            }
-        },
-    };
+    let terms = payment_terms(&body, &mut errors);
     let auto_collection = opt_bool(&body, "auto_collection", true, &mut errors);
     let billing_email = opt_str(&body, "billing_email", &mut errors).map(str::to_string);
 

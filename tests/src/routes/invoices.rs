@@ -11,7 +11,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::filters::{self, By, Table};
-use super::{ById, RecordsMut, opt_str, req_str, transition};
+use super::{ById, RecordsMut, copy_as_sent, opt_str, req_str, text_or, transition};
 use crate::DocKind;
 use crate::api::{
     ApiError, ApiResult, Errors, Page, Params, Record, contains_ci, created, data, day_of, deleted,
@@ -303,39 +303,9 @@ pub async fn create(
     let body = parse_body(&body)?;
     let mut errors = Errors::default();
     let account = req_str(&body, "billing_account_id", &mut errors).map(str::to_string);
-    let text = |key: &str, default: &str| {
-        body.get(key)
-            .and_then(Value::as_str)
-            .unwrap_or(default)
-            .to_string()
-    };
-    let method = text("collection_method", "manual_invoice");
-    let policy = text("nfe_issuance_policy", "on_full_payment");
-    let discount = body
-        .get("discount_cents")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
-    let mut dates = Map::new();
-    for key in DATE_FIELDS {
-        if let Some(v) = opt_str(&body, key, &mut errors) {
-            match parse_day_or_datetime(v) {
-                Some(d) => {
-                    dates.insert((*key).to_string(), json!(d));
-                }
-                None => errors.add(key, "deve ser uma data no formato AAAA-MM-DD"),
-            }
-        }
-    }
+    let dates = body_dates(&body, &mut errors);
     let subscription = opt_str(&body, "subscription_id", &mut errors).map(str::to_string);
-    let installments: Vec<i64> = body
-        .get("installments")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|x| x.get("amount_cents").and_then(Value::as_i64).unwrap_or(0))
-                .collect()
-        })
-        .unwrap_or_default();
+    let installments = installments_of(&body);
 
     let mut inner = app.lock();
     let id = inner.new_id("invoice");
@@ -347,41 +317,17 @@ pub async fn create(
     let item_ids: Vec<String> = (0..count).map(|_| inner.new_id("line-item")).collect();
     let org = inner.org(ctx.org());
     let items = parse_line_items(org, body.get("line_items"), &mut errors);
-    let mut terms = 10;
-    if let Some(a) = &account {
-        match org.billing_account(a) {
-            None => errors.add("billing_account_id", "não encontrada"),
-            Some(ba) if s(ba, "status") == Some("closed") => {
-                errors.add("billing_account_id", "está encerrada")
-            }
-            Some(ba) => terms = i(ba, "payment_terms_days").max(1),
-        }
-    }
-    if let Some(sid) = &subscription
-        && OrgData::idx(&org.subscriptions, sid).is_none()
-    {
-        errors.add("subscription_id", "não encontrada");
-    }
+    let terms = draft_terms(
+        org,
+        account.as_deref(),
+        subscription.as_deref(),
+        &mut errors,
+    );
 
-    let now = clock::now_string();
     let mut rec = Record::new();
     rec.insert("id".into(), json!(id));
     rec.insert("public_id".into(), json!(public_id));
-    for key in [
-        "external_id",
-        "company_id",
-        "product_group_id",
-        "description",
-        "footer",
-    ] {
-        rec.insert(key.into(), body.get(key).cloned().unwrap_or(Value::Null));
-    }
-    rec.insert("status".into(), json!("draft"));
-    rec.insert("billing_account_id".into(), json!(account));
-    rec.insert("subscription_id".into(), json!(subscription));
-    rec.insert("collection_method".into(), json!(method));
-    rec.insert("nfe_issuance_policy".into(), json!(policy));
-    rec.insert("discount_cents".into(), json!(discount));
+    draft_members(&mut rec, &body, account, subscription);
     rec.extend(dates);
     if !rec.contains_key("due_date") {
         rec.insert(
@@ -389,17 +335,10 @@ pub async fn create(
             json!(clock::due_date_string(clock::today() + terms)),
         );
     }
-    rec.insert(
-        "billing_reason".into(),
-        json!(if subscription.is_some() {
-            "subscription_cycle"
-        } else {
-            "manual"
-        }),
-    );
     if let Some(cm) = body.get("custom_metadata").filter(|v| v.is_object()) {
         rec.insert("custom_metadata".into(), cm.clone());
     }
+    let now = clock::now_string();
     rec.insert("created_at".into(), json!(now));
     rec.insert("updated_at".into(), json!(now));
     finish_items(item_ids, &mut rec, items);
@@ -417,6 +356,103 @@ pub async fn create(
     normalize_invoice(&mut rec);
     org.invoices.push(rec.clone());
     Ok(created(Value::Object(rec)))
+}
+
+/// The dates a new invoice's body gives, each a day or a date-time.
+fn body_dates(body: &Record, errors: &mut Errors) -> Map<String, Value> {
+    let mut dates = Map::new();
+    for key in DATE_FIELDS {
+        if let Some(v) = opt_str(body, key, errors) {
+            match parse_day_or_datetime(v) {
+                Some(d) => {
+                    dates.insert((*key).to_string(), json!(d));
+                }
+                None => errors.add(key, "deve ser uma data no formato AAAA-MM-DD"),
+            }
+        }
+    }
+    dates
+}
+
+/// The amounts of the installments a new invoice's body asks for.
+fn installments_of(body: &Record) -> Vec<i64> {
+    body.get("installments")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|x| x.get("amount_cents").and_then(Value::as_i64).unwrap_or(0))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The payment terms of the draft's billing account (10 days without one); an unknown or
+/// closed account and an unknown subscription are errors.
+fn draft_terms(
+    org: &OrgData,
+    account: Option<&str>,
+    subscription: Option<&str>,
+    errors: &mut Errors,
+) -> i64 {
+    let mut terms = 10;
+    if let Some(a) = account {
+        match org.billing_account(a) {
+            None => errors.add("billing_account_id", "não encontrada"),
+            Some(ba) if s(ba, "status") == Some("closed") => {
+                errors.add("billing_account_id", "está encerrada")
+            }
+            Some(ba) => terms = i(ba, "payment_terms_days").max(1),
+        }
+    }
+    if let Some(sid) = subscription
+        && OrgData::idx(&org.subscriptions, sid).is_none()
+    {
+        errors.add("subscription_id", "não encontrada");
+    }
+    terms
+}
+
+/// The draft's members the body gives as they are, and its status, account, subscription,
+/// collection, NF-e policy, discount and billing reason.
+fn draft_members(
+    rec: &mut Record,
+    body: &Record,
+    account: Option<String>,
+    subscription: Option<String>,
+) {
+    copy_as_sent(
+        rec,
+        body,
+        &[
+            "external_id",
+            "company_id",
+            "product_group_id",
+            "description",
+            "footer",
+        ],
+    );
+    let reason = if subscription.is_some() {
+        "subscription_cycle"
+    } else {
+        "manual"
+    };
+    rec.insert("status".into(), json!("draft"));
+    rec.insert("billing_account_id".into(), json!(account));
+    rec.insert("subscription_id".into(), json!(subscription));
+    rec.insert(
+        "collection_method".into(),
+        json!(text_or(body, "collection_method", "manual_invoice")),
+    );
+    rec.insert(
+        "nfe_issuance_policy".into(),
+        json!(text_or(body, "nfe_issuance_policy", "on_full_payment")),
+    );
+    let discount = body
+        .get("discount_cents")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    rec.insert("discount_cents".into(), json!(discount));
+    rec.insert("billing_reason".into(), json!(reason));
 }
 
 /// `DELETE /v1/invoices/{id}`: drafts only.

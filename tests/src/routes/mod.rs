@@ -150,6 +150,22 @@ pub fn valid_document(doc: &str) -> Option<&'static str> {
 }
 
 /// An optional boolean field of a body: `default` when absent or null, an error when not a
+/// Each of `keys` from `body` into `rec` as sent (`null` when the body has none).
+pub fn copy_as_sent(rec: &mut crate::api::Record, body: &crate::api::Record, keys: &[&str]) {
+    for key in keys {
+        let value = body.get(*key).cloned().unwrap_or(Value::Null);
+        rec.insert((*key).into(), value);
+    }
+}
+
+/// `body[key]` as text, else `default`.
+pub fn text_or(body: &crate::api::Record, key: &str, default: &str) -> String {
+    body.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or(default)
+        .to_string()
+}
+
 /// boolean.
 pub fn opt_bool(body: &crate::api::Record, key: &str, default: bool, errors: &mut Errors) -> bool {
     match body.get(key) {

@@ -7,7 +7,9 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::filters::{By, PERSON, REAIS, Table};
-use super::{ById, Listing, RecordsMut, opt_bool, opt_str, req_str, transition};
+use super::{
+    ById, Listing, RecordsMut, copy_as_sent, opt_bool, opt_str, req_str, text_or, transition,
+};
 use crate::api::{
     ApiError, ApiResult, Errors, Record, contains_ci, created, digits_of, parse_body, s,
 };
@@ -208,39 +210,8 @@ pub async fn create(
     let mut errors = Errors::default();
     let account = req_str(&body, "billing_account_id", &mut errors).map(str::to_string);
     let plan = opt_str(&body, "plan_id", &mut errors).map(str::to_string);
-    let items = match body.get("items") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(a)) if !a.is_empty() => Some(a.clone()),
-        Some(_) => {
-            errors.add("items", "deve ser uma lista com ao menos um item");
-            None
-        }
-    };
-    if plan.is_none() && items.is_none() && !errors.has("items") {
-        errors.add("plan_id", "plan_id ou items deve ser informado");
-    }
-    let text = |key: &str, default: &str| {
-        body.get(key)
-            .and_then(Value::as_str)
-            .unwrap_or(default)
-            .to_string()
-    };
-    let method = text("collection_method", "charge_automatically");
-    let policy = text("nfe_issuance_policy", "on_full_payment");
-    let proration = text("proration_behavior", "create_prorations");
-    let trial_end = opt_str(&body, "trial_end", &mut errors).and_then(clock::parse_datetime);
-    let trial_days = match (
-        trial_end,
-        body.get("trial_period_days").and_then(Value::as_i64),
-    ) {
-        (Some(end), _) => (clock::local_day(end) - clock::today()).max(0),
-        (None, Some(n)) if n <= 730 => n,
-        (None, Some(_)) => {
-            errors.add("trial_period_days", "deve ser no máximo 730");
-            0
-        }
-        (None, None) => 0,
-    };
+    let items = body_items(&body, plan.is_some(), &mut errors);
+    let trial_days = trial_days(&body, &mut errors);
 
     let mut inner = app.lock();
     let id = inner.new_id("subscription");
@@ -258,7 +229,68 @@ pub async fn create(
     let terms = plan
         .as_deref()
         .and_then(|p| check_plan(org, p, account.as_deref(), &mut errors));
-    let cycle = match (body.get("billing_cycle").and_then(Value::as_str), &terms) {
+    let cycle = billing_cycle(&body, terms.as_ref(), &mut errors);
+    let amount = match (&items, &plan) {
+        (Some(items), _) => items_amount(org, items, &mut errors),
+        (None, Some(p)) => plan_amount(org, p),
+        (None, None) => 0,
+    };
+    errors.finish(StatusCode::UNPROCESSABLE_ENTITY)?;
+
+    let mut rec = Record::new();
+    rec.insert("id".into(), json!(id));
+    rec.insert("public_id".into(), json!(public_id));
+    subscription_members(&mut rec, &body, account, plan);
+    rec.insert("billing_cycle".into(), json!(cycle));
+    rec.insert("recurring_amount_cents".into(), json!(amount));
+    let now = clock::now_string();
+    subscription_dates(&mut rec, trial_days, &cycle, &now);
+    if let Some(cm) = body.get("custom_metadata").filter(|v| v.is_object()) {
+        rec.insert("custom_metadata".into(), cm.clone());
+    }
+    rec.insert("created_at".into(), json!(now));
+    rec.insert("updated_at".into(), json!(now));
+    normalize_subscription(&mut rec);
+    org.subscriptions.push(rec.clone());
+    Ok(created(Value::Object(rec)))
+}
+
+/// The body's `items`, when it is a list of at least one; without a plan either, an error.
+fn body_items(body: &Record, has_plan: bool, errors: &mut Errors) -> Option<Vec<Value>> {
+    let items = match body.get("items") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(a)) if !a.is_empty() => Some(a.clone()),
+        Some(_) => {
+            errors.add("items", "deve ser uma lista com ao menos um item");
+            None
+        }
+    };
+    if !has_plan && items.is_none() && !errors.has("items") {
+        errors.add("plan_id", "plan_id ou items deve ser informado");
+    }
+    items
+}
+
+/// The trial's days: to `trial_end`, else `trial_period_days` (at most 730), else none.
+fn trial_days(body: &Record, errors: &mut Errors) -> i64 {
+    let trial_end = opt_str(body, "trial_end", errors).and_then(clock::parse_datetime);
+    match (
+        trial_end,
+        body.get("trial_period_days").and_then(Value::as_i64),
+    ) {
+        (Some(end), _) => (clock::local_day(end) - clock::today()).max(0),
+        (None, Some(n)) if n <= 730 => n,
+        (None, Some(_)) => {
+            errors.add("trial_period_days", "deve ser no máximo 730");
+            0
+        }
+        (None, None) => 0,
+    }
+}
+
+/// The body's billing cycle, one the plan accepts, else the plan's default, else the first.
+fn billing_cycle(body: &Record, terms: Option<&PlanTerms>, errors: &mut Errors) -> String {
+    match (body.get("billing_cycle").and_then(Value::as_str), terms) {
         (Some(c), Some(t)) if !t.cycles.iter().any(|a| a == c) => {
             errors.add(
                 "billing_cycle",
@@ -269,37 +301,45 @@ pub async fn create(
         (Some(c), _) => c.to_string(),
         (None, Some(t)) => t.default_cycle.clone(),
         (None, None) => CYCLES[0].to_string(),
-    };
-    let amount = match (&items, &plan) {
-        (Some(items), _) => items_amount(org, items, &mut errors),
-        (None, Some(p)) => plan_amount(org, p),
-        (None, None) => 0,
-    };
-    errors.finish(StatusCode::UNPROCESSABLE_ENTITY)?;
-
-    let now = clock::now_string();
-    let start = clock::today();
-    let period_start = start + trial_days;
-    let period_end = clock::add_months(period_start, cycle_months(&cycle));
-    let mut rec = Record::new();
-    rec.insert("id".into(), json!(id));
-    rec.insert("public_id".into(), json!(public_id));
-    for key in [
-        "external_id",
-        "company_id",
-        "product_group_id",
-        "discount_code_id",
-        "notes",
-    ] {
-        rec.insert(key.into(), body.get(key).cloned().unwrap_or(Value::Null));
     }
+}
+
+/// The members the body gives as they are, the account and plan, and the collection, NF-e
+/// and proration choices with their defaults.
+fn subscription_members(
+    rec: &mut Record,
+    body: &Record,
+    account: Option<String>,
+    plan: Option<String>,
+) {
+    copy_as_sent(
+        rec,
+        body,
+        &[
+            "external_id",
+            "company_id",
+            "product_group_id",
+            "discount_code_id",
+            "notes",
+        ],
+    );
     rec.insert("billing_account_id".into(), json!(account));
     rec.insert("plan_id".into(), json!(plan));
-    rec.insert("billing_cycle".into(), json!(cycle));
-    rec.insert("collection_method".into(), json!(method));
-    rec.insert("nfe_issuance_policy".into(), json!(policy));
-    rec.insert("proration_behavior".into(), json!(proration));
-    rec.insert("recurring_amount_cents".into(), json!(amount));
+    let choices = [
+        ("collection_method", "charge_automatically"),
+        ("nfe_issuance_policy", "on_full_payment"),
+        ("proration_behavior", "create_prorations"),
+    ];
+    for (key, default) in choices {
+        rec.insert(key.into(), json!(text_or(body, key, default)));
+    }
+}
+
+/// The status, the trial and the first period: a trial first when it has days.
+fn subscription_dates(rec: &mut Record, trial_days: i64, cycle: &str, now: &str) {
+    let start = clock::today();
+    let period_start = start + trial_days;
+    let period_end = clock::add_months(period_start, cycle_months(cycle));
     if trial_days > 0 {
         rec.insert("status".into(), json!("trialing"));
         rec.insert("trial_start".into(), json!(clock::due_date_string(start)));
@@ -323,14 +363,6 @@ pub async fn create(
         "cycle_billing_date".into(),
         json!(clock::due_date_string(period_end)),
     );
-    if let Some(cm) = body.get("custom_metadata").filter(|v| v.is_object()) {
-        rec.insert("custom_metadata".into(), cm.clone());
-    }
-    rec.insert("created_at".into(), json!(now));
-    rec.insert("updated_at".into(), json!(now));
-    normalize_subscription(&mut rec);
-    org.subscriptions.push(rec.clone());
-    Ok(created(Value::Object(rec)))
 }
 
 /// `POST /v1/subscriptions/{id}/cancel` (`{cancel_at_period_end?, reason?}`).

@@ -1,4 +1,4 @@
-//! The rows checked on their own (the contract test in `tests/it/operations_rows.rs` checks
+//! The rows checked on their own (the contract test in `tests/it/operations/rows.rs` checks
 //! them against the operations and schemas of Kobana's document).
 
 use std::collections::BTreeSet;

@@ -1,0 +1,147 @@
+//! The "Connect from your host" document (`docs/clients.md`) and what it shares with the
+//! README and `docs/access.md` (HT-3), read as text: no server, no Node, so the quick loop runs
+//! them. What each snippet does when a host runs it is proven in `host_clis.rs`,
+//! `matrix.rs` and `token_front::browser`.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use kobana_mcp::config::DEFAULT_KOBANA_API_URL;
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ is inside the workspace")
+        .to_path_buf()
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(workspace().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The text between `<!-- shared: NAME -->` and `<!-- end shared: NAME -->` in `doc`.
+fn shared_block<'a>(doc: &'a str, name: &str, path: &str) -> &'a str {
+    let open = format!("<!-- shared: {name} -->");
+    let close = format!("<!-- end shared: {name} -->");
+    let start = doc
+        .find(&open)
+        .unwrap_or_else(|| panic!("{path} lacks {open}"))
+        + open.len();
+    let end = doc[start..]
+        .find(&close)
+        .unwrap_or_else(|| panic!("{path} lacks {close}"))
+        + start;
+    doc[start..end].trim()
+}
+
+/// The clients document's library snippets are the matrix scripts' marked regions, verbatim.
+#[test]
+fn ht3_clients_doc_snippets_are_the_tested_code() {
+    let doc = common::clients_doc();
+    let mut seen = 0;
+    for entry in std::fs::read_dir(workspace().join("clients/matrix")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.ends_with("_client.py") || name.ends_with("_client.mjs")) {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).unwrap();
+        let Some((_, rest)) = source.split_once("--- README snippet: ") else {
+            continue;
+        };
+        let rest = rest.split_once('\n').unwrap().1;
+        let end = rest
+            .find("--- end of snippet ---")
+            .unwrap_or_else(|| panic!("{name}: unterminated snippet"));
+        let snippet = rest[..end].rsplit_once('\n').unwrap().0.trim_end();
+        assert!(
+            doc.contains(snippet),
+            "docs/clients.md must carry the snippet of clients/matrix/{name} verbatim:\n{snippet}"
+        );
+        seen += 1;
+    }
+    assert_eq!(
+        seen, 7,
+        "seven library snippets (fastmcp, pydantic-ai, openai-agents, LangChain, mcp-use, AI SDK, Mastra)"
+    );
+}
+
+/// Every `<!-- snippet: NAME -->` of the document is named by a test of `tests/it` (as the
+/// string literal `"NAME"`), so no host's snippet is left untested, and every one names the
+/// example URL the tests swap for their server's.
+#[test]
+fn ht3_every_marked_snippet_is_read_by_a_test() {
+    let doc = common::clients_doc();
+    let mut sources = Vec::new();
+    rust_sources(&workspace().join("tests/it"), &mut sources);
+    let code: String = sources
+        .iter()
+        .filter(|path| !path.ends_with("clients/doc.rs"))
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect();
+    let names: Vec<&str> = doc
+        .split("<!-- snippet: ")
+        .skip(1)
+        .map(|rest| rest.split_once(" -->").expect("a closed marker").0)
+        // The document's own explanation writes the marker with a placeholder, `NAME`.
+        .filter(|name| name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
+        .collect();
+    assert!(names.len() >= 10, "{names:?}");
+    let unread: Vec<&&str> = names
+        .iter()
+        .filter(|name| !code.contains(&format!("\"{name}\"")))
+        .collect();
+    assert!(unread.is_empty(), "snippets no test reads: {unread:?}");
+    for name in &names {
+        let text = common::doc_snippet(&doc, name);
+        assert!(text.contains(common::DOC_URL), "{name} names the URL");
+    }
+}
+
+/// The README's "Connect a client" paragraph carries the quickest snippet, verbatim, and
+/// sends the reader to `docs/clients.md`.
+#[test]
+fn ht3_readme_gives_the_quickest_snippet_and_links_the_clients_doc() {
+    let readme = read("README.md");
+    let quickest = common::doc_snippet(&common::clients_doc(), "claude-code");
+    for needle in [quickest.trim(), "(docs/clients.md)"] {
+        assert!(readme.contains(needle), "README.md lacks {needle:?}");
+    }
+}
+
+/// Where a billing token comes from, and which environment's, is said once, word for word, in
+/// both `docs/clients.md` and `docs/access.md`: both hosts of the billing API and the server's
+/// own default among them.
+#[test]
+fn ht3_the_clients_and_access_docs_say_the_same_about_where_a_billing_token_comes_from() {
+    let clients = read("docs/clients.md");
+    let access = read("docs/access.md");
+    let said = shared_block(&clients, "billing-token", "docs/clients.md");
+    assert_eq!(
+        said,
+        shared_block(&access, "billing-token", "docs/access.md"),
+        "docs/access.md must carry docs/clients.md's billing-token block verbatim"
+    );
+    for needle in [
+        "Faturamento Automático",
+        "https://api.billing.kobana.com.br",
+        DEFAULT_KOBANA_API_URL,
+        "KOBANA_API_URL",
+        "Token de API",
+    ] {
+        assert!(said.contains(needle), "the block names {needle:?}");
+    }
+}
