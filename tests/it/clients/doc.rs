@@ -4,33 +4,9 @@
 //! `matrix.rs` and `token_front::browser`.
 
 use crate::common;
-
-use std::path::{Path, PathBuf};
+use crate::house::support::{read, root, rust_files};
 
 use kobana_mcp::config::DEFAULT_KOBANA_API_URL;
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ is inside the workspace")
-        .to_path_buf()
-}
-
-fn read(path: &str) -> String {
-    std::fs::read_to_string(workspace().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Every `.rs` file under `dir`, recursively.
-fn rust_sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// The text between `<!-- shared: NAME -->` and `<!-- end shared: NAME -->` in `doc`.
 fn shared_block<'a>(doc: &'a str, name: &str, path: &str) -> &'a str {
@@ -52,13 +28,15 @@ fn shared_block<'a>(doc: &'a str, name: &str, path: &str) -> &'a str {
 fn ht3_clients_doc_snippets_are_the_tested_code() {
     let doc = common::clients_doc();
     let mut seen = 0;
-    for entry in std::fs::read_dir(workspace().join("clients/matrix")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    for path in std::fs::read_dir(root().join("clients/matrix"))
+        .unwrap()
+        .flatten()
+    {
+        let name = path.file_name().to_string_lossy().into_owned();
         if !(name.ends_with("_client.py") || name.ends_with("_client.mjs")) {
             continue;
         }
-        let source = std::fs::read_to_string(&path).unwrap();
+        let source = read(format!("clients/matrix/{name}"));
         let Some((_, rest)) = source.split_once("--- README snippet: ") else {
             continue;
         };
@@ -85,9 +63,7 @@ fn ht3_clients_doc_snippets_are_the_tested_code() {
 #[test]
 fn ht3_every_marked_snippet_is_read_by_a_test() {
     let doc = common::clients_doc();
-    let mut sources = Vec::new();
-    rust_sources(&workspace().join("tests/it"), &mut sources);
-    let code: String = sources
+    let code: String = rust_files(&root().join("tests/it"))
         .iter()
         .filter(|path| !path.ends_with("clients/doc.rs"))
         .map(|path| std::fs::read_to_string(path).unwrap())

@@ -3,25 +3,7 @@
 //! file over 700 lines, the caller read once per method.
 
 use crate::common::RESOURCES;
-use crate::house::support::tokens;
-use crate::house::support::{root, rust_files};
-
-/// Every `.rs` file of `shared/src` with its path relative to it (`catalog/lists/compact.rs`) and text.
-fn shared_sources() -> Vec<(String, String)> {
-    let src = root().join("shared/src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    assert!(files.len() > 20, "found only {} files", files.len());
-    files.sort();
-    files
-        .iter()
-        .map(|f| {
-            let relative = f.strip_prefix(&src).expect("under src");
-            let text = std::fs::read_to_string(f).expect("readable");
-            (relative.display().to_string(), text)
-        })
-        .collect()
-}
+use crate::house::support::{assert_none, read, root, rust_files, shared_sources, tokens};
 
 /// NM-4: a resource's slug is written once, where it is declared — `Resource::slug` in
 /// `access.rs` for the nine Kobana resources, `Toolset::slug` in `catalog/toolset.rs` for
@@ -32,12 +14,10 @@ fn shared_sources() -> Vec<(String, String)> {
 /// test's oracle should state what goes on the wire independently of the code under test.
 #[test]
 fn nm4_every_resource_slug_is_written_only_where_it_is_declared() {
-    let declared_in = |slug: &str| {
-        if slug == "schemas" {
-            "catalog/toolset.rs"
-        } else {
-            "access/resource.rs"
-        }
+    let slugs = || RESOURCES.iter().copied().chain(["schemas"]);
+    let declared_in = |slug: &str| match slug {
+        "schemas" => "catalog/toolset.rs",
+        _ => "access/resource.rs",
     };
     // Words that are a slug and also something else on the wire: `usage` is the credits
     // list's filter (`GET /v1/credits?usage=`) as well as the metered-usage resource.
@@ -46,12 +26,7 @@ fn nm4_every_resource_slug_is_written_only_where_it_is_declared() {
     let mut declarations: std::collections::BTreeMap<&str, usize> = Default::default();
     for (file, text) in shared_sources() {
         for token in tokens(&text, true) {
-            let Some(slug) = RESOURCES
-                .iter()
-                .copied()
-                .chain(["schemas"])
-                .find(|slug| token.text == format!("\"{slug}\""))
-            else {
+            let Some(slug) = slugs().find(|slug| token.text == format!("\"{slug}\"")) else {
                 continue;
             };
             if not_slugs.contains(&(file.as_str(), slug)) {
@@ -64,17 +39,17 @@ fn nm4_every_resource_slug_is_written_only_where_it_is_declared() {
             }
         }
     }
-    assert!(
-        misplaced.is_empty(),
-        "slug literals outside their declaration (derive them from `Resource`/`Toolset`):\n{}",
-        misplaced.join("\n")
+    assert_none(
+        &misplaced,
+        "slug literals outside their declaration (derive them from `Resource`/`Toolset`)",
     );
-    for slug in RESOURCES.iter().copied().chain(["schemas"]) {
+    for slug in slugs() {
+        let declared = declarations.get(slug);
+        let file = declared_in(slug);
         assert_eq!(
-            declarations.get(slug),
+            declared,
             Some(&1),
-            "{slug:?} is declared once in shared/src/{}",
-            declared_in(slug)
+            "{slug:?} is declared once in shared/src/{file}"
         );
     }
 }
@@ -98,7 +73,6 @@ fn nm4_the_slug_scan_reads_literals_with_their_lines_and_skips_test_modules() {
 /// toolset's declaration list (`tools()` of `catalog/curated/*.rs`, data) may allow it.
 #[test]
 fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
-    let read = |path: &str| std::fs::read_to_string(root().join(path)).expect(path);
     let lints = read("Cargo.toml");
     let lints = lints
         .split_once("[workspace.lints.clippy]")
@@ -107,7 +81,7 @@ fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
     assert!(lints.contains("\ntoo_many_lines = \"deny\"\n"), "{lints}");
     assert!(read("clippy.toml").contains("\ntoo-many-lines-threshold = 80\n"));
     for member in ["shared", "functions/mcp", "tests", "bench/hello-lambda"] {
-        let manifest = read(&format!("{member}/Cargo.toml"));
+        let manifest = read(format!("{member}/Cargo.toml"));
         assert!(
             manifest.contains("\n[lints]\nworkspace = true\n"),
             "{member}"
@@ -122,11 +96,9 @@ fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
             .enumerate()
             .filter(|(_, t)| t.text == "too_many_lines")
         {
-            let item = code[at..]
-                .iter()
-                .position(|t| t.text == "fn")
-                .map(|fn_at| &code[at + fn_at + 1].text);
-            allowed.push(format!("{file}: {}", item.map_or("?", String::as_str)));
+            let item = code[at..].iter().position(|t| t.text == "fn");
+            let item = item.map_or("?", |fn_at| code[at + fn_at + 1].text.as_str());
+            allowed.push(format!("{file}: {item}"));
         }
     }
     let data = |entry: &String| entry.starts_with("catalog/curated/") && entry.ends_with(": tools");
@@ -136,27 +108,17 @@ fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
     );
 }
 
-/// Most lines of a source file of `shared/src` (LH-3).
-const MAX_FILE_LINES: usize = 700;
-
-/// LH-3: no source file of `shared/src` is over [`MAX_FILE_LINES`] lines: a longer one is
-/// split by concern into files whose names say what each holds.
+/// LH-3: no source file of `shared/src` is over 700 lines: a longer one is split by concern
+/// into files whose names say what each holds.
 #[test]
 fn lh3_no_source_file_in_shared_src_is_over_700_lines() {
-    let lines: Vec<(String, usize)> = shared_sources()
+    let long: Vec<String> = shared_sources()
         .into_iter()
         .map(|(file, text)| (file, text.lines().count()))
-        .collect();
-    let long: Vec<String> = lines
-        .iter()
-        .filter(|(_, lines)| *lines > MAX_FILE_LINES)
+        .filter(|(_, lines)| *lines > 700)
         .map(|(file, lines)| format!("shared/src/{file}: {lines} lines"))
         .collect();
-    assert!(
-        long.is_empty(),
-        "files over {MAX_FILE_LINES} lines (split them by concern):\n{}",
-        long.join("\n")
-    );
+    assert_none(&long, "files over 700 lines (split them by concern)");
 }
 
 /// LH-3: each configuration variable is declared once: its name is written as a string in
@@ -165,10 +127,12 @@ fn lh3_no_source_file_in_shared_src_is_over_700_lines() {
 /// set-up, `check`) takes it from there. Comments and test modules do not count.
 #[test]
 fn lh3_each_configuration_variable_name_is_written_once() {
-    let mut files = Vec::new();
-    rust_files(&root().join("shared/src"), &mut files);
-    rust_files(&root().join("functions"), &mut files);
-    let code: Vec<(String, Vec<crate::house::support::Token>)> = files
+    let files = [
+        rust_files(&root().join("shared/src")),
+        rust_files(&root().join("functions")),
+    ];
+    let code: Vec<(String, Vec<_>)> = files
+        .concat()
         .iter()
         .map(|f| {
             let text = std::fs::read_to_string(f).expect("readable");
@@ -185,10 +149,8 @@ fn lh3_each_configuration_variable_name_is_written_once() {
         let places: Vec<String> = code
             .iter()
             .flat_map(|(file, tokens)| {
-                tokens
-                    .iter()
-                    .filter(|t| t.text == literal)
-                    .map(move |t| format!("{file}:{}", t.line))
+                let found = tokens.iter().filter(|t| t.text == literal);
+                found.map(move |t| format!("{file}:{}", t.line))
             })
             .collect();
         if places.len() != 1 {
@@ -198,7 +160,7 @@ fn lh3_each_configuration_variable_name_is_written_once() {
             ));
         }
     }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_none(&wrong, "configuration variables");
 }
 
 /// LH-3: the handler reads who calls and what they may see once per method: the principal is
@@ -206,7 +168,7 @@ fn lh3_each_configuration_variable_name_is_written_once() {
 /// the caller twice (a tool call used to look the principal up twice).
 #[test]
 fn lh3_the_handler_reads_the_caller_once_per_method() {
-    let text = std::fs::read_to_string(root().join("shared/src/server.rs")).expect("server.rs");
+    let text = read("shared/src/server.rs");
     let code = text
         .split("#[cfg(test)]\nmod tests")
         .next()
