@@ -1,21 +1,16 @@
 //! Every requirement ID the repository cites is defined in `docs/requirements.md`, and every
-//! test that document names as proof exists (NM-2).
-//!
-//! The grammar is the one the document states at its top:
-//! - a citation is a prefix from the document's prefix table, `-`, and 1 to 99, standing alone
-//!   (`CF-4`; not `UTF-8`, `SHA-256` or `P-256`);
-//! - an issue citation is `#` and two digits (`#19`);
-//! - a test named after IDs starts with them in lower case (`cf2_cf3_…`).
-//!
-//! The scan reads every text file of the repository except build output, installed packages,
-//! fuzzing state and lock files.
+//! test that document names as proof exists (NM-2). The grammar is the one that document states
+//! in "How IDs are written". The scan reads every text file of the repository (not build
+//! output, installed packages, fuzzing state or lock files).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
 use regex_lite::Regex;
 
-use crate::house::support::{TestFn, assert_none, files_ending, root, test_functions};
+use crate::house::support::{
+    TestFn, assert_none, backticked, files_ending, read, root, test_functions,
+};
 
 /// The document that defines the IDs, relative to the workspace root.
 const DOC: &str = "docs/requirements.md";
@@ -85,35 +80,26 @@ fn definitions(doc: &str) -> Definitions {
     static ID_SHAPE: LazyLock<Regex> = LazyLock::new(|| regex(r"^[A-Z]+-[0-9]+$"));
     let mut defs = Definitions::default();
     for row in doc.lines().filter_map(cells) {
-        if let Some(c) = PREFIX.captures(row[0]) {
-            defs.prefixes.insert(c[1].to_owned());
-        }
+        defs.prefixes
+            .extend(PREFIX.captures(row[0]).map(|c| c[1].to_owned()));
     }
     for (number, row) in doc.lines().enumerate() {
         let Some(row) = cells(row) else { continue };
         let (id, proof, at) = (row[0], row[row.len() - 1], format!("{DOC}:{}", number + 1));
+        // After the mark, backticks name what proves it instead (a benchmark), not tests.
+        let no_test = proof.starts_with(NO_TEST);
+        let tests = if no_test {
+            Vec::new()
+        } else {
+            backticked(proof)
+        };
         if let Some(issue) = id.strip_prefix('#').and_then(|n| n.parse().ok()) {
             defs.issues.insert(issue);
-        } else if ids_in(id, &defs.prefixes)
-            .first()
-            .is_some_and(|found| found == id)
-        {
-            // After the mark, backticks name what proves it instead (a benchmark), not tests.
-            let tests: Vec<String> = proof
-                .split('`')
-                .skip(1)
-                .step_by(2)
-                .map(str::to_owned)
-                .collect();
-            if tests.is_empty() && !proof.starts_with(NO_TEST) {
+        } else if ids_in(id, &defs.prefixes) == [id] {
+            if tests.is_empty() && !no_test {
                 let problem = format!("{at}: {id} names no test and does not say \"{NO_TEST}\"");
                 defs.problems.push(problem);
             }
-            let tests = if proof.starts_with(NO_TEST) {
-                Vec::new()
-            } else {
-                tests
-            };
             if defs.ids.insert(id.to_owned(), tests).is_some() {
                 defs.problems.push(format!("{at}: {id} is defined twice"));
             }
@@ -125,16 +111,18 @@ fn definitions(doc: &str) -> Definitions {
     defs
 }
 
-/// Every citation in `files` that `defs` does not define, as `path:line: …`.
-fn undefined_citations(files: &[(String, String)], defs: &Definitions) -> Vec<String> {
+/// Every citation in `files` and every test name of `tests` that `defs` does not define, as
+/// `path:line: …`.
+fn undefined(files: &[(String, String)], tests: &[TestFn], defs: &Definitions) -> Vec<String> {
     let mut problems = Vec::new();
     for (path, text) in files {
         for (number, line) in text.lines().enumerate() {
             let at = format!("{path}:{}", number + 1);
-            for id in ids_in(line, &defs.prefixes) {
-                if !defs.ids.contains_key(&id) {
-                    problems.push(format!("{at}: cites {id}, which {DOC} does not define"));
-                }
+            for id in ids_in(line, &defs.prefixes)
+                .into_iter()
+                .filter(|id| !defs.ids.contains_key(id))
+            {
+                problems.push(format!("{at}: cites {id}, which {DOC} does not define"));
             }
             for issue in issues_in(line)
                 .into_iter()
@@ -146,20 +134,14 @@ fn undefined_citations(files: &[(String, String)], defs: &Definitions) -> Vec<St
             }
         }
     }
-    problems
-}
-
-/// Every test whose name starts with an ID that `defs` does not define.
-fn undefined_test_names(tests: &[TestFn], defs: &Definitions) -> Vec<String> {
-    let mut problems = Vec::new();
-    for test in tests {
-        for id in ids_in_test_name(&test.name, &defs.prefixes) {
-            if !defs.ids.contains_key(&id) {
-                problems.push(format!(
-                    "{}: test `{}` is named after {id}, which {DOC} does not define",
-                    test.at, test.name
-                ));
-            }
+    for TestFn { name, at } in tests {
+        for id in ids_in_test_name(name, &defs.prefixes)
+            .into_iter()
+            .filter(|id| !defs.ids.contains_key(id))
+        {
+            problems.push(format!(
+                "{at}: test `{name}` is named after {id}, which {DOC} does not define"
+            ));
         }
     }
     problems
@@ -168,21 +150,18 @@ fn undefined_test_names(tests: &[TestFn], defs: &Definitions) -> Vec<String> {
 /// Every proving test a definition names that is no test function (`name*`: none starts so).
 fn missing_proofs(defs: &Definitions, tests: &[TestFn]) -> Vec<String> {
     let names: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
-    let mut problems = Vec::new();
-    for (id, proofs) in &defs.ids {
-        for proof in proofs {
-            let exists = match proof.strip_suffix('*') {
-                Some(stem) => names.iter().any(|n| n.starts_with(stem)),
-                None => names.contains(proof.as_str()),
-            };
-            if !exists {
-                problems.push(format!(
-                    "{DOC}: {id} names `{proof}`, which is no test function"
-                ));
-            }
-        }
-    }
-    problems
+    let exists = |proof: &str| match proof.strip_suffix('*') {
+        Some(stem) => names.iter().any(|n| n.starts_with(stem)),
+        None => names.contains(proof),
+    };
+    let named = defs
+        .ids
+        .iter()
+        .flat_map(|(id, proofs)| proofs.iter().map(move |p| (id, p)));
+    named
+        .filter(|(_, proof)| !exists(proof))
+        .map(|(id, proof)| format!("{DOC}: {id} names `{proof}`, which is no test function"))
+        .collect()
 }
 
 /// The repository as the checks read it: its text files, its test functions, the definitions.
@@ -200,7 +179,7 @@ fn repository() -> (Vec<(String, String)>, Vec<TestFn>, Definitions) {
         .filter(|(path, _)| path.ends_with(".rs"))
         .flat_map(|(path, text)| test_functions(path, text))
         .collect();
-    let defs = definitions(&crate::house::support::read(DOC));
+    let defs = definitions(&read(DOC));
     // A scan that read nothing would pass every check.
     let counts = (files.len(), tests.len(), defs.ids.len());
     assert!(
@@ -213,9 +192,7 @@ fn repository() -> (Vec<(String, String)>, Vec<TestFn>, Definitions) {
 #[test]
 fn nm2_every_cited_id_and_issue_is_defined() {
     let (files, tests, defs) = repository();
-    let mut problems = undefined_citations(&files, &defs);
-    problems.extend(undefined_test_names(&tests, &defs));
-    assert_none(&problems, "cited but not defined");
+    assert_none(&undefined(&files, &tests, &defs), "cited but not defined");
 }
 
 #[test]
@@ -293,19 +270,15 @@ fn nm2_the_check_names_an_undefined_citation_and_a_missing_test() {
                   #[tokio::test]\nasync fn zz1_exists() {}\n#[test]\nfn zz7_named_after_nothing() {}\n"
         .replace('№', "#");
     let files = vec![("x.rs".to_owned(), source.clone())];
+    let tests = test_functions("x.rs", &source);
+    let zz7 = "zz7_named_after_nothing";
     assert_eq!(
-        undefined_citations(&files, &defs),
+        undefined(&files, &tests, &defs),
         [
             format!("x.rs:2: cites ZZ-9, which {DOC} does not define"),
             format!("x.rs:2: cites issue #{}, not in {DOC}'s issue table", 42),
+            format!("x.rs:6: test `{zz7}` is named after ZZ-7, which {DOC} does not define"),
         ]
-    );
-    let tests = test_functions("x.rs", &source);
-    assert_eq!(
-        undefined_test_names(&tests, &defs),
-        [format!(
-            "x.rs:6: test `zz7_named_after_nothing` is named after ZZ-7, which {DOC} does not define"
-        )]
     );
     assert_eq!(
         missing_proofs(&defs, &tests),

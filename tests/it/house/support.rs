@@ -29,6 +29,15 @@ pub fn assert_none(problems: &[String], what: &str) {
     assert!(problems.is_empty(), "{what}:\n{}", problems.join("\n"));
 }
 
+/// The backticked texts of `text` (`` `a` and `b` `` → `a`, `b`).
+pub fn backticked(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Every file under `dir` whose name ends with `ending`, in path order, skipping build output
 /// and results, VCS state, installed packages, fuzzing state and lock files.
 pub fn files_ending(dir: &Path, ending: &str) -> Vec<PathBuf> {
