@@ -7,54 +7,42 @@ use crate::common;
 use crate::house::support::{read, root, rust_files};
 
 use kobana_mcp::config::DEFAULT_KOBANA_API_URL;
+use regex_lite::Regex;
 
-/// The text between `<!-- shared: NAME -->` and `<!-- end shared: NAME -->` in `doc`.
-fn shared_block<'a>(doc: &'a str, name: &str, path: &str) -> &'a str {
-    let open = format!("<!-- shared: {name} -->");
-    let close = format!("<!-- end shared: {name} -->");
-    let start = doc
-        .find(&open)
-        .unwrap_or_else(|| panic!("{path} lacks {open}"))
-        + open.len();
-    let end = doc[start..]
-        .find(&close)
-        .unwrap_or_else(|| panic!("{path} lacks {close}"))
-        + start;
-    doc[start..end].trim()
+/// The first capture of `pattern` in `text`, trimmed.
+fn capture(pattern: &str, text: &str) -> Option<String> {
+    let found = Regex::new(pattern).unwrap().captures(text)?;
+    Some(found[1].trim().to_owned())
 }
 
 /// The clients document's library snippets are the matrix scripts' marked regions, verbatim.
 #[test]
 fn ht3_clients_doc_snippets_are_the_tested_code() {
     let doc = common::clients_doc();
+    let pattern = r"(?s)--- README snippet: [^\n]*\n(.*?)\n[^\n]*--- end of snippet ---";
     let mut seen = 0;
     for path in std::fs::read_dir(root().join("clients/matrix"))
         .unwrap()
         .flatten()
     {
         let name = path.file_name().to_string_lossy().into_owned();
-        if !(name.ends_with("_client.py") || name.ends_with("_client.mjs")) {
-            continue;
-        }
-        let source = read(format!("clients/matrix/{name}"));
-        let Some((_, rest)) = source.split_once("--- README snippet: ") else {
+        let client = name.ends_with("_client.py") || name.ends_with("_client.mjs");
+        let text = if client {
+            read(format!("clients/matrix/{name}"))
+        } else {
             continue;
         };
-        let rest = rest.split_once('\n').unwrap().1;
-        let end = rest
-            .find("--- end of snippet ---")
-            .unwrap_or_else(|| panic!("{name}: unterminated snippet"));
-        let snippet = rest[..end].rsplit_once('\n').unwrap().0.trim_end();
+        let Some(snippet) = capture(pattern, &text) else {
+            continue;
+        };
         assert!(
-            doc.contains(snippet),
+            doc.contains(&snippet),
             "docs/clients.md must carry the snippet of clients/matrix/{name} verbatim:\n{snippet}"
         );
         seen += 1;
     }
-    assert_eq!(
-        seen, 7,
-        "seven library snippets (fastmcp, pydantic-ai, openai-agents, LangChain, mcp-use, AI SDK, Mastra)"
-    );
+    let libraries = "fastmcp, pydantic-ai, openai-agents, LangChain, mcp-use, AI SDK, Mastra";
+    assert_eq!(seen, 7, "seven library snippets ({libraries})");
 }
 
 /// Every `<!-- snippet: NAME -->` of the document is named by a test of `tests/it` (as the
@@ -76,9 +64,9 @@ fn ht3_every_marked_snippet_is_read_by_a_test() {
         .filter(|name| name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
         .collect();
     assert!(names.len() >= 10, "{names:?}");
-    let unread: Vec<&&str> = names
+    let unread: Vec<_> = names
         .iter()
-        .filter(|name| !code.contains(&format!("\"{name}\"")))
+        .filter(|n| !code.contains(&format!("\"{n}\"")))
         .collect();
     assert!(unread.is_empty(), "snippets no test reads: {unread:?}");
     for name in &names {
@@ -103,12 +91,11 @@ fn ht3_readme_gives_the_quickest_snippet_and_links_the_clients_doc() {
 /// own default among them.
 #[test]
 fn ht3_the_clients_and_access_docs_say_the_same_about_where_a_billing_token_comes_from() {
-    let clients = read("docs/clients.md");
-    let access = read("docs/access.md");
-    let said = shared_block(&clients, "billing-token", "docs/clients.md");
+    let block = "(?s)<!-- shared: billing-token -->(.*?)<!-- end shared: billing-token -->";
+    let said = capture(block, &read("docs/clients.md")).expect("docs/clients.md's block");
     assert_eq!(
-        said,
-        shared_block(&access, "billing-token", "docs/access.md"),
+        Some(&said),
+        capture(block, &read("docs/access.md")).as_ref(),
         "docs/access.md must carry docs/clients.md's billing-token block verbatim"
     );
     for needle in [

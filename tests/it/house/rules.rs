@@ -5,7 +5,6 @@
 //! `[workspace.lints]` in `Cargo.toml`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 use crate::house::support::{
     assert_none, cargo_command_lines, cargo_runs_of_test_sh, circles, crate_paths,
@@ -13,34 +12,20 @@ use crate::house::support::{
     target_sources, targets_without_a_harness, test_files, tokens,
 };
 
-/// The top-level modules a file of `shared/src` (`relative` to it) uses: `crate::x` paths, and
-/// `super::` paths that climb out of the file's own top-level module.
-fn modules_used(relative: &str, text: &str) -> Vec<String> {
-    let path = Path::new(relative);
-    let is_mod = path.file_name().is_some_and(|n| n == "mod.rs");
-    let depth = path.components().count() - if is_mod { 2 } else { 1 };
-    crate_paths(text)
-        .into_iter()
-        .filter(|(climb, _)| *climb == 0 || *climb == depth + 1)
-        .map(|(_, path)| path[0].clone())
-        .collect()
-}
-
-/// The top-level module of a file of `shared/src` (`http`, `server`, `catalog`, …).
-fn module_of(relative: &str) -> String {
-    let first = relative.split('/').next().unwrap_or_default();
-    first.trim_end_matches(".rs").to_owned()
-}
-
-/// Every arrow `module → module it uses` between ranked top-level modules of `shared/src`, with
-/// the file that draws it.
-fn module_arrows() -> Vec<(String, String, String)> {
+/// Every arrow `module → ranked module it uses` between top-level modules of `shared/src`
+/// (`crate::x` paths, and `super::` paths that climb out of the file's own top-level module),
+/// with the file that draws it.
+fn module_arrows(sources: &[(String, String)]) -> Vec<(String, String, String)> {
     let mut arrows = Vec::new();
-    for (file, text) in shared_sources() {
-        let module = module_of(&file);
-        for used in modules_used(&file, &text) {
-            if used != module && rank(&used).is_some() {
-                arrows.push((module.clone(), used, file.clone()));
+    for (file, text) in sources {
+        let parts: Vec<&str> = file.split('/').collect();
+        let module = parts[0].trim_end_matches(".rs");
+        // How many modules below its top-level module the file sits.
+        let depth = parts.len() - if file.ends_with("/mod.rs") { 2 } else { 1 };
+        for (climb, path) in crate_paths(text) {
+            let used = path[0].as_str();
+            if (climb == 0 || climb == depth + 1) && used != module && rank(used).is_some() {
+                arrows.push((module.to_owned(), used.to_owned(), file.clone()));
             }
         }
     }
@@ -67,13 +52,15 @@ fn rank(module: &str) -> Option<u8> {
 
 #[test]
 fn modules_depend_one_way_front_server_features_base() {
-    let mut wrong: Vec<String> = shared_sources()
+    let sources = shared_sources();
+    let modules = sources
         .iter()
-        .map(|(file, _)| module_of(file))
-        .filter(|m| rank(m).is_none())
+        .map(|(file, _)| file.split('/').next().unwrap());
+    let unranked = modules.filter(|m| rank(m.trim_end_matches(".rs")).is_none());
+    let mut wrong: Vec<String> = unranked
         .map(|m| format!("module `{m}` has no rank"))
         .collect();
-    for (module, used, file) in module_arrows() {
+    for (module, used, file) in module_arrows(&sources) {
         let (own, theirs) = (rank(&module), rank(&used));
         // Features may use each other (confirm uses catalog), never upwards; see
         // `no_cycle_between_modules_of_one_rank` for the rule that keeps that one way too.
@@ -89,7 +76,7 @@ fn modules_depend_one_way_front_server_features_base() {
 #[test]
 fn no_cycle_between_modules_of_one_rank() {
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (module, used, _) in module_arrows() {
+    for (module, used, _) in module_arrows(&shared_sources()) {
         if rank(&module) == rank(&used) {
             edges.entry(module).or_default().insert(used);
         }
@@ -97,36 +84,38 @@ fn no_cycle_between_modules_of_one_rank() {
     assert_none(&circles(&edges), "cycles between modules of one rank");
 }
 
+/// The arrows of `shared/src` from a module to `used`, as `file (module)`.
+fn users_of(used: &str) -> Vec<String> {
+    let arrows = module_arrows(&shared_sources())
+        .into_iter()
+        .filter(|a| a.1 == used);
+    arrows
+        .map(|(module, _, file)| format!("{file} ({module})"))
+        .collect()
+}
+
 #[test]
 fn tools_know_nothing_of_confirmation() {
-    let offenders: Vec<String> = module_arrows()
+    let offenders: Vec<String> = users_of("confirm")
         .into_iter()
-        .filter(|(module, used, _)| module == "catalog" && used == "confirm")
-        .map(|(_, _, file)| file)
+        .filter(|u| u.ends_with("(catalog)"))
         .collect();
     assert!(
         offenders.is_empty(),
-        "catalog imports crate::confirm in: {offenders:?} (shared forms go in crate::canonical)"
+        "crate::confirm in {offenders:?} (shared forms go in crate::canonical)"
     );
 }
 
 /// The token front sits under the HTTP front and imports none of it (LH-3).
 #[test]
 fn only_the_front_imports_the_front() {
-    let offenders: Vec<String> = shared_sources()
+    let offenders: Vec<String> = users_of("http")
         .into_iter()
-        .filter(|(file, text)| {
-            !(file.starts_with("http/") || file == "lib.rs")
-                && modules_used(file, text).iter().any(|m| m == "http")
-        })
-        .map(|(file, _)| file)
+        .filter(|u| !u.ends_with("(lib)"))
         .collect();
     assert!(offenders.is_empty(), "import crate::http: {offenders:?}");
 }
 
-/// No source file over 800 lines (data-like corpora that say so in their first line aside), none
-/// of `shared/src` over 700 (LH-3: a longer one is split by concern into files whose names say
-/// what each holds), and the function binary's `main.rs` at most 150 lines.
 #[test]
 fn no_source_file_is_longer_than_a_reader_keeps_in_mind() {
     let files = rust_files(&root());
@@ -173,7 +162,8 @@ let c = '{';
 fn f<'a>(x: &'a str) -> &'a str { crate::deferred::g(x) }
 let n: super::super::net::Addr = $crate::server::x();
 "###;
-    let mut used = modules_used("catalog/lists.rs", text);
+    let arrows = module_arrows(&[("views/lists.rs".to_owned(), text.to_owned())]);
+    let mut used: Vec<String> = arrows.into_iter().map(|(_, used, _)| used).collect();
     used.sort();
     used.dedup();
     let expected = ["access", "catalog", "confirm", "deferred", "format", "net"];

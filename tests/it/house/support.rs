@@ -41,23 +41,13 @@ pub fn backticked(text: &str) -> Vec<String> {
 /// Every file under `dir` whose name ends with `ending`, in path order, skipping build output
 /// and results, VCS state, installed packages, fuzzing state and lock files.
 pub fn files_ending(dir: &Path, ending: &str) -> Vec<PathBuf> {
-    let skipped = [
-        "target",
-        "results",
-        ".aws-sam",
-        ".git",
-        "node_modules",
-        "__pycache__",
-        "corpus",
-        "artifacts",
-        "Cargo.lock",
-        "package-lock.json",
-    ];
+    let skipped = "target results .aws-sam .git node_modules __pycache__ corpus artifacts \
+                   Cargo.lock package-lock.json";
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(path) = stack.pop() {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if skipped.contains(&name.as_ref()) || name.starts_with(".venv") {
+        if skipped.split_whitespace().any(|s| s == name) || name.starts_with(".venv") {
             continue;
         }
         if path.is_dir() {
@@ -81,16 +71,9 @@ pub fn shared_sources() -> Vec<(String, String)> {
     let src = root().join("shared/src");
     let files = rust_files(&src);
     assert!(files.len() > 20, "found only {} files", files.len());
-    let relative = |f: &Path| {
-        f.strip_prefix(&src)
-            .expect("under src")
-            .display()
-            .to_string()
-    };
-    files
-        .iter()
-        .map(|f| (relative(f), std::fs::read_to_string(f).expect("readable")))
-        .collect()
+    let read = |f: &PathBuf| std::fs::read_to_string(f).expect("readable");
+    let relative = |f: &PathBuf| f.strip_prefix(&src).unwrap().display().to_string();
+    files.iter().map(|f| (relative(f), read(f))).collect()
 }
 
 /// The modules a `mod.rs` (or `main.rs`) declares: each `mod name;` or `pub mod name;` line.
@@ -107,18 +90,16 @@ pub fn declared_modules(mod_file: &Path) -> Vec<String> {
 /// `support` (they hold helpers, not tests).
 pub fn test_files() -> Vec<(String, PathBuf)> {
     let dir = root().join("tests/it");
-    let helper = |p: &str| ["support", "common", "mod", "main"].contains(&p);
-    rust_files(&dir)
+    let module = |file: &PathBuf| file.strip_prefix(&dir).unwrap().with_extension("");
+    let module = |file: &PathBuf| module(file).to_string_lossy().replace('/', "::");
+    let helper = |m: &String| {
+        m.split("::")
+            .any(|p| ["support", "common", "mod", "main"].contains(&p))
+    };
+    let files = rust_files(&dir)
         .into_iter()
-        .filter_map(|file| {
-            let relative = file.strip_prefix(&dir).ok()?.with_extension("");
-            let parts: Vec<String> = relative
-                .iter()
-                .map(|c| c.to_string_lossy().into_owned())
-                .collect();
-            (!parts.iter().any(|p| helper(p))).then(|| (parts.join("::"), file))
-        })
-        .collect()
+        .map(|file| (module(&file), file));
+    files.filter(|(m, _)| !helper(m)).collect()
 }
 
 /// One token of a Rust source: an identifier, one punctuation character, a literal as written
@@ -127,6 +108,13 @@ pub fn test_files() -> Vec<(String, PathBuf)> {
 pub struct Token {
     pub text: String,
     pub line: usize,
+}
+
+impl Token {
+    fn new(text: &str, line: usize) -> Self {
+        let text = text.to_owned();
+        Token { text, line }
+    }
 }
 
 /// The tokens of a Rust source, groups flattened between their delimiters; with
@@ -157,16 +145,9 @@ fn flatten(stream: TokenStream, skip_test_modules: bool, out: &mut Vec<Token>) {
                     (cfg_test, module) = (false, false);
                 }
                 if !skip {
-                    out.push(Token {
-                        text: open.to_owned(),
-                        line,
-                    });
+                    out.push(Token::new(open, line));
                     flatten(group.stream(), skip_test_modules, out);
-                    let line = group.span_close().start().line;
-                    out.push(Token {
-                        text: close.to_owned(),
-                        line,
-                    });
+                    out.push(Token::new(close, group.span_close().start().line));
                 }
                 continue;
             }
@@ -182,7 +163,7 @@ fn flatten(stream: TokenStream, skip_test_modules: bool, out: &mut Vec<Token>) {
             }
             TokenTree::Literal(literal) => literal.to_string(),
         };
-        out.push(Token { text, line });
+        out.push(Token::new(&text, line));
     }
 }
 
@@ -373,8 +354,8 @@ pub fn cargo_runs_of_test_sh(quick: bool) -> Vec<CargoRun> {
         .map(|line| {
             let mut parts = line.splitn(3, '\t').map(str::to_owned);
             let mut next = || parts.next().unwrap_or_default();
-            let (readings, rustflags) = (next(), next());
-            let args = next().split('\x1f').map(str::to_owned).collect();
+            let (readings, rustflags, args) = (next(), next(), next());
+            let args = args.split('\x1f').map(str::to_owned).collect();
             CargoRun {
                 readings,
                 rustflags,
@@ -388,14 +369,9 @@ pub fn cargo_runs_of_test_sh(quick: bool) -> Vec<CargoRun> {
 /// the script `cargo_stub` (it may write to `$CARGO_STUB_LOG`): its output, and that log.
 pub fn test_sh_with_cargo(quick: bool, cargo_stub: &str) -> (std::process::Output, String) {
     use std::os::unix::fs::PermissionsExt;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let sandbox = std::env::temp_dir().join(format!(
-        "test-sh-{}-{nanos}-{}",
-        std::process::id(),
-        u8::from(quick)
-    ));
+    static SANDBOXES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SANDBOXES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let sandbox = std::env::temp_dir().join(format!("test-sh-{}-{n}", std::process::id()));
     let write = |relative: &str, text: &str| {
         let path = sandbox.join(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -414,13 +390,14 @@ pub fn test_sh_with_cargo(quick: bool, cargo_stub: &str) -> (std::process::Outpu
         }
     }
     let log = sandbox.join("cargo.log");
-    write("bin/cargo", cargo_stub);
-    write("bin/curl", nothing);
-    write(".venv/bin/python", "#!/usr/bin/env bash\necho 9\n");
-    write(
-        ".venv/bin/moto_server",
+    let (python, moto) = (
+        "#!/usr/bin/env bash\necho 9\n",
         "#!/usr/bin/env bash\nexec sleep 60\n",
     );
+    write("bin/cargo", cargo_stub);
+    write("bin/curl", nothing);
+    write(".venv/bin/python", python);
+    write(".venv/bin/moto_server", moto);
     write("target/debug/kobana-mcp", "");
     write("target/debug/contract-report", nothing);
     std::fs::create_dir_all(sandbox.join("tmp")).unwrap();
