@@ -4,6 +4,7 @@
 //! output, installed packages, fuzzing state or lock files).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use regex_lite::Regex;
@@ -115,40 +116,33 @@ fn definitions(doc: &str) -> Definitions {
 /// `path:line: …`.
 fn undefined(files: &[(String, String)], tests: &[TestFn], defs: &Definitions) -> Vec<String> {
     let mut problems = Vec::new();
+    let undefined = |id: &String| !defs.ids.contains_key(id);
     for (path, text) in files {
         for (number, line) in text.lines().enumerate() {
             let at = format!("{path}:{}", number + 1);
-            for id in ids_in(line, &defs.prefixes)
+            let ids = ids_in(line, &defs.prefixes).into_iter().filter(undefined);
+            problems.extend(ids.map(|id| format!("{at}: cites {id}, which {DOC} does not define")));
+            let issues = issues_in(line)
                 .into_iter()
-                .filter(|id| !defs.ids.contains_key(id))
-            {
-                problems.push(format!("{at}: cites {id}, which {DOC} does not define"));
-            }
-            for issue in issues_in(line)
-                .into_iter()
-                .filter(|i| !defs.issues.contains(i))
-            {
-                problems.push(format!(
-                    "{at}: cites issue #{issue}, not in {DOC}'s issue table"
-                ));
-            }
+                .filter(|i| !defs.issues.contains(i));
+            let issue = |i| format!("{at}: cites issue #{i}, not in {DOC}'s issue table");
+            problems.extend(issues.map(issue));
         }
     }
     for TestFn { name, at } in tests {
-        for id in ids_in_test_name(name, &defs.prefixes)
+        let ids = ids_in_test_name(name, &defs.prefixes)
             .into_iter()
-            .filter(|id| !defs.ids.contains_key(id))
-        {
-            problems.push(format!(
-                "{at}: test `{name}` is named after {id}, which {DOC} does not define"
-            ));
-        }
+            .filter(undefined);
+        let named =
+            |id| format!("{at}: test `{name}` is named after {id}, which {DOC} does not define");
+        problems.extend(ids.map(named));
     }
     problems
 }
 
-/// Every proving test a definition names that is no test function (`name*`: none starts so).
-fn missing_proofs(defs: &Definitions, tests: &[TestFn]) -> Vec<String> {
+/// The rows that break the document's rules, and every proving test a definition names that is
+/// no test function (`name*`: none starts so).
+fn rule_breaks(defs: &Definitions, tests: &[TestFn]) -> Vec<String> {
     let names: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
     let exists = |proof: &str| match proof.strip_suffix('*') {
         Some(stem) => names.iter().any(|n| n.starts_with(stem)),
@@ -158,21 +152,22 @@ fn missing_proofs(defs: &Definitions, tests: &[TestFn]) -> Vec<String> {
         .ids
         .iter()
         .flat_map(|(id, proofs)| proofs.iter().map(move |p| (id, p)));
-    named
-        .filter(|(_, proof)| !exists(proof))
-        .map(|(id, proof)| format!("{DOC}: {id} names `{proof}`, which is no test function"))
-        .collect()
+    let missing = named.filter(|(_, proof)| !exists(proof));
+    let missing =
+        missing.map(|(id, p)| format!("{DOC}: {id} names `{p}`, which is no test function"));
+    defs.problems.iter().cloned().chain(missing).collect()
 }
 
 /// The repository as the checks read it: its text files, its test functions, the definitions.
 fn repository() -> (Vec<(String, String)>, Vec<TestFn>, Definitions) {
     let base = root();
+    let text = |path: PathBuf| {
+        let text = std::fs::read_to_string(&path).ok()?;
+        Some((path.strip_prefix(&base).ok()?.display().to_string(), text))
+    };
     let files: Vec<(String, String)> = files_ending(&base, "")
         .into_iter()
-        .filter_map(|path| {
-            let text = std::fs::read_to_string(&path).ok()?;
-            Some((path.strip_prefix(&base).ok()?.display().to_string(), text))
-        })
+        .filter_map(text)
         .collect();
     let tests: Vec<TestFn> = files
         .iter()
@@ -198,9 +193,10 @@ fn nm2_every_cited_id_and_issue_is_defined() {
 #[test]
 fn nm2_every_definition_names_tests_that_exist_or_says_none_yet() {
     let (_, tests, defs) = repository();
-    let mut problems = defs.problems.clone();
-    problems.extend(missing_proofs(&defs, &tests));
-    assert_none(&problems, "definitions that break the document's rules");
+    assert_none(
+        &rule_breaks(&defs, &tests),
+        "definitions that break the document's rules",
+    );
 }
 
 /// A prefix set for the grammar's own tests.
@@ -228,13 +224,7 @@ fn nm2_the_grammar_reads_ids_and_nothing_else() {
         ["C-2", "C-3", "C-4"]
     );
     assert_eq!(ids_in_test_name("r3_a2_read_only", &known), ["R-3", "A-2"]);
-    for plain in [
-        "contract_1_items",
-        "a_500_on_a_read",
-        "utf8_text",
-        "t123_x",
-        "pr1",
-    ] {
+    for plain in "contract_1_items a_500_on_a_read utf8_text t123_x pr1".split(' ') {
         assert!(ids_in_test_name(plain, &known).is_empty(), "{plain}");
     }
 }
@@ -257,14 +247,6 @@ fn nm2_the_check_names_an_undefined_citation_and_a_missing_test() {
     assert_eq!(defs.prefixes, prefixes(&["ZZ"]));
     assert_eq!(defs.issues, BTreeSet::from([41]));
     assert_eq!(defs.ids["ZZ-3"], Vec::<String>::new());
-    assert_eq!(
-        defs.problems,
-        [
-            format!("{DOC}:14: ZZ-4 names no test and does not say \"{NO_TEST}\""),
-            format!("{DOC}:15: ZZ-3 is defined twice"),
-            format!("{DOC}:16: QQ-1 has a prefix that is not in the prefix table"),
-        ]
-    );
     // Its test functions are written inside one line of a string: the real scan finds none.
     let source = "fn a() {}\n// ZZ-1 holds, ZZ-9 does not, nor №42; №41 is fine\n\
                   #[tokio::test]\nasync fn zz1_exists() {}\n#[test]\nfn zz7_named_after_nothing() {}\n"
@@ -281,9 +263,12 @@ fn nm2_the_check_names_an_undefined_citation_and_a_missing_test() {
         ]
     );
     assert_eq!(
-        missing_proofs(&defs, &tests),
-        [format!(
-            "{DOC}: ZZ-2 names `zz2_is_gone`, which is no test function"
-        )]
+        rule_breaks(&defs, &tests),
+        [
+            format!("{DOC}:14: ZZ-4 names no test and does not say \"{NO_TEST}\""),
+            format!("{DOC}:15: ZZ-3 is defined twice"),
+            format!("{DOC}:16: QQ-1 has a prefix that is not in the prefix table"),
+            format!("{DOC}: ZZ-2 names `zz2_is_gone`, which is no test function"),
+        ]
     );
 }

@@ -2,6 +2,8 @@
 //! configuration variable's name written once, the function-length rule held by clippy, the
 //! caller read once per method.
 
+use std::collections::BTreeMap;
+
 use crate::common::RESOURCES;
 use crate::house::support::{assert_none, read, root, rust_files, shared_sources, tokens};
 
@@ -22,36 +24,32 @@ fn nm4_every_resource_slug_is_written_only_where_it_is_declared() {
     // Words that are a slug and also something else on the wire: `usage` is the credits
     // list's filter (`GET /v1/credits?usage=`) as well as the metered-usage resource.
     let not_slugs = [("catalog/curated/billing_accounts.rs", "usage")];
-    let mut misplaced = Vec::new();
-    let mut declarations: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut places: BTreeMap<&str, Vec<(String, usize)>> = BTreeMap::new();
     for (file, text) in shared_sources() {
         for token in tokens(&text, true) {
-            let Some(slug) = slugs().find(|slug| token.text == format!("\"{slug}\"")) else {
-                continue;
-            };
-            if not_slugs.contains(&(file.as_str(), slug)) {
-                continue;
-            }
-            if file == declared_in(slug) {
-                *declarations.entry(slug).or_default() += 1;
-            } else {
-                misplaced.push(format!("shared/src/{file}:{}: {}", token.line, token.text));
+            let slug = slugs().find(|slug| token.text == format!("\"{slug}\""));
+            if let Some(slug) = slug.filter(|slug| !not_slugs.contains(&(file.as_str(), slug))) {
+                places
+                    .entry(slug)
+                    .or_default()
+                    .push((file.clone(), token.line));
             }
         }
     }
+    let wrong = slugs().filter_map(|slug| {
+        let found = places.get(slug).cloned().unwrap_or_default();
+        let once = found.len() == 1 && found[0].0 == declared_in(slug);
+        (!once).then(|| {
+            format!(
+                "{slug:?} written at {found:?}, not once in {}",
+                declared_in(slug)
+            )
+        })
+    });
     assert_none(
-        &misplaced,
+        &wrong.collect::<Vec<_>>(),
         "slug literals outside their declaration (derive them from `Resource`/`Toolset`)",
     );
-    for slug in slugs() {
-        let declared = declarations.get(slug);
-        let file = declared_in(slug);
-        assert_eq!(
-            declared,
-            Some(&1),
-            "{slug:?} is declared once in shared/src/{file}"
-        );
-    }
 }
 
 #[test]
@@ -73,11 +71,10 @@ fn nm4_the_slug_scan_reads_literals_with_their_lines_and_skips_test_modules() {
 /// toolset's declaration list (`tools()` of `catalog/curated/*.rs`, data) may allow it.
 #[test]
 fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
-    let lints = read("Cargo.toml");
-    let lints = lints
+    let manifest = read("Cargo.toml");
+    let (_, lints) = manifest
         .split_once("[workspace.lints.clippy]")
-        .expect("clippy lints")
-        .1;
+        .expect("clippy lints");
     assert!(lints.contains("\ntoo_many_lines = \"deny\"\n"), "{lints}");
     assert!(read("clippy.toml").contains("\ntoo-many-lines-threshold = 80\n"));
     for member in ["shared", "functions/mcp", "tests", "bench/hello-lambda"] {
@@ -91,11 +88,7 @@ fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
     let mut allowed = Vec::new();
     for (file, text) in shared_sources() {
         let code = tokens(&text, false);
-        for (at, _) in code
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.text == "too_many_lines")
-        {
+        for at in (0..code.len()).filter(|at| code[*at].text == "too_many_lines") {
             let item = code[at..].iter().position(|t| t.text == "fn");
             let item = item.map_or("?", |fn_at| code[at + fn_at + 1].text.as_str());
             allowed.push(format!("{file}: {item}"));
@@ -114,40 +107,23 @@ fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
 /// set-up, `check`) takes it from there. Comments and test modules do not count.
 #[test]
 fn lh3_each_configuration_variable_name_is_written_once() {
-    let files = [
-        rust_files(&root().join("shared/src")),
-        rust_files(&root().join("functions")),
-    ];
-    let code: Vec<(String, Vec<_>)> = files
+    let mut literals = Vec::new();
+    for file in ["shared/src", "functions"]
+        .map(|d| rust_files(&root().join(d)))
         .concat()
-        .iter()
-        .map(|f| {
-            let text = std::fs::read_to_string(f).expect("readable");
-            (f.display().to_string(), tokens(&text, true))
-        })
-        .collect();
-    let names = kobana_mcp::config::VARIABLES
-        .iter()
-        .map(|v| v.name)
-        .chain([kobana_mcp::config::variables::LAMBDA_RUNTIME_API]);
-    let mut wrong = Vec::new();
-    for name in names {
-        let literal = format!("\"{name}\"");
-        let places: Vec<String> = code
-            .iter()
-            .flat_map(|(file, tokens)| {
-                let found = tokens.iter().filter(|t| t.text == literal);
-                found.map(move |t| format!("{file}:{}", t.line))
-            })
-            .collect();
-        if places.len() != 1 {
-            wrong.push(format!(
-                "{literal} written {} times: {places:?}",
-                places.len()
-            ));
-        }
+    {
+        let code = tokens(&std::fs::read_to_string(&file).expect("readable"), true);
+        let at = |line| format!("{}:{line}", file.display());
+        literals.extend(code.into_iter().map(|t| (t.text, at(t.line))));
     }
-    assert_none(&wrong, "configuration variables");
+    let names = kobana_mcp::config::VARIABLES.iter().map(|v| v.name);
+    let names = names.chain([kobana_mcp::config::variables::LAMBDA_RUNTIME_API]);
+    let wrong = names.filter_map(|name| {
+        let found = literals.iter().filter(|(t, _)| *t == format!("\"{name}\""));
+        let places: Vec<&String> = found.map(|(_, at)| at).collect();
+        (places.len() != 1).then(|| format!("{name:?} written {} times: {places:?}", places.len()))
+    });
+    assert_none(&wrong.collect::<Vec<_>>(), "configuration variables");
 }
 
 /// LH-3: the handler reads who calls and what they may see once per method: the principal is
@@ -156,10 +132,7 @@ fn lh3_each_configuration_variable_name_is_written_once() {
 #[test]
 fn lh3_the_handler_reads_the_caller_once_per_method() {
     let text = read("shared/src/server.rs");
-    let code = text
-        .split("#[cfg(test)]\nmod tests")
-        .next()
-        .unwrap_or_default();
+    let code = text.split("#[cfg(test)]\nmod tests").next().unwrap();
     let lookups = code.matches("get::<Arc<Principal>>").count();
     assert_eq!(
         lookups, 1,
@@ -170,11 +143,7 @@ fn lh3_the_handler_reads_the_caller_once_per_method() {
     let twice: Vec<&str> = methods
         .iter()
         .filter(|body| body.matches("Caller::of(").count() > 1)
-        .map(|body| {
-            body.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .next()
-                .unwrap_or_default()
-        })
+        .map(|body| &body[..body.find(['(', '<']).unwrap_or(0)])
         .collect();
     assert!(
         twice.is_empty(),
