@@ -53,10 +53,10 @@ fn rank(module: &str) -> Option<u8> {
 #[test]
 fn modules_depend_one_way_front_server_features_base() {
     let sources = shared_sources();
-    let modules = sources
-        .iter()
-        .map(|(file, _)| file.split('/').next().unwrap());
-    let unranked = modules.filter(|m| rank(m.trim_end_matches(".rs")).is_none());
+    let modules = sources.iter().map(|(f, _)| f.split('/').next().unwrap());
+    let unranked = modules
+        .map(|m| m.trim_end_matches(".rs"))
+        .filter(|m| rank(m).is_none());
     let mut wrong: Vec<String> = unranked
         .map(|m| format!("module `{m}` has no rank"))
         .collect();
