@@ -186,18 +186,12 @@ pub fn crate_paths(text: &str) -> Vec<(usize, Vec<String>)> {
         if after_colons || (at >= 1 && tokens[at - 1].text == "$") {
             continue;
         }
-        let supers = (0..)
-            .take_while(|i| starts(&tokens, at + 3 * i, &["super", ":", ":"]))
-            .count();
-        let climb = if starts(&tokens, at, &["crate", ":", ":"]) {
-            0
-        } else if supers > 0 {
-            supers
-        } else {
-            continue;
-        };
-        let rest = &tokens[at + 3 * climb.max(1)..];
-        found.extend(expand(rest).into_iter().map(|path| (climb, path)));
+        let super_at = |i: usize| starts(&tokens, at + 3 * i, &["super", ":", ":"]);
+        let supers = (0..).take_while(|i| super_at(*i)).count();
+        if supers > 0 || starts(&tokens, at, &["crate", ":", ":"]) {
+            let rest = &tokens[at + 3 * supers.max(1)..];
+            found.extend(expand(rest).into_iter().map(|path| (supers, path)));
+        }
     }
     found.retain(|(_, path)| !path.is_empty());
     found
