@@ -16,11 +16,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
 
-use pulldown_cmark::{Event, LinkType, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, HeadingLevel, LinkType, Parser, Tag, TagEnd};
 use regex_lite::Regex;
 
 use crate::house::support::{
-    assert_none, backticked, files_ending, read, root, shared_sources, test_functions,
+    assert_none, files_ending, read, root, shared_sources, test_functions,
 };
 
 /// The architecture document, relative to the workspace root.
@@ -76,52 +76,48 @@ fn invariants(doc: &str, tests: &BTreeSet<String>) -> (usize, Vec<String>) {
     (starts.len(), problems)
 }
 
-/// The paths of the code map's `###` headings.
-fn mapped_paths(doc: &str) -> Vec<String> {
-    let mut in_map = false;
-    let mut paths = Vec::new();
-    for line in doc.lines() {
-        if let Some(title) = line.strip_prefix("## ") {
-            in_map = title.trim() == "Code map";
-        } else if in_map && let Some(title) = line.strip_prefix("### ") {
-            paths.extend(backticked(title));
-        }
-    }
-    paths
-}
-
-/// Every path the code map names that does not exist, every module of `shared/src` it leaves
-/// out, and every inline-code workspace path of the document that does not exist.
-fn map_problems(doc: &str) -> Vec<String> {
+/// Every path the document names in inline code (from a top-level directory of the workspace,
+/// or in a `###` heading of its `## Code map`) that does not exist, every top-level module of
+/// `shared/src` the map has no heading for; and how many paths the map names.
+fn map_problems(doc: &str) -> (usize, Vec<String>) {
     let exists = |path: &str| {
         let path = root().join(path.trim_end_matches('/'));
         path.exists() || path.with_extension("rs").exists()
     };
-    let mapped = mapped_paths(doc);
-    let missing = mapped.iter().filter(|path| !exists(path));
-    let mut problems: Vec<String> = missing
-        .map(|path| format!("the code map names `{path}`, which does not exist"))
+    let roots = "shared/ functions/ tests/ bench/ fuzz/ clients/ docs/ scripts/";
+    let (mut problems, mut mapped, mut level, mut in_map) =
+        (Vec::new(), BTreeSet::new(), None, false);
+    for event in Parser::new(doc) {
+        match event {
+            Event::Start(Tag::Heading { level: at, .. }) => level = Some(at),
+            Event::End(TagEnd::Heading(_)) => level = None,
+            Event::Text(text) if level == Some(HeadingLevel::H2) => in_map = &*text == "Code map",
+            Event::Code(text) => {
+                let in_a_heading = in_map && level == Some(HeadingLevel::H3);
+                let named = in_a_heading || roots.split(' ').any(|r| text.starts_with(r));
+                if named && !text.contains([' ', '<', '*', '…']) && !exists(&text) {
+                    problems.push(format!("`{text}` does not exist"));
+                }
+                if in_a_heading {
+                    mapped.insert(text.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    let modules = shared_sources()
+        .into_iter()
+        .map(|(f, _)| f.split('/').next().unwrap().to_owned());
+    let headings: BTreeSet<String> = modules
+        .map(|m| format!("shared/src/{}", m.trim_end_matches(".rs")))
         .collect();
-    let sources = shared_sources();
-    let modules = sources
-        .iter()
-        .map(|(f, _)| f.split('/').next().unwrap().trim_end_matches(".rs"));
-    let headings: BTreeSet<String> = modules.map(|m| format!("shared/src/{m}")).collect();
     for heading in headings
         .iter()
-        .filter(|h| *h != "shared/src/lib" && !mapped.contains(h))
+        .filter(|h| *h != "shared/src/lib" && !mapped.contains(*h))
     {
         problems.push(format!("the code map has no heading for `{heading}`"));
     }
-    let roots = "shared/ functions/ tests/ bench/ fuzz/ clients/ docs/ scripts/";
-    for event in Parser::new(doc) {
-        let Event::Code(text) = event else { continue };
-        let named = roots.split(' ').any(|r| text.starts_with(r));
-        if named && !text.contains([' ', '<', '*', '…']) && !exists(&text) {
-            problems.push(format!("`{text}` does not exist"));
-        }
-    }
-    problems
+    (mapped.len(), problems)
 }
 
 #[test]
@@ -145,12 +141,9 @@ fn nm1_every_invariant_names_tests_that_exist() {
 
 #[test]
 fn nm1_every_module_and_path_the_map_names_exists_and_every_module_is_mapped() {
-    let doc = read(DOC);
-    assert!(
-        mapped_paths(&doc).len() > 10,
-        "{DOC} has no code map of `###` headings"
-    );
-    assert_none(&map_problems(&doc), &format!("{DOC}: the code map"));
+    let (mapped, problems) = map_problems(&read(DOC));
+    assert!(mapped > 10, "{DOC} has no code map of `###` headings");
+    assert_none(&problems, &format!("{DOC}: the code map"));
 }
 
 #[test]
@@ -177,13 +170,9 @@ fn nm1_the_reader_finds_a_misspelled_test_a_bare_mark_and_a_missing_module() {
         invariants(&doc, &tests),
         (5, problems.map(str::to_owned).into())
     );
-    assert_eq!(
-        mapped_paths(&doc),
-        ["shared/src/http", "shared/src/nowhere"]
-    );
-    let problems = map_problems(&doc);
-    let nowhere = "the code map names `shared/src/nowhere`, which does not exist";
-    assert!(problems.contains(&nowhere.into()));
+    let (mapped, problems) = map_problems(&doc);
+    assert_eq!(mapped, 2, "{problems:?}");
+    assert!(problems.contains(&"`shared/src/nowhere` does not exist".into()));
     assert!(problems.contains(&"the code map has no heading for `shared/src/server`".into()));
     assert!(!problems.iter().any(|p| p.contains("`shared/src/http`")));
     assert!(problems.contains(&"`shared/src/also_missing.rs` does not exist".into()));

@@ -172,9 +172,8 @@ let n: super::super::net::Addr = $crate::server::x();
     assert_eq!(used, expected, "{used:?}");
 }
 
-/// QL-1: in one test binary a file that no `mod` declares is never compiled, and its tests are
-/// lost without a sound: every file and folder under `tests/it` is declared by its folder's
-/// `mod.rs` (`main.rs` at the top).
+/// QL-1: a file of the test binary that no `mod` declares is never compiled, its tests lost
+/// without a sound.
 #[test]
 fn ql1_every_area_of_the_test_binary_is_declared() {
     let dir = root().join("tests/it");
@@ -205,10 +204,8 @@ fn script_list(script: &str, name: &str) -> Vec<String> {
     list.split_whitespace().map(str::to_owned).collect()
 }
 
-/// QL-3: the quick loop (`scripts/test.sh --quick`) installs no Node and skips the areas that
-/// drive programs from outside the project; every test file that starts Node (directly or
-/// through a real-client scenario) is named in its `EXTERNAL_TESTS` list by its module path
-/// (`clients::sdks::`), whole or by test.
+/// QL-3: the quick loop installs no Node: every test file that starts it (directly or through a
+/// real-client scenario) is in `EXTERNAL_TESTS` by its module path, whole or by test.
 #[test]
 fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
     let script = read("scripts/test.sh");
@@ -257,11 +254,8 @@ fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
     );
 }
 
-/// QL-2: every build, check and test of the workspace resolves one of two feature sets (with the
-/// demo feature or without) over the whole workspace, so no command compiles the same crates a
-/// second time. `scripts/test.sh` runs cargo in one place, its wrapper `cargo_ws`, and the gate
-/// and the quick loop, run in a sandbox, hand cargo nothing that changes what is compiled. The
-/// other scripts' cargo commands are these, each for its reason.
+/// QL-2: `scripts/test.sh` runs cargo only in `cargo_ws`, and the gate and the quick loop, run in
+/// a sandbox, hand it nothing that compiles a crate a second time.
 #[test]
 fn ql2_every_cargo_call_goes_through_one_wrapper_and_one_of_two_feature_sets() {
     assert_eq!(
@@ -325,8 +319,7 @@ scripts/fuzz.sh: RUSTFLAGS="${SANCOV_FLAGS[*]} ${RUSTFLAGS:-}" cargo build --man
     assert_eq!(found, named, "cargo commands of the scripts");
 }
 
-/// QL-2: a target that says `test = false` (no test harness compiled or linked for it by
-/// `cargo test --workspace`) holds no test, which would otherwise never run.
+/// QL-2: a target that says `test = false` holds no test, which would never run.
 #[test]
 fn ql2_targets_without_a_test_harness_hold_no_tests() {
     let targets = targets_without_a_harness();
@@ -345,9 +338,7 @@ fn ql2_targets_without_a_test_harness_hold_no_tests() {
     assert_none(&holding, "tests in targets with `test = false` never run");
 }
 
-/// QL-5: the test command builds no release binary (fat LTO over one codegen unit takes
-/// minutes): the release build compiles the code the debug builds test, for no code branches on
-/// the profile (`debug_assertions`, which release builds turn off).
+/// QL-5: the release build, which the test command does not run, compiles the code it tests.
 #[test]
 fn ql5_no_code_branches_on_the_build_profile() {
     let dirs = ["shared/src", "functions", "tests/src", "bench"];
@@ -372,9 +363,7 @@ fn ql5_no_code_branches_on_the_build_profile() {
     );
 }
 
-/// QL-5: a per-package override of the release profile that names no package of the build is
-/// only a cargo warning, and what it serves (the artifact's size) only the release build shows,
-/// which the test command does not run: each one names a package of `Cargo.lock`.
+/// QL-5: an override of the release profile that names no package is only a cargo warning.
 #[test]
 fn ql5_every_release_override_names_a_package_of_the_lock_file() {
     let (manifest, lock) = (read("Cargo.toml"), read("Cargo.lock"));
@@ -394,11 +383,8 @@ fn ql5_every_release_override_names_a_package_of_the_lock_file() {
     );
 }
 
-/// RK-1: `scripts/test.sh` runs the integration tests a second time with the fake under
-/// Kobana's other readings (`KOBANA_FAKE_READINGS=others`), and in the full gate that pass
-/// keeps every area that reaches Kobana through a real client. The script runs in a sandbox
-/// whose `cargo` records what it was asked; the quick loop may skip more, never the `others`
-/// pass itself.
+/// RK-1: `scripts/test.sh` (in a sandbox) runs the tests again under the fake's other readings;
+/// in the gate that pass keeps the real-client areas, the quick loop may skip them.
 #[test]
 fn rk1_the_second_pass_runs_under_others_and_keeps_the_real_client_areas() {
     for quick in [false, true] {

@@ -7,13 +7,9 @@ use std::collections::BTreeMap;
 use crate::common::RESOURCES;
 use crate::house::support::{assert_none, read, root, rust_files, shared_sources, tokens};
 
-/// NM-4: a resource's slug is written once, where it is declared — `Resource::slug` in
-/// `access.rs` for the nine Kobana resources, `Toolset::slug` in `catalog/toolset.rs` for
-/// `schemas` — and everything else (Kobana paths, output keys, schema names, row shapes,
-/// completion sources, resource URIs, the confirmation question, the account check, the token
-/// front) derives it from the typed `Resource` or `Toolset`. A string literal that is the slug
-/// counts; comments do not. Test modules (`#[cfg(test)] mod …`) may spell the wire values: a
-/// test's oracle should state what goes on the wire independently of the code under test.
+/// NM-4: a resource's slug is written once, as a string literal, where it is declared
+/// (`Resource::slug`, `Toolset::slug` for `schemas`); all else derives it from the type. Test
+/// modules may spell the wire values: an oracle states the wire independently of the code.
 #[test]
 fn nm4_every_resource_slug_is_written_only_where_it_is_declared() {
     let slugs = || RESOURCES.iter().copied().chain(["schemas"]);
@@ -65,10 +61,8 @@ fn nm4_the_slug_scan_reads_literals_with_their_lines_and_skips_test_modules() {
     assert_eq!(literals, expected.map(|(t, l)| (t.to_owned(), l)));
 }
 
-/// NM-5: no function in `shared/src` is over 80 lines: clippy's `too_many_lines`, denied for
-/// every member that takes the workspace's lints (all but the bench harness) and set to 80 in
-/// `clippy.toml`, and the test command runs clippy with `-D warnings`. In `shared/src` only a
-/// toolset's declaration list (`tools()` of `catalog/curated/*.rs`, data) may allow it.
+/// NM-5: clippy's `too_many_lines` at 80 holds every member but the bench harness, and in
+/// `shared/src` only a toolset's declaration list (`tools()`, data) may allow it.
 #[test]
 fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
     let manifest = read("Cargo.toml");
@@ -101,10 +95,8 @@ fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
     );
 }
 
-/// LH-3: each configuration variable is declared once: its name is written as a string in
-/// one place of the server's code (`shared/src`, `functions/*/src`), its declaration, and
-/// everything else (the reader, the refusals, the usage text, the README's table, the log
-/// set-up, `check`) takes it from there. Comments and test modules do not count.
+/// LH-3: each configuration variable's name is written as a string once in the server's code
+/// (test modules aside), where it is declared; all else takes it from there.
 #[test]
 fn lh3_each_configuration_variable_name_is_written_once() {
     let mut literals = Vec::new();
