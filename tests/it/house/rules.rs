@@ -87,36 +87,26 @@ fn no_cycle_between_modules_of_one_rank() {
     assert_none(&circles(&edges), "cycles between modules of one rank");
 }
 
-/// The arrows of `shared/src` from a module to `used`, as `file (module)`.
-fn users_of(used: &str) -> Vec<String> {
-    let arrows = module_arrows(&shared_sources())
+/// The files of `shared/src` whose module uses `used` and is one `from` accepts.
+fn users_of(used: &str, from: impl Fn(&str) -> bool) -> Vec<String> {
+    let arrows = module_arrows(&shared_sources());
+    let users = arrows
         .into_iter()
-        .filter(|a| a.1 == used);
-    arrows
-        .map(|(module, _, file)| format!("{file} ({module})"))
-        .collect()
+        .filter(|(module, to, _)| to == used && from(module));
+    users.map(|(_, _, file)| file).collect()
 }
 
 #[test]
 fn tools_know_nothing_of_confirmation() {
-    let offenders: Vec<String> = users_of("confirm")
-        .into_iter()
-        .filter(|u| u.ends_with("(catalog)"))
-        .collect();
-    assert!(
-        offenders.is_empty(),
-        "crate::confirm in {offenders:?} (shared forms go in crate::canonical)"
-    );
+    let offenders = users_of("confirm", |module| module == "catalog");
+    assert_none(&offenders, "crate::confirm in catalog (use canonical)");
 }
 
 /// The token front sits under the HTTP front and imports none of it (LH-3).
 #[test]
 fn only_the_front_imports_the_front() {
-    let offenders: Vec<String> = users_of("http")
-        .into_iter()
-        .filter(|u| !u.ends_with("(lib)"))
-        .collect();
-    assert!(offenders.is_empty(), "import crate::http: {offenders:?}");
+    let offenders = users_of("http", |module| module != "lib");
+    assert_none(&offenders, "import crate::http");
 }
 
 /// File → file arrows between `sources` (path under `shared/src`, text): a `super::` path, or a
@@ -160,16 +150,15 @@ fn file_arrows(sources: &[(String, String)]) -> BTreeMap<String, BTreeSet<String
 /// `scopes_supported`: `http/auth.rs` → `http/metadata.rs` → `http/token_front/mod.rs`).
 #[test]
 fn lh3_the_front_files_import_each_other_without_a_circle() {
+    let front = |file: &String| file.starts_with("http/") || file.starts_with("token_front/");
     let sources: Vec<_> = shared_sources()
         .into_iter()
-        .filter(|(file, _)| file.starts_with("http/") || file.starts_with("token_front/"))
+        .filter(|(f, _)| front(f))
         .collect();
     assert!(sources.len() > 20, "{}", sources.len());
     let arrows = file_arrows(&sources);
-    assert!(
-        arrows["http/auth.rs"].contains("token_front/mod.rs"),
-        "the reader sees crate::token_front: {arrows:#?}"
-    );
+    let sees = arrows["http/auth.rs"].contains("token_front/mod.rs");
+    assert!(sees, "{arrows:#?}");
     assert_none(&circles(&arrows), "circles of files");
     // The circle this replaced is one the reader finds.
     let old = [
@@ -296,7 +285,7 @@ fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
         let drives_node = (0..code.len()).any(|at| calls.iter().any(|c| starts(&code, at, c)));
         let listed = skipped
             .iter()
-            .any(|s| s.starts_with(&format!("{module}::")));
+            .any(|s| s.starts_with(&(module.clone() + "::")));
         if drives_node && !listed {
             unlisted.push(module.clone());
         }
@@ -311,20 +300,11 @@ fn ql3_the_quick_loop_skips_every_area_that_drives_node() {
             .any(|(m, _)| area(m) || s.starts_with(&path(m)))
     };
     let same = script_list(&script, "SAME_UNDER_EVERY_READING");
-    let stale: Vec<&String> = skipped
-        .iter()
-        .chain(&same)
-        .filter(|s| !filters_a_test(s))
-        .collect();
+    let entries = skipped.iter().chain(&same);
+    let stale: Vec<&String> = entries.filter(|s| !filters_a_test(s)).collect();
     assert!(skipped.len() >= 5, "{skipped:?}");
-    assert!(
-        stale.is_empty(),
-        "scripts/test.sh filters no test: {stale:?}"
-    );
-    assert!(
-        unlisted.is_empty(),
-        "drive Node, not in EXTERNAL_TESTS: {unlisted:?}"
-    );
+    assert_none(&stale, "test.sh filters no test");
+    assert_none(&unlisted, "drive Node, not in EXTERNAL_TESTS");
 }
 
 /// QL-2: `scripts/test.sh` runs cargo only in `cargo_ws`, and the gate and the quick loop, run in
@@ -354,10 +334,8 @@ fn ql2_every_cargo_call_goes_through_one_wrapper_and_one_of_two_feature_sets() {
                 .any(|w| w == ["--features", "kobana-mcp/demo"]);
             let whole = flags.get(1) == Some(&"--workspace") || flags == ["fmt", "--all"];
             let one_set = features == 0 || (features == 1 && demo);
-            assert!(
-                whole && one_set && !changes_the_build && run.rustflags.is_empty(),
-                "quick={quick}: a second compile: {run:?}"
-            );
+            let once = whole && one_set && !changes_the_build && run.rustflags.is_empty();
+            assert!(once, "quick={quick}: a second compile: {run:?}");
             held += 1;
         }
     }
@@ -430,10 +408,7 @@ fn ql5_no_code_branches_on_the_build_profile() {
         })
         .map(|f| f.display().to_string())
         .collect();
-    assert_none(
-        &branching,
-        "code that a release build compiles differently, untested by the gate",
-    );
+    assert_none(&branching, "compiled otherwise in release");
 }
 
 /// QL-5: an override of the release profile that names no package is only a cargo warning.
@@ -450,10 +425,7 @@ fn ql5_every_release_override_names_a_package_of_the_lock_file() {
         .iter()
         .filter(|name| !lock.contains(&format!("name = \"{name}\"\n")))
         .collect();
-    assert!(
-        unknown.is_empty(),
-        "release overrides of no package: {unknown:?}"
-    );
+    assert_none(&unknown, "release overrides of no package");
 }
 
 /// RK-1: `scripts/test.sh` (in a sandbox) runs the tests again under the fake's other readings;
@@ -466,19 +438,15 @@ fn rk1_the_second_pass_runs_under_others_and_keeps_the_real_client_areas() {
             .iter()
             .filter(|run| run.args[0] == "test" && !run.args.iter().any(|a| a == "--no-run"))
             .collect();
-        assert!(
-            tests.iter().any(|run| run.readings.is_empty()),
-            "quick={quick}: no test pass under the default readings: {runs:?}"
-        );
+        let default_pass = tests.iter().any(|run| run.readings.is_empty());
+        assert!(default_pass, "quick={quick}: no default pass: {runs:?}");
         let others = tests.iter().filter(|run| run.readings == "others");
         let others: Vec<&Vec<String>> = others.map(|run| &run.args).collect();
         let areas = "contract::readings clients::sdks clients::sdk_flows clients::oauth_discovery \
                      token_front::browser";
         for area in areas.split_whitespace().take(if quick { 1 } else { 5 }) {
-            assert!(
-                others.iter().any(|args| runs_whole_area(args, area)),
-                "quick={quick}: the others pass leaves out {area}::: {runs:?}"
-            );
+            let kept = others.iter().any(|args| runs_whole_area(args, area));
+            assert!(kept, "quick={quick}: others pass drops {area}: {runs:?}");
         }
     }
 }

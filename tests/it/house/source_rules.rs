@@ -42,10 +42,9 @@ fn nm4_every_resource_slug_is_written_only_where_it_is_declared() {
             )
         })
     });
-    assert_none(
-        &wrong.collect::<Vec<_>>(),
-        "slug literals outside their declaration (derive them from `Resource`/`Toolset`)",
-    );
+    // Derive them from `Resource` or `Toolset`.
+    let wrong: Vec<String> = wrong.collect();
+    assert_none(&wrong, "slugs outside their declaration");
 }
 
 #[test]
@@ -73,10 +72,8 @@ fn nm5_clippy_holds_every_function_of_shared_src_to_80_lines() {
     assert!(read("clippy.toml").contains("\ntoo-many-lines-threshold = 80\n"));
     for member in ["shared", "functions/mcp", "tests", "bench/hello-lambda"] {
         let manifest = read(format!("{member}/Cargo.toml"));
-        assert!(
-            manifest.contains("\n[lints]\nworkspace = true\n"),
-            "{member}"
-        );
+        let lints = "\n[lints]\nworkspace = true\n";
+        assert!(manifest.contains(lints), "{member}");
     }
     assert!(read("scripts/test.sh").contains("cargo_ws demo clippy --all-targets -- -D warnings"));
     let mut allowed = Vec::new();

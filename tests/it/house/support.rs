@@ -25,8 +25,9 @@ pub fn read(path: impl AsRef<Path>) -> String {
 }
 
 /// Fails with every problem, one per line.
-pub fn assert_none(problems: &[String], what: &str) {
-    assert!(problems.is_empty(), "{what}:\n{}", problems.join("\n"));
+pub fn assert_none<T: std::fmt::Display>(problems: &[T], what: &str) {
+    let lines: Vec<String> = problems.iter().map(T::to_string).collect();
+    assert!(problems.is_empty(), "{what}:\n{}", lines.join("\n"));
 }
 
 /// The backticked texts of `text` (`` `a` and `b` `` → `a`, `b`).
