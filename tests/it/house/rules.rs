@@ -11,8 +11,8 @@ use regex_lite::Regex;
 
 use crate::house::support::{
     assert_none, cargo_command_lines, cargo_runs_of_test_sh, circles, crate_paths,
-    declared_modules, read, root, runs_whole_area, rust_files, shared_sources, starts,
-    target_sources, targets_without_a_harness, test_files, tokens,
+    declared_modules, files_ending, read, root, runs_whole_area, rust_files, shared_sources,
+    starts, target_sources, targets_without_a_harness, test_files, tokens,
 };
 
 /// Every arrow `module → ranked module it uses` between top-level modules of `shared/src`
@@ -348,22 +348,14 @@ bench/run.sh: cargo build --release -p hello-lambda
 bench/run.sh: cargo build --release -p kobana-mcp-bench
 bench/run.sh: PATH="$ROOT/.venv-sam/bin:$PATH" cargo lambda build --release --arm64 --bin kobana-mcp
 scripts/fuzz.sh: RUSTFLAGS="${SANCOV_FLAGS[*]} ${RUSTFLAGS:-}" cargo build --manifest-path "$ROOT/fuzz/Cargo.toml" \"#;
-    let scripts = [".ci/run", "bench/run.sh"].into_iter().map(str::to_owned);
-    let scripts = scripts.chain(["scripts", "scripts/lib"].iter().flat_map(|dir| {
-        let names = std::fs::read_dir(root().join(dir))
-            .expect("a folder")
-            .flatten();
-        let names = names.map(|entry| entry.file_name().to_string_lossy().into_owned());
-        let names = names.filter(|name| name.ends_with(".sh") && name != "test.sh");
-        names.map(move |name| format!("{dir}/{name}"))
-    }));
-    let mut found: Vec<String> = scripts
-        .flat_map(|path| {
-            cargo_command_lines(&read(&path))
-                .into_iter()
-                .map(move |l| format!("{path}: {l}"))
-        })
-        .collect();
+    let mut scripts = files_ending(&root().join("scripts"), ".sh");
+    scripts.extend([".ci/run", "bench/run.sh"].map(|path| root().join(path)));
+    let mut found = Vec::new();
+    for script in scripts.iter().filter(|path| !path.ends_with("test.sh")) {
+        let path = script.strip_prefix(root()).unwrap().display().to_string();
+        let lines = cargo_command_lines(&read(script));
+        found.extend(lines.into_iter().map(|line| format!("{path}: {line}")));
+    }
     found.sort();
     let mut named: Vec<&str> = named.lines().collect();
     named.sort();

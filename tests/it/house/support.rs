@@ -376,13 +376,19 @@ pub fn test_sh_with_cargo(quick: bool, cargo_stub: &str) -> (std::process::Outpu
     let nothing = "#!/usr/bin/env bash\nexit 0\n";
     write("scripts/test.sh", &read("scripts/test.sh"));
     // Every other script it may start does nothing.
-    for dir in ["scripts", "bench"] {
-        for path in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
-            let name = path.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".sh") && name != "test.sh" {
-                write(&format!("{dir}/{name}"), nothing);
-            }
-        }
+    let scripts = [
+        files_ending(&root().join("scripts"), ".sh"),
+        files_ending(&root().join("bench"), ".sh"),
+    ];
+    for script in scripts
+        .concat()
+        .iter()
+        .filter(|path| !path.ends_with("test.sh"))
+    {
+        write(
+            &script.strip_prefix(root()).unwrap().display().to_string(),
+            nothing,
+        );
     }
     let log = sandbox.join("cargo.log");
     let (python, moto) = (
