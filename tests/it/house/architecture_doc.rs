@@ -23,14 +23,11 @@ use crate::house::support::{
     assert_none, files_ending, read, root, shared_sources, test_functions,
 };
 
-/// The architecture document, relative to the workspace root.
 const DOC: &str = "docs/architecture.md";
-/// The mark that starts an invariant.
 const MARK: &str = "**Invariant:**";
 /// The directories whose Rust sources hold the tests an invariant may name.
 const TEST_DIRS: [&str; 4] = ["tests", "shared", "functions", "bench"];
 
-/// The 1-based line of byte `at` of `text`.
 fn line_at(text: &str, at: usize) -> usize {
     text[..at].matches('\n').count() + 1
 }

@@ -13,9 +13,7 @@ use crate::house::support::{
     TestFn, assert_none, backticked, files_ending, read, root, test_functions,
 };
 
-/// The document that defines the IDs, relative to the workspace root.
 const DOC: &str = "docs/requirements.md";
-/// The mark of a definition that no test proves yet.
 const NO_TEST: &str = "no test yet";
 
 fn regex(pattern: &str) -> Regex {
@@ -194,7 +192,6 @@ fn nm2_every_definition_names_tests_that_exist_or_says_none_yet() {
     assert_none(&rule_breaks(&defs, &tests), "rows that break the rules");
 }
 
-/// A prefix set for the grammar's own tests.
 fn prefixes(list: &[&str]) -> BTreeSet<String> {
     list.iter().map(|p| (*p).to_owned()).collect()
 }
