@@ -3,11 +3,13 @@
 //! them. What each snippet does when a host runs it is proven in `host_clis.rs`,
 //! `matrix.rs` and `token_front::browser`.
 
-use crate::common;
-use crate::house::support::{read, root, rust_files};
+use std::path::PathBuf;
 
 use kobana_mcp::config::DEFAULT_KOBANA_API_URL;
 use regex_lite::Regex;
+
+use crate::common;
+use crate::house::support::{assert_none, files_ending, from_root, read, root, rust_files};
 
 /// The first capture of `pattern` in `text`, trimmed.
 fn capture(pattern: &str, text: &str) -> Option<String> {
@@ -20,29 +22,16 @@ fn capture(pattern: &str, text: &str) -> Option<String> {
 fn ht3_clients_doc_snippets_are_the_tested_code() {
     let doc = common::clients_doc();
     let pattern = r"(?s)--- README snippet: [^\n]*\n(.*?)\n[^\n]*--- end of snippet ---";
-    let mut seen = 0;
-    for path in std::fs::read_dir(root().join("clients/matrix"))
-        .unwrap()
-        .flatten()
-    {
-        let name = path.file_name().to_string_lossy().into_owned();
-        let client = name.ends_with("_client.py") || name.ends_with("_client.mjs");
-        let text = if client {
-            read(format!("clients/matrix/{name}"))
-        } else {
-            continue;
-        };
-        let Some(snippet) = capture(pattern, &text) else {
-            continue;
-        };
-        assert!(
-            doc.contains(&snippet),
-            "docs/clients.md must carry the snippet of clients/matrix/{name} verbatim:\n{snippet}"
-        );
-        seen += 1;
+    let dir = root().join("clients/matrix");
+    let clients = ["_client.py", "_client.mjs"].map(|end| files_ending(&dir, end));
+    let snippet = |f: &PathBuf| Some((from_root(f), capture(pattern, &read(f))?));
+    let snippets: Vec<_> = clients.concat().iter().filter_map(snippet).collect();
+    for (name, snippet) in &snippets {
+        let carried = doc.contains(snippet.as_str());
+        assert!(carried, "{name}: not in docs/clients.md:\n{snippet}");
     }
     let libraries = "fastmcp, pydantic-ai, openai-agents, LangChain, mcp-use, AI SDK, Mastra";
-    assert_eq!(seen, 7, "seven library snippets ({libraries})");
+    assert_eq!(snippets.len(), 7, "seven library snippets ({libraries})");
 }
 
 /// Every `<!-- snippet: NAME -->` of the document is named by a test of `tests/it` (as the
@@ -51,24 +40,18 @@ fn ht3_clients_doc_snippets_are_the_tested_code() {
 #[test]
 fn ht3_every_marked_snippet_is_read_by_a_test() {
     let doc = common::clients_doc();
-    let code: String = rust_files(&root().join("tests/it"))
-        .iter()
-        .filter(|path| !path.ends_with("clients/doc.rs"))
-        .map(|path| std::fs::read_to_string(path).unwrap())
+    let files = rust_files(&root().join("tests/it")).into_iter();
+    let code: String = files
+        .filter(|f| !f.ends_with("clients/doc.rs"))
+        .map(read)
         .collect();
-    let names: Vec<&str> = doc
-        .split("<!-- snippet: ")
-        .skip(1)
-        .map(|rest| rest.split_once(" -->").expect("a closed marker").0)
-        // The document's own explanation writes the marker with a placeholder, `NAME`.
-        .filter(|name| name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
-        .collect();
+    let markers = doc.split("<!-- snippet: ").skip(1);
+    let names = markers.map(|rest| rest.split_once(" -->").expect("a closed marker").0);
+    // The document's own explanation writes the marker with a placeholder, `NAME`.
+    let names: Vec<&str> = names.filter(|n| !n.contains("NAME")).collect();
     assert!(names.len() >= 10, "{names:?}");
-    let unread: Vec<_> = names
-        .iter()
-        .filter(|n| !code.contains(&format!("\"{n}\"")))
-        .collect();
-    assert!(unread.is_empty(), "snippets no test reads: {unread:?}");
+    let unread = names.iter().filter(|n| !code.contains(&format!("\"{n}\"")));
+    assert_none(unread, "snippets no test reads");
     for name in &names {
         let text = common::doc_snippet(&doc, name);
         assert!(text.contains(common::DOC_URL), "{name} names the URL");
@@ -93,18 +76,12 @@ fn ht3_readme_gives_the_quickest_snippet_and_links_the_clients_doc() {
 fn ht3_the_clients_and_access_docs_say_the_same_about_where_a_billing_token_comes_from() {
     let block = "(?s)<!-- shared: billing-token -->(.*?)<!-- end shared: billing-token -->";
     let said = capture(block, &read("docs/clients.md")).expect("docs/clients.md's block");
-    assert_eq!(
-        Some(&said),
-        capture(block, &read("docs/access.md")).as_ref(),
-        "docs/access.md must carry docs/clients.md's billing-token block verbatim"
-    );
-    for needle in [
-        "Faturamento Automático",
-        "https://api.billing.kobana.com.br",
-        DEFAULT_KOBANA_API_URL,
-        "KOBANA_API_URL",
-        "Token de API",
-    ] {
+    let access = capture(block, &read("docs/access.md"));
+    let why = "docs/access.md must carry docs/clients.md's billing-token block verbatim";
+    assert_eq!(Some(&said), access.as_ref(), "{why}");
+    let needles =
+        "Faturamento Automático|https://api.billing.kobana.com.br|KOBANA_API_URL|Token de API";
+    for needle in needles.split('|').chain([DEFAULT_KOBANA_API_URL]) {
         assert!(said.contains(needle), "the block names {needle:?}");
     }
 }

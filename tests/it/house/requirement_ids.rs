@@ -7,44 +7,39 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-use regex_lite::Regex;
+use regex_lite::{Captures, Regex};
 
 use crate::house::support::{
-    TestFn, assert_none, backticked, files_ending, read, root, test_functions,
+    TestFn, assert_none, files_ending, from_root, read, root, test_functions, workspace_tests,
 };
 
 const DOC: &str = "docs/requirements.md";
 const NO_TEST: &str = "no test yet";
-
-fn regex(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("a valid pattern")
-}
 
 /// The requirement IDs cited in one line, in order. A candidate is kept when nothing is glued
 /// before it (group 1: a word character or `-`) or after it (group 4: a word character, or `-`
 /// or `.` and a digit).
 fn ids_in(line: &str, prefixes: &BTreeSet<String>) -> Vec<String> {
     static ID: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"([\w-]??)([A-Z]+)-([1-9][0-9]?)(\w|[-.][0-9])?"));
-    ID.captures_iter(line)
-        .filter(|c| c[1].is_empty() && c.get(4).is_none() && prefixes.contains(&c[2]))
-        .map(|c| format!("{}-{}", &c[2], &c[3]))
-        .collect()
+        LazyLock::new(|| Regex::new(r"([\w-]??)([A-Z]+)-([1-9][0-9]?)(\w|[-.][0-9])?").unwrap());
+    let kept = |c: &Captures| c[1].is_empty() && c.get(4).is_none() && prefixes.contains(&c[2]);
+    let ids = ID.captures_iter(line).filter(kept);
+    ids.map(|c| format!("{}-{}", &c[2], &c[3])).collect()
 }
 
 /// The issue numbers cited in one line (`#19`), in order.
 fn issues_in(line: &str) -> Vec<u32> {
-    static ISSUE: LazyLock<Regex> = LazyLock::new(|| regex(r"([\w&]??)#([1-9][0-9])(\w?)"));
-    ISSUE
-        .captures_iter(line)
-        .filter(|c| c[1].is_empty() && c[3].is_empty())
-        .map(|c| c[2].parse().expect("two digits"))
-        .collect()
+    static ISSUE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"([\w&]??)#([1-9][0-9])(\w?)").unwrap());
+    let kept = |c: &Captures| c[1].is_empty() && c[3].is_empty();
+    let issues = ISSUE.captures_iter(line).filter(kept);
+    issues.map(|c| c[2].parse().expect("two digits")).collect()
 }
 
 /// The IDs a test's name starts with: `cf2_cf3_the_question` → `CF-2`, `CF-3`.
 fn ids_in_test_name(name: &str, prefixes: &BTreeSet<String>) -> Vec<String> {
-    static LEADING: LazyLock<Regex> = LazyLock::new(|| regex(r"^([a-z]+)([0-9]{1,2})_"));
+    static LEADING: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^([a-z]+)([0-9]{1,2})_").unwrap());
     let (mut found, mut rest) = (Vec::new(), name);
     while let Some(c) = LEADING.captures(rest) {
         let prefix = c[1].to_ascii_uppercase();
@@ -75,23 +70,19 @@ fn cells(line: &str) -> Option<Vec<&str>> {
 
 /// Reads the prefix table, the ID rows and the issue table of the document.
 fn definitions(doc: &str) -> Definitions {
-    static PREFIX: LazyLock<Regex> = LazyLock::new(|| regex(r"^`?([A-Z]+)-`?$"));
-    static ID_SHAPE: LazyLock<Regex> = LazyLock::new(|| regex(r"^[A-Z]+-[0-9]+$"));
+    static PREFIX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^`?([A-Z]+)-`?$").unwrap());
+    static ID_SHAPE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Z]+-[0-9]+$").unwrap());
     let mut defs = Definitions::default();
-    for row in doc.lines().filter_map(cells) {
-        defs.prefixes
-            .extend(PREFIX.captures(row[0]).map(|c| c[1].to_owned()));
-    }
+    let firsts = doc.lines().filter_map(cells).map(|row| row[0]);
+    let prefixes = firsts.filter_map(|first| PREFIX.captures(first));
+    defs.prefixes.extend(prefixes.map(|c| c[1].to_owned()));
     for (number, row) in doc.lines().enumerate() {
         let Some(row) = cells(row) else { continue };
         let (id, proof, at) = (row[0], row[row.len() - 1], format!("{DOC}:{}", number + 1));
         // After the mark, backticks name what proves it instead (a benchmark), not tests.
         let no_test = proof.starts_with(NO_TEST);
-        let tests = if no_test {
-            Vec::new()
-        } else {
-            backticked(proof)
-        };
+        let tests = proof.split('`').skip(1).step_by(2).filter(|_| !no_test);
+        let tests: Vec<String> = tests.map(str::to_owned).collect();
         if let Some(issue) = id.strip_prefix('#').and_then(|n| n.parse().ok()) {
             defs.issues.insert(issue);
         } else if ids_in(id, &defs.prefixes) == [id] {
@@ -120,17 +111,15 @@ fn undefined(files: &[(String, String)], tests: &[TestFn], defs: &Definitions) -
             let at = format!("{path}:{}", number + 1);
             let ids = ids_in(line, &defs.prefixes).into_iter().filter(undefined);
             problems.extend(ids.map(|id| format!("{at}: cites {id}, which {DOC} does not define")));
-            let issues = issues_in(line)
-                .into_iter()
-                .filter(|i| !defs.issues.contains(i));
+            let issues = issues_in(line);
+            let issues = issues.iter().filter(|i| !defs.issues.contains(i));
             let issue = |i| format!("{at}: cites issue #{i}, not in {DOC}'s issue table");
             problems.extend(issues.map(issue));
         }
     }
-    for TestFn { name, at } in tests {
-        let ids = ids_in_test_name(name, &defs.prefixes)
-            .into_iter()
-            .filter(undefined);
+    for (name, at) in tests {
+        let ids = ids_in_test_name(name, &defs.prefixes);
+        let ids = ids.iter().filter(|id| undefined(id));
         let named =
             |id| format!("{at}: test `{name}` is named after {id}, which {DOC} does not define");
         problems.extend(ids.map(named));
@@ -141,15 +130,13 @@ fn undefined(files: &[(String, String)], tests: &[TestFn], defs: &Definitions) -
 /// The rows that break the document's rules, and every proving test a definition names that is
 /// no test function (`name*`: none starts so).
 fn rule_breaks(defs: &Definitions, tests: &[TestFn]) -> Vec<String> {
-    let names: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+    let names: BTreeSet<&str> = tests.iter().map(|(name, _)| name.as_str()).collect();
     let exists = |proof: &str| match proof.strip_suffix('*') {
         Some(stem) => names.iter().any(|n| n.starts_with(stem)),
         None => names.contains(proof),
     };
-    let named = defs
-        .ids
-        .iter()
-        .flat_map(|(id, proofs)| proofs.iter().map(move |p| (id, p)));
+    let ids = defs.ids.iter();
+    let named = ids.flat_map(|(id, proofs)| proofs.iter().map(move |p| (id, p)));
     let missing = named.filter(|(_, proof)| !exists(proof));
     let missing =
         missing.map(|(id, p)| format!("{DOC}: {id} names `{p}`, which is no test function"));
@@ -158,21 +145,10 @@ fn rule_breaks(defs: &Definitions, tests: &[TestFn]) -> Vec<String> {
 
 /// The repository as the checks read it: its text files, its test functions, the definitions.
 fn repository() -> (Vec<(String, String)>, Vec<TestFn>, Definitions) {
-    let base = root();
-    let text = |path: PathBuf| {
-        let text = std::fs::read_to_string(&path).ok()?;
-        Some((path.strip_prefix(&base).ok()?.display().to_string(), text))
-    };
-    let files: Vec<(String, String)> = files_ending(&base, "")
-        .into_iter()
-        .filter_map(text)
-        .collect();
-    let tests: Vec<TestFn> = files
-        .iter()
-        .filter(|(path, _)| path.ends_with(".rs"))
-        .flat_map(|(path, text)| test_functions(path, text))
-        .collect();
-    let defs = definitions(&read(DOC));
+    let text = |path: PathBuf| Some((from_root(&path), std::fs::read_to_string(&path).ok()?));
+    let files = files_ending(&root(), "").into_iter();
+    let files: Vec<_> = files.filter_map(text).collect();
+    let (tests, defs) = (workspace_tests(), definitions(&read(DOC)));
     // A scan that read nothing would pass every check.
     let counts = (files.len(), tests.len(), defs.ids.len());
     let enough = counts.0 > 100 && counts.1 > 300 && counts.2 > 40;
@@ -183,22 +159,20 @@ fn repository() -> (Vec<(String, String)>, Vec<TestFn>, Definitions) {
 #[test]
 fn nm2_every_cited_id_and_issue_is_defined() {
     let (files, tests, defs) = repository();
-    assert_none(&undefined(&files, &tests, &defs), "cited but not defined");
+    assert_none(undefined(&files, &tests, &defs), "cited but not defined");
 }
 
 #[test]
 fn nm2_every_definition_names_tests_that_exist_or_says_none_yet() {
     let (_, tests, defs) = repository();
-    assert_none(&rule_breaks(&defs, &tests), "rows that break the rules");
-}
-
-fn prefixes(list: &[&str]) -> BTreeSet<String> {
-    list.iter().map(|p| (*p).to_owned()).collect()
+    assert_none(rule_breaks(&defs, &tests), "rows that break the rules");
 }
 
 #[test]
 fn nm2_the_grammar_reads_ids_and_nothing_else() {
-    let known = prefixes(&["P", "T", "R", "PR", "C", "CF", "A", "X"]);
+    let known: BTreeSet<String> = ["P", "T", "R", "PR", "C", "CF", "A", "X"]
+        .map(String::from)
+        .into();
     let cited = "CF-4, PR-7 (T-4) and A-3. CF-1…CF-6; R-5: `P-2`";
     let expected = ["CF-4", "PR-7", "T-4", "A-3", "CF-1", "CF-6", "R-5", "P-2"];
     assert_eq!(ids_in(cited, &known), expected);
@@ -236,7 +210,7 @@ fn nm2_the_check_names_an_undefined_citation_and_a_missing_test() {
                | QQ-1 | unknown prefix | here | no test yet |\n"
         .replace('№', "#");
     let defs = definitions(&doc);
-    assert_eq!(defs.prefixes, prefixes(&["ZZ"]));
+    assert_eq!(defs.prefixes, BTreeSet::from(["ZZ".to_owned()]));
     assert_eq!(defs.issues, BTreeSet::from([41]));
     assert_eq!(defs.ids["ZZ-3"], Vec::<String>::new());
     // Its test functions are written inside one line of a string: the real scan finds none.

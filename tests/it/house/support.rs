@@ -7,15 +7,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use proc_macro2::{TokenStream, TokenTree};
 use regex_lite::Regex;
 
 /// The workspace root (this crate's parent directory).
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the workspace root")
-        .to_path_buf()
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().unwrap().to_path_buf()
 }
 
 /// The text of a file, from the workspace root.
@@ -24,19 +22,15 @@ pub fn read(path: impl AsRef<Path>) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Fails with every problem, one per line.
-pub fn assert_none<T: std::fmt::Display>(problems: &[T], what: &str) {
-    let lines: Vec<String> = problems.iter().map(T::to_string).collect();
-    assert!(problems.is_empty(), "{what}:\n{}", lines.join("\n"));
+/// A path from the workspace root (`docs/clients.md`).
+pub fn from_root(path: &Path) -> String {
+    path.strip_prefix(root()).unwrap().display().to_string()
 }
 
-/// The backticked texts of `text` (`` `a` and `b` `` → `a`, `b`).
-pub fn backticked(text: &str) -> Vec<String> {
-    text.split('`')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_owned)
-        .collect()
+/// Fails with every problem, one per line.
+pub fn assert_none<T: std::fmt::Display>(problems: impl IntoIterator<Item = T>, what: &str) {
+    let lines: Vec<String> = problems.into_iter().map(|p| p.to_string()).collect();
+    assert!(lines.is_empty(), "{what}:\n{}", lines.join("\n"));
 }
 
 /// Every file under `dir` whose name ends with `ending`, in path order, skipping build output
@@ -72,18 +66,8 @@ pub fn shared_sources() -> Vec<(String, String)> {
     let src = root().join("shared/src");
     let files = rust_files(&src);
     assert!(files.len() > 20, "found only {} files", files.len());
-    let read = |f: &PathBuf| std::fs::read_to_string(f).expect("readable");
     let relative = |f: &PathBuf| f.strip_prefix(&src).unwrap().display().to_string();
     files.iter().map(|f| (relative(f), read(f))).collect()
-}
-
-/// The modules a `mod.rs` (or `main.rs`) declares: each `mod name;` or `pub mod name;` line.
-pub fn declared_modules(mod_file: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(mod_file).unwrap_or_default();
-    text.lines()
-        .map(|l| l.trim().strip_prefix("pub ").unwrap_or(l.trim()))
-        .filter_map(|l| Some(l.strip_prefix("mod ")?.trim_end_matches(';').to_owned()))
-        .collect()
 }
 
 /// The test files of the test binary `tests/it`, each with its module path (`catalog::lists`
@@ -93,13 +77,9 @@ pub fn test_files() -> Vec<(String, PathBuf)> {
     let dir = root().join("tests/it");
     let module = |file: &PathBuf| file.strip_prefix(&dir).unwrap().with_extension("");
     let module = |file: &PathBuf| module(file).to_string_lossy().replace('/', "::");
-    let helper = |m: &String| {
-        m.split("::")
-            .any(|p| ["support", "common", "mod", "main"].contains(&p))
-    };
-    let files = rust_files(&dir)
-        .into_iter()
-        .map(|file| (module(&file), file));
+    let helpers = ["support", "common", "mod", "main"];
+    let helper = |m: &String| m.split("::").any(|p| helpers.contains(&p));
+    let files = rust_files(&dir).into_iter().map(|f| (module(&f), f));
     files.filter(|(m, _)| !helper(m)).collect()
 }
 
@@ -133,14 +113,10 @@ fn flatten(stream: TokenStream, skip_test_modules: bool, out: &mut Vec<Token>) {
         let line = tree.span().start().line;
         let text = match tree {
             TokenTree::Group(group) => {
-                let (open, close) = match group.delimiter() {
-                    Delimiter::Brace => ("{", "}"),
-                    Delimiter::Bracket => ("[", "]"),
-                    Delimiter::Parenthesis => ("(", ")"),
-                    Delimiter::None => ("", ""),
-                };
-                let attribute: String = group.to_string().split_whitespace().collect();
-                cfg_test |= attribute == "[cfg(test)]";
+                // As written, without spaces: `[cfg(test)]`; its delimiters at both ends.
+                let written: String = group.to_string().split_whitespace().collect();
+                let (open, close) = (&written[..1], &written[written.len() - 1..]);
+                cfg_test |= written == "[cfg(test)]";
                 let skip = skip_test_modules && cfg_test && module && open == "{";
                 if open == "{" {
                     (cfg_test, module) = (false, false);
@@ -170,9 +146,8 @@ fn flatten(stream: TokenStream, skip_test_modules: bool, out: &mut Vec<Token>) {
 
 /// Whether `tokens[at..]` starts with `words` (`["crate", ":", ":"]`).
 pub fn starts(tokens: &[Token], at: usize, words: &[&str]) -> bool {
-    tokens
-        .get(at..at + words.len())
-        .is_some_and(|found| found.iter().zip(words).all(|(t, w)| t.text == *w))
+    let found = tokens.get(at..at + words.len());
+    found.is_some_and(|found| found.iter().zip(words).all(|(t, w)| t.text == *w))
 }
 
 /// The paths a Rust source names from `crate::` or `super::`, as (how many `super`s, 0 for
@@ -224,14 +199,12 @@ fn expand(rest: &[Token]) -> Vec<Vec<String>> {
     if !first.starts_with(|c: char| c.is_alphabetic() || c == '_') {
         return vec![Vec::new()];
     }
-    let tails = if starts(rest, 1, &[":", ":"]) {
-        expand(&rest[3..])
-    } else {
-        vec![Vec::new()]
-    };
+    let tails = starts(rest, 1, &[":", ":"]).then(|| expand(&rest[3..]));
+    let path = |tail| [vec![first.to_owned()], tail].concat();
     tails
+        .unwrap_or(vec![Vec::new()])
         .into_iter()
-        .map(|tail| [vec![first.to_owned()], tail].concat())
+        .map(path)
         .collect()
 }
 
@@ -254,11 +227,8 @@ pub fn circles(arrows: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
     found
 }
 
-/// A test function found in the sources: its name and `path:line` of its `fn` line.
-pub struct TestFn {
-    pub name: String,
-    pub at: String,
-}
+/// A test function found in the sources: its name, and `path:line` of its `fn` line.
+pub type TestFn = (String, String);
 
 /// The test functions of one Rust source: each `fn` under a `#[test]` or `#[tokio::test…]`
 /// line (other attributes, comments and blank lines may come between).
@@ -266,16 +236,18 @@ pub fn test_functions(path: &str, text: &str) -> Vec<TestFn> {
     static TEST: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?m)^[ \t]*#\[(?:tokio::)?test\b.*\n(?:[ \t]*(?:#\[.*|//.*)?\n)*[ \t]*(?:pub )?(?:async )?fn (\w+)").unwrap()
     });
-    TEST.captures_iter(text)
-        .map(|found| {
-            let name = found.get(1).expect("a name");
-            let line = text[..name.start()].matches('\n').count() + 1;
-            TestFn {
-                name: name.as_str().to_owned(),
-                at: format!("{path}:{line}"),
-            }
-        })
+    let at = |start: usize| format!("{path}:{}", text[..start].matches('\n').count() + 1);
+    let names = TEST.captures_iter(text).map(|found| found.get(1).unwrap());
+    names
+        .map(|name| (name.as_str().to_owned(), at(name.start())))
         .collect()
+}
+
+/// Every test function of the workspace's Rust sources.
+pub fn workspace_tests() -> Vec<TestFn> {
+    let files = rust_files(&root()).into_iter();
+    let tests = files.flat_map(|f| test_functions(&from_root(&f), &read(&f)));
+    tests.collect()
 }
 
 /// The workspace's targets that say `test = false`, as cargo reads them: (name, root source).
@@ -287,16 +259,12 @@ pub fn targets_without_a_harness() -> Vec<(String, PathBuf)> {
         .output()
         .expect("cargo metadata runs");
     let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).expect("its JSON");
-    let packages = metadata["packages"].as_array().expect("packages");
-    let targets = packages
-        .iter()
-        .flat_map(|p| p["targets"].as_array().into_iter().flatten());
-    targets
-        .filter(|target| target["test"] == false)
-        .map(|target| {
-            let text = |key: &str| target[key].as_str().unwrap_or_default().to_owned();
-            (text("name"), PathBuf::from(text("src_path")))
-        })
+    let packages = metadata["packages"].as_array().expect("packages").iter();
+    let targets = packages.flat_map(|p| p["targets"].as_array().unwrap());
+    let text = |target: &serde_json::Value, key| target[key].as_str().unwrap().to_owned();
+    let unharnessed = targets.filter(|target| target["test"] == false);
+    unharnessed
+        .map(|t| (text(t, "name"), text(t, "src_path").into()))
         .collect()
 }
 
@@ -313,7 +281,7 @@ pub fn target_sources(file: &Path) -> Vec<PathBuf> {
             "main" | "lib" | "mod" => dir.to_path_buf(),
             stem => dir.join(stem),
         };
-        let tokens = tokens(&std::fs::read_to_string(&file).unwrap_or_default(), false);
+        let tokens = tokens(&read(&file), false);
         for (i, _) in tokens.iter().enumerate().filter(|(_, t)| t.text == "mod") {
             if tokens.get(i + 2).is_some_and(|t| t.text == ";") {
                 let name = &tokens[i + 1].text;
@@ -337,27 +305,24 @@ pub struct CargoRun {
 
 /// What `scripts/test.sh` (the gate, or `--quick`) asked of cargo, in order.
 pub fn cargo_runs_of_test_sh(quick: bool) -> Vec<CargoRun> {
-    let record = "#!/usr/bin/env bash\nIFS=$'\\x1f'\nprintf '%s\\t%s\\t%s\\n' \"${KOBANA_FAKE_READINGS:-}\" \"${RUSTFLAGS:-}\" \"$*\" >>\"$CARGO_STUB_LOG\"\n";
+    let record = "#!/usr/bin/env bash\nIFS=$'\\t'\n\
+                  printf '%s\\n' \"${KOBANA_FAKE_READINGS:-}\t${RUSTFLAGS:-}\t$*\" >>\"$CARGO_STUB_LOG\"\n";
     let (output, text) = test_sh_with_cargo(quick, record);
-    assert!(
-        output.status.success(),
-        "scripts/test.sh (quick={quick}) failed with stubs: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    text.lines()
-        .map(|line| {
-            let mut parts = line.splitn(3, '\t').map(str::to_owned);
-            let mut next = || parts.next().unwrap_or_default();
-            let (readings, rustflags, args) = (next(), next(), next());
-            let args = args.split('\x1f').map(str::to_owned).collect();
-            CargoRun {
-                readings,
-                rustflags,
-                args,
-            }
-        })
-        .collect()
+    let said = [output.stdout, output.stderr].concat();
+    let said = String::from_utf8_lossy(&said);
+    let ok = output.status.success();
+    assert!(ok, "test.sh (quick={quick}) failed with stubs: {said}");
+    let run = |line: &str| {
+        let mut parts = line.split('\t').map(str::to_owned);
+        let (readings, rustflags) = (parts.next().unwrap(), parts.next().unwrap());
+        let args = parts.collect();
+        CargoRun {
+            readings,
+            rustflags,
+            args,
+        }
+    };
+    text.lines().map(run).collect()
 }
 
 /// Runs `scripts/test.sh` in a sandbox where every command it starts is a stub, `cargo` being
@@ -373,36 +338,29 @@ pub fn test_sh_with_cargo(quick: bool, cargo_stub: &str) -> (std::process::Outpu
         std::fs::write(&path, text).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     };
+    // Every other script it may start, and every other command, does nothing.
     let nothing = "#!/usr/bin/env bash\nexit 0\n";
-    write("scripts/test.sh", &read("scripts/test.sh"));
-    // Every other script it may start does nothing.
-    let scripts = [
-        files_ending(&root().join("scripts"), ".sh"),
-        files_ending(&root().join("bench"), ".sh"),
-    ];
-    for script in scripts
-        .concat()
-        .iter()
-        .filter(|path| !path.ends_with("test.sh"))
-    {
-        write(
-            &script.strip_prefix(root()).unwrap().display().to_string(),
-            nothing,
-        );
+    let scripts = ["scripts", "bench"].map(|dir| files_ending(&root().join(dir), ".sh"));
+    for script in scripts.concat() {
+        write(&from_root(&script), nothing);
     }
+    let script = read("scripts/test.sh");
+    let stubs = [
+        ("scripts/test.sh", script.as_str()),
+        ("bin/cargo", cargo_stub),
+        ("bin/curl", nothing),
+        (".venv/bin/python", "#!/usr/bin/env bash\necho 9\n"),
+        (
+            ".venv/bin/moto_server",
+            "#!/usr/bin/env bash\nexec sleep 60\n",
+        ),
+        ("target/debug/kobana-mcp", ""),
+        ("target/debug/contract-report", nothing),
+        ("tmp/.keep", ""),
+    ];
+    stubs.iter().for_each(|(path, text)| write(path, text));
     let log = sandbox.join("cargo.log");
-    let (python, moto) = (
-        "#!/usr/bin/env bash\necho 9\n",
-        "#!/usr/bin/env bash\nexec sleep 60\n",
-    );
-    write("bin/cargo", cargo_stub);
-    write("bin/curl", nothing);
-    write(".venv/bin/python", python);
-    write(".venv/bin/moto_server", moto);
-    write("target/debug/kobana-mcp", "");
-    write("target/debug/contract-report", nothing);
-    std::fs::create_dir_all(sandbox.join("tmp")).unwrap();
-    let path = std::env::var("PATH").unwrap_or_default();
+    let path = std::env::var("PATH").unwrap();
     let output = std::process::Command::new("bash")
         .arg(sandbox.join("scripts/test.sh"))
         .args(quick.then_some("--quick"))
@@ -430,9 +388,7 @@ pub fn runs_whole_area(args: &[String], area: &str) -> bool {
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--skip" => skips.extend(iter.next()),
-            "--test" | "--features" | "-p" | "--package" | "--target-dir" => {
-                iter.next();
-            }
+            "--test" | "--features" | "-p" | "--package" | "--target-dir" => _ = iter.next(),
             "--exact" => return false,
             a if a.starts_with('-') => {}
             a => filters.push(a),
@@ -441,23 +397,4 @@ pub fn runs_whole_area(args: &[String], area: &str) -> bool {
     target_is_it
         && (filters.is_empty() || filters.iter().any(|f| prefix.contains(*f)))
         && !skips.iter().any(|s| prefix.contains(s.as_str()))
-}
-
-/// The lines of a shell script that start a cargo command (trimmed): `cargo ` at the start of
-/// a command (after `;`, `&`, `|`, `(` or nothing) or after variable assignments
-/// (`RUSTFLAGS="…" cargo …`), outside quotes. Comments and mentions (`stage "cargo …"`,
-/// `command -v cargo`) are not.
-pub fn cargo_command_lines(script: &str) -> Vec<String> {
-    static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""[^"]*"|'[^']*'"#).unwrap());
-    static COMMAND: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?:^|[;&|(])[ \t]*(?:[A-Z_]+=\S*[ \t]+)*cargo[ \t]").unwrap()
-    });
-    script
-        .lines()
-        .map(str::trim)
-        .filter(|line| {
-            !line.starts_with('#') && COMMAND.is_match(&QUOTED.replace_all(line, "\"\""))
-        })
-        .map(str::to_owned)
-        .collect()
 }

@@ -3,12 +3,14 @@
 //! (`fake_kobana::fixtures::ids`).
 
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::sync::LazyLock;
 
 use regex_lite::Regex;
 
 use crate::house::support::{
-    assert_none, declared_modules, files_ending, read, root, rust_files, test_files, tokens,
+    assert_none, files_ending, from_root, read, root, rust_files, target_sources, test_files,
+    tokens,
 };
 
 const UUID: &str = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
@@ -23,9 +25,10 @@ fn uuids_in(text: &str) -> Vec<&str> {
 /// vocabulary.
 fn fixture_ids() -> BTreeSet<String> {
     let member = Regex::new(&format!(r#""id"\s*:\s*"({UUID})""#)).unwrap();
-    let mut out: BTreeSet<String> = uuids_in(&read("tests/src/fixtures/ids.rs"))
+    let vocabulary = read("tests/src/fixtures/ids.rs");
+    let mut out: BTreeSet<String> = uuids_in(&vocabulary)
         .into_iter()
-        .map(str::to_owned)
+        .map(String::from)
         .collect();
     for file in ["billing", "payments", "catalog", "credits"] {
         let text = read(format!("tests/fixtures/{file}.json"));
@@ -41,35 +44,27 @@ fn fixture_ids() -> BTreeSet<String> {
 fn lh2_every_area_is_a_folder_with_its_tests_and_its_own_support() {
     let dir = root().join("tests/it");
     let mut problems = Vec::new();
-    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-        let (path, name) = (
-            entry.path(),
-            entry.file_name().to_string_lossy().into_owned(),
-        );
-        if path.is_file() && name != "main.rs" {
+    for path in std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()) {
+        let (name, mod_rs) = (from_root(&path), path.join("mod.rs"));
+        if path.is_file() && !name.ends_with("/main.rs") {
             problems.push(format!("{name}: a file at the top (an area is a folder)"));
         }
-        let mod_rs = path.join("mod.rs");
-        if !path.is_dir() || name == "common" || !mod_rs.exists() {
+        if !path.is_dir() || name.ends_with("/common") || !mod_rs.exists() {
             continue;
         }
-        let text = std::fs::read_to_string(&mod_rs).unwrap();
+        let text = read(&mod_rs);
         let public: Vec<&str> = text.lines().filter(|l| l.starts_with("pub ")).collect();
         if public.iter().any(|l| *l != "pub mod support;") {
             problems.push(format!(
                 "{name}/mod.rs: {public:?} (only `pub mod support;`)"
             ));
         }
-        if declared_modules(&mod_rs).len() < 2 {
+        // The `mod.rs` and the files it reaches: at least two of them.
+        if target_sources(&mod_rs).len() < 3 {
             problems.push(format!("{name}: an area of one file"));
         }
     }
-    let has_test = |file: &std::path::Path, skip_test_modules| {
-        let text = std::fs::read_to_string(file).unwrap();
-        tokens(&text, skip_test_modules)
-            .iter()
-            .any(|t| t.text == "test")
-    };
+    let has_test = |file: &Path, skip| tokens(&read(file), skip).iter().any(|t| t.text == "test");
     let tests: BTreeSet<_> = test_files().into_iter().map(|(_, file)| file).collect();
     for file in rust_files(&dir) {
         if !tests.contains(&file) && !file.ends_with("main.rs") && has_test(&file, true) {
@@ -78,7 +73,7 @@ fn lh2_every_area_is_a_folder_with_its_tests_and_its_own_support() {
             problems.push(format!("{}: a test file without a test", file.display()));
         }
     }
-    assert_none(&problems, "the layout of tests/it");
+    assert_none(problems, "the layout of tests/it");
 }
 
 /// LH-2: every test names a fixture record through the fake's vocabulary
@@ -87,22 +82,20 @@ fn lh2_every_area_is_a_folder_with_its_tests_and_its_own_support() {
 fn lh2_fixture_ids_are_named_only_in_the_fakes_vocabulary() {
     let fixtures = fixture_ids();
     assert!(fixtures.len() > 40, "{fixtures:?}");
-    let files = [
-        files_ending(&root().join("tests/it"), ".rs"),
-        files_ending(&root().join("tests/fixtures/hostile"), ".json"),
-    ];
+    let mut files = rust_files(&root().join("tests/it"));
+    files.extend(files_ending(
+        &root().join("tests/fixtures/hostile"),
+        ".json",
+    ));
     let mut written = Vec::new();
-    for file in files.concat() {
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
+    for file in files {
+        let text = read(&file);
         let found = uuids_in(&text)
             .into_iter()
             .filter(|id| fixtures.contains(*id));
         written.extend(found.map(|id| format!("{}: {id}", file.display())));
     }
-    assert_none(
-        &written,
-        "fixture ids written outside the fake's vocabulary",
-    );
+    assert_none(written, "fixture ids written outside the fake's vocabulary");
     // The reader finds an id written inside a longer text.
     let open = fake_kobana::fixtures::ids::INV_OPEN;
     assert_eq!(uuids_in(&format!("\"/v1/invoices/{open}/pdf\"")), [open]);
