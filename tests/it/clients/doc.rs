@@ -3,80 +3,35 @@
 //! them. What each snippet does when a host runs it is proven in `host_clis.rs`,
 //! `matrix.rs` and `token_front::browser`.
 
-use crate::common;
-
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kobana_mcp::config::DEFAULT_KOBANA_API_URL;
+use regex_lite::Regex;
 
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ is inside the workspace")
-        .to_path_buf()
-}
+use crate::common;
+use crate::house::support::{assert_none, files_ending, from_root, read, root, rust_files};
 
-fn read(path: &str) -> String {
-    std::fs::read_to_string(workspace().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Every `.rs` file under `dir`, recursively.
-fn rust_sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// The text between `<!-- shared: NAME -->` and `<!-- end shared: NAME -->` in `doc`.
-fn shared_block<'a>(doc: &'a str, name: &str, path: &str) -> &'a str {
-    let open = format!("<!-- shared: {name} -->");
-    let close = format!("<!-- end shared: {name} -->");
-    let start = doc
-        .find(&open)
-        .unwrap_or_else(|| panic!("{path} lacks {open}"))
-        + open.len();
-    let end = doc[start..]
-        .find(&close)
-        .unwrap_or_else(|| panic!("{path} lacks {close}"))
-        + start;
-    doc[start..end].trim()
+/// The first capture of `pattern` in `text`, trimmed.
+fn capture(pattern: &str, text: &str) -> Option<String> {
+    let found = Regex::new(pattern).unwrap().captures(text)?;
+    Some(found[1].trim().to_owned())
 }
 
 /// The clients document's library snippets are the matrix scripts' marked regions, verbatim.
 #[test]
 fn ht3_clients_doc_snippets_are_the_tested_code() {
     let doc = common::clients_doc();
-    let mut seen = 0;
-    for entry in std::fs::read_dir(workspace().join("clients/matrix")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if !(name.ends_with("_client.py") || name.ends_with("_client.mjs")) {
-            continue;
-        }
-        let source = std::fs::read_to_string(&path).unwrap();
-        let Some((_, rest)) = source.split_once("--- README snippet: ") else {
-            continue;
-        };
-        let rest = rest.split_once('\n').unwrap().1;
-        let end = rest
-            .find("--- end of snippet ---")
-            .unwrap_or_else(|| panic!("{name}: unterminated snippet"));
-        let snippet = rest[..end].rsplit_once('\n').unwrap().0.trim_end();
-        assert!(
-            doc.contains(snippet),
-            "docs/clients.md must carry the snippet of clients/matrix/{name} verbatim:\n{snippet}"
-        );
-        seen += 1;
+    let pattern = r"(?s)--- README snippet: [^\n]*\n(.*?)\n[^\n]*--- end of snippet ---";
+    let dir = root().join("clients/matrix");
+    let clients = ["_client.py", "_client.mjs"].map(|end| files_ending(&dir, end));
+    let snippet = |f: &PathBuf| Some((from_root(f), capture(pattern, &read(f))?));
+    let snippets: Vec<_> = clients.concat().iter().filter_map(snippet).collect();
+    for (name, snippet) in &snippets {
+        let carried = doc.contains(snippet.as_str());
+        assert!(carried, "{name}: not in docs/clients.md:\n{snippet}");
     }
-    assert_eq!(
-        seen, 7,
-        "seven library snippets (fastmcp, pydantic-ai, openai-agents, LangChain, mcp-use, AI SDK, Mastra)"
-    );
+    let libraries = "fastmcp, pydantic-ai, openai-agents, LangChain, mcp-use, AI SDK, Mastra";
+    assert_eq!(snippets.len(), 7, "seven library snippets ({libraries})");
 }
 
 /// Every `<!-- snippet: NAME -->` of the document is named by a test of `tests/it` (as the
@@ -85,26 +40,18 @@ fn ht3_clients_doc_snippets_are_the_tested_code() {
 #[test]
 fn ht3_every_marked_snippet_is_read_by_a_test() {
     let doc = common::clients_doc();
-    let mut sources = Vec::new();
-    rust_sources(&workspace().join("tests/it"), &mut sources);
-    let code: String = sources
-        .iter()
-        .filter(|path| !path.ends_with("clients/doc.rs"))
-        .map(|path| std::fs::read_to_string(path).unwrap())
+    let files = rust_files(&root().join("tests/it")).into_iter();
+    let code: String = files
+        .filter(|f| !f.ends_with("clients/doc.rs"))
+        .map(read)
         .collect();
-    let names: Vec<&str> = doc
-        .split("<!-- snippet: ")
-        .skip(1)
-        .map(|rest| rest.split_once(" -->").expect("a closed marker").0)
-        // The document's own explanation writes the marker with a placeholder, `NAME`.
-        .filter(|name| name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
-        .collect();
+    let markers = doc.split("<!-- snippet: ").skip(1);
+    let names = markers.map(|rest| rest.split_once(" -->").expect("a closed marker").0);
+    // The document's own explanation writes the marker with a placeholder, `NAME`.
+    let names: Vec<&str> = names.filter(|n| !n.contains("NAME")).collect();
     assert!(names.len() >= 10, "{names:?}");
-    let unread: Vec<&&str> = names
-        .iter()
-        .filter(|name| !code.contains(&format!("\"{name}\"")))
-        .collect();
-    assert!(unread.is_empty(), "snippets no test reads: {unread:?}");
+    let unread = names.iter().filter(|n| !code.contains(&format!("\"{n}\"")));
+    assert_none(unread, "snippets no test reads");
     for name in &names {
         let text = common::doc_snippet(&doc, name);
         assert!(text.contains(common::DOC_URL), "{name} names the URL");
@@ -127,21 +74,14 @@ fn ht3_readme_gives_the_quickest_snippet_and_links_the_clients_doc() {
 /// own default among them.
 #[test]
 fn ht3_the_clients_and_access_docs_say_the_same_about_where_a_billing_token_comes_from() {
-    let clients = read("docs/clients.md");
-    let access = read("docs/access.md");
-    let said = shared_block(&clients, "billing-token", "docs/clients.md");
-    assert_eq!(
-        said,
-        shared_block(&access, "billing-token", "docs/access.md"),
-        "docs/access.md must carry docs/clients.md's billing-token block verbatim"
-    );
-    for needle in [
-        "Faturamento Automático",
-        "https://api.billing.kobana.com.br",
-        DEFAULT_KOBANA_API_URL,
-        "KOBANA_API_URL",
-        "Token de API",
-    ] {
+    let block = "(?s)<!-- shared: billing-token -->(.*?)<!-- end shared: billing-token -->";
+    let said = capture(block, &read("docs/clients.md")).expect("docs/clients.md's block");
+    let access = capture(block, &read("docs/access.md"));
+    let why = "docs/access.md must carry docs/clients.md's billing-token block verbatim";
+    assert_eq!(Some(&said), access.as_ref(), "{why}");
+    let needles =
+        "Faturamento Automático|https://api.billing.kobana.com.br|KOBANA_API_URL|Token de API";
+    for needle in needles.split('|').chain([DEFAULT_KOBANA_API_URL]) {
         assert!(said.contains(needle), "the block names {needle:?}");
     }
 }

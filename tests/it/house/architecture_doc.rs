@@ -1,485 +1,231 @@
-//! The documents stay true to the repository: `docs/architecture.md`'s invariants name tests
-//! that exist and its code map names modules that exist (NM-1); the README stays short, links
-//! the deeper documents, and no relative link of the README, `CONTRIBUTING.md` or `docs/*.md`
-//! points to a missing file or heading (NM-3).
+//! The documents stay true to the repository, read by `pulldown-cmark`: `docs/architecture.md`'s
+//! invariants name tests that exist and its code map names modules that exist (NM-1); the README
+//! links the deeper documents, and no relative link of the README,
+//! `CONTRIBUTING.md` or `docs/*.md` points to a missing file or heading (NM-3).
 //!
-//! An **invariant** of `docs/architecture.md` is a paragraph or list item that starts with the
-//! mark `**Invariant:**` (after an optional `- `). It runs over the following lines up to a
-//! blank line, a heading, a table row, the next list item or the next mark, and its text (lines
-//! joined) ends with its tests: `(` then one or more backticked test names separated by `, `,
-//! then `)`, then optionally `.`. Each name is a test function (`#[test]` or `#[tokio::test]`)
-//! under `tests/`, `shared/`, `functions/` or `bench/`. The mark anywhere else is an error.
-//!
-//! The **code map** is the `## Code map` section. Each backticked text of one of its `###`
-//! headings is a path from the workspace root (`shared/src/http`) that exists as a directory or
-//! a file, with or without `.rs`; every top-level module of `shared/src` has a heading. Any
-//! backticked text of the document that starts with a top-level directory of the workspace
-//! (`shared/`, `tests/`, …) names a path that exists.
-//!
-//! A **relative link** is the target of `[text](target)` or of a `[label]: target` definition,
-//! outside fenced code blocks and inline code, that has no scheme (`https:`, `mailto:`). Its
-//! path, resolved from the linking file's directory, exists; its `#anchor`, if any, is the
-//! GitHub slug of a heading of the file it points to (or of the linking file, for a bare
-//! `#anchor`).
+//! An **invariant** is a paragraph or list item that starts with the mark `**Invariant:**` and
+//! ends with its tests: `(`, backticked test functions of the workspace separated by `, `, `)`,
+//! optionally `.`. The mark anywhere else is an error. The
+//! **code map** is the `## Code map` section: the backticked paths of its `###` headings exist
+//! (with or without `.rs`), and every top-level module of `shared/src` has one. Any inline code
+//! of the document that starts with a top-level directory of the workspace names a path that
+//! exists. A **relative link** (a link's, an image's or a `[label]: target` definition's target
+//! without a scheme) points to a file that exists, and its `#anchor` to one of its headings.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
 
-use super::requirement_ids::{root, test_functions, text_files};
+use pulldown_cmark::{Event, HeadingLevel, LinkType, Parser, Tag, TagEnd};
+use regex_lite::Regex;
 
-/// The architecture document, relative to the workspace root.
+use crate::house::support::{
+    assert_none, files_ending, from_root, read, root, shared_sources, workspace_tests,
+};
+
 const DOC: &str = "docs/architecture.md";
-/// The mark that starts an invariant.
 const MARK: &str = "**Invariant:**";
-/// Fewest invariants the document may hold.
-const MIN_INVARIANTS: usize = 20;
-/// The directories whose Rust sources hold the tests an invariant may name.
-const TEST_DIRS: &[&str] = &["tests", "shared", "functions", "bench"];
-/// The top-level directories a backticked path of the document may start with.
-const PATH_ROOTS: &[&str] = &[
-    "shared/",
-    "functions/",
-    "tests/",
-    "bench/",
-    "fuzz/",
-    "clients/",
-    "docs/",
-    "scripts/",
-];
-/// Most lines the README may have.
-const README_MAX_LINES: usize = 300;
-/// What the README must link to.
-const README_LINKS: &[&str] = &[
-    "docs/clients.md",
-    "docs/deploy.md",
-    "docs/contract.md",
-    "docs/architecture.md",
-    "BENCHMARKS.md",
-];
 
-/// One invariant of the document.
-#[derive(Debug, PartialEq)]
-struct Invariant {
-    /// The 1-based line of its mark.
-    line: usize,
-    /// The tests it names.
-    tests: Vec<String>,
+fn line_at(text: &str, at: usize) -> usize {
+    text[..at].matches('\n').count() + 1
 }
 
-/// Whether a line ends an invariant that runs over it.
-fn ends_block(line: &str) -> bool {
-    let trimmed = line.trim_start();
-    trimmed.is_empty()
-        || trimmed.starts_with('#')
-        || trimmed.starts_with('|')
-        || trimmed.starts_with("- ")
-        || trimmed.starts_with("* ")
-        || trimmed.contains(MARK)
+/// A problem found at a line of the document.
+fn at(line: usize, what: impl std::fmt::Display) -> String {
+    format!("line {line}: {what}")
 }
 
-/// The test names a sentence ends with (`… (`a`, `b`).`), or `None` when it ends otherwise.
-fn trailing_tests(text: &str) -> Option<Vec<String>> {
-    let text = text.strip_suffix('.').unwrap_or(text).strip_suffix(')')?;
-    let open = text.rfind("(`")?;
-    let list = &text[open + 1..];
-    let names: Option<Vec<String>> = list
-        .split(", ")
-        .map(|item| {
-            let name = item.strip_prefix('`')?.strip_suffix('`')?;
-            let is_name = !name.is_empty()
-                && name
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-            is_name.then(|| name.to_owned())
-        })
-        .collect();
-    names
-}
-
-/// The invariants of `doc`, and every place that breaks the grammar (`line N: …`).
-fn invariants(doc: &str) -> (Vec<Invariant>, Vec<String>) {
-    let lines: Vec<&str> = doc.lines().collect();
-    let mut found = Vec::new();
-    let mut problems = Vec::new();
-    let mut at = 0;
-    while at < lines.len() {
-        let line = lines[at];
-        let item = line.trim_start();
-        let item = item.strip_prefix("- ").unwrap_or(item);
-        if !item.starts_with(MARK) {
-            if line.contains(MARK) {
-                problems.push(format!(
-                    "line {}: {MARK} must start a paragraph or list item",
-                    at + 1
-                ));
-            }
-            at += 1;
+/// How many invariants `doc` holds, and every place that breaks the grammar or names a test
+/// that is not in `tests` (`line N: …`).
+fn invariants(doc: &str, tests: &BTreeSet<String>) -> (usize, Vec<String>) {
+    static TESTS: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\((`[a-z0-9_]+`(?:, `[a-z0-9_]+`)*)\)\.?$").unwrap());
+    let (mut problems, mut starts) = (Vec::new(), BTreeSet::new());
+    let blocks = Parser::new(doc).into_offset_iter();
+    let blocks = blocks.filter(|(e, _)| matches!(e, Event::Start(Tag::Paragraph | Tag::Item)));
+    for (_, range) in blocks {
+        let block = doc[range.clone()].trim_start();
+        let block = block.strip_prefix("- ").unwrap_or(block);
+        // A loose list item and its paragraph start on one line: read it once.
+        let line = line_at(doc, range.start);
+        if !block.starts_with(MARK) || !starts.insert(line) {
             continue;
         }
-        let start = at;
-        let mut text = item.to_owned();
-        at += 1;
-        while at < lines.len() && !ends_block(lines[at]) {
-            text.push(' ');
-            text.push_str(lines[at].trim());
-            at += 1;
-        }
-        match trailing_tests(text.trim_end()) {
-            Some(tests) => found.push(Invariant {
-                line: start + 1,
-                tests,
-            }),
-            None => problems.push(format!(
-                "line {}: the invariant does not end with its tests, (`test_name`, …)",
-                start + 1
-            )),
-        }
-    }
-    (found, problems)
-}
-
-/// Every test an invariant names that is not in `tests`.
-fn missing_tests(invariants: &[Invariant], tests: &BTreeSet<String>) -> Vec<String> {
-    invariants
-        .iter()
-        .flat_map(|invariant| {
-            invariant
-                .tests
-                .iter()
-                .filter(|name| !tests.contains(name.as_str()))
-                .map(move |name| {
-                    format!(
-                        "line {}: `{name}` is no test function under {TEST_DIRS:?}",
-                        invariant.line
-                    )
-                })
-        })
-        .collect()
-}
-
-/// The backticked texts of `text` (`` `a` and `b` `` → `a`, `b`).
-fn backticked(text: &str) -> Vec<&str> {
-    text.split('`').skip(1).step_by(2).collect()
-}
-
-/// The paths of the code map's `###` headings.
-fn mapped_paths(doc: &str) -> Vec<String> {
-    let mut in_map = false;
-    let mut paths = Vec::new();
-    for line in doc.lines() {
-        if let Some(title) = line.strip_prefix("## ") {
-            in_map = title.trim() == "Code map";
-        } else if in_map && let Some(title) = line.strip_prefix("### ") {
-            paths.extend(backticked(title).into_iter().map(str::to_owned));
-        }
-    }
-    paths
-}
-
-/// Whether `path` (from the root) exists as a directory or a file, with or without `.rs`.
-fn path_exists(base: &Path, path: &str) -> bool {
-    let path = path.trim_end_matches('/');
-    base.join(path).exists() || base.join(format!("{path}.rs")).exists()
-}
-
-/// The top-level modules of `shared/src`: its files but `lib.rs`, and its directories.
-fn shared_modules(base: &Path) -> Vec<String> {
-    let entries = std::fs::read_dir(base.join("shared/src")).expect("shared/src");
-    let mut modules: Vec<String> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if entry.path().is_dir() {
-                Some(name)
-            } else {
-                name.strip_suffix(".rs")
-                    .filter(|stem| *stem != "lib")
-                    .map(str::to_owned)
+        let text = block.split_whitespace().collect::<Vec<_>>().join(" ");
+        let Some(list) = TESTS.captures(&text) else {
+            problems.push(at(line, "the invariant does not end with its tests"));
+            continue;
+        };
+        for name in list[1].split(", ").map(|t| t.trim_matches('`')) {
+            if !tests.contains(name) {
+                problems.push(at(line, format!("`{name}` is no test function")));
             }
-        })
-        .collect();
-    modules.sort();
-    modules.dedup();
-    modules
-}
-
-/// Every path the code map names that does not exist, every module of `shared/src` it leaves
-/// out, and every backticked workspace path of the document that does not exist.
-fn map_problems(base: &Path, doc: &str) -> Vec<String> {
-    let mapped = mapped_paths(doc);
-    let mut problems: Vec<String> = mapped
-        .iter()
-        .filter(|path| !path_exists(base, path))
-        .map(|path| format!("the code map names `{path}`, which does not exist"))
-        .collect();
-    for module in shared_modules(base) {
-        let heading = format!("shared/src/{module}");
-        if !mapped.contains(&heading) {
-            problems.push(format!("the code map has no heading for `{heading}`"));
         }
     }
-    for text in backticked(doc) {
-        let named = PATH_ROOTS.iter().any(|r| text.starts_with(r));
-        let concrete = !text.contains([' ', '<', '*', '…']);
-        if named && concrete && !path_exists(base, text) {
-            problems.push(format!("`{text}` does not exist"));
+    for (n, _) in doc.lines().enumerate().filter(|(_, l)| l.contains(MARK)) {
+        if !starts.contains(&(n + 1)) {
+            problems.push(at(n + 1, "the mark starts no paragraph or list item"));
         }
     }
-    problems
+    (starts.len(), problems)
 }
 
-/// Fails with every problem, one per line.
-fn assert_none(problems: &[String], what: &str) {
-    assert!(problems.is_empty(), "{what}:\n{}", problems.join("\n"));
-}
-
-/// The names of every test function under the test directories.
-fn workspace_tests(base: &Path) -> BTreeSet<String> {
-    let mut files = Vec::new();
-    for dir in TEST_DIRS {
-        text_files(base, &base.join(dir), &mut files);
+/// Every path the document names in inline code (from a top-level directory of the workspace,
+/// or in a `###` heading of its `## Code map`) that does not exist, every top-level module of
+/// `shared/src` the map has no heading for; and how many paths the map names.
+fn map_problems(doc: &str) -> (usize, Vec<String>) {
+    let exists = |path: &str| {
+        let path = root().join(path.trim_end_matches('/'));
+        path.exists() || path.with_extension("rs").exists()
+    };
+    let roots = "shared/ functions/ tests/ bench/ fuzz/ clients/ docs/ scripts/";
+    let (mut problems, mut mapped, mut level, mut in_map) =
+        (Vec::new(), BTreeSet::new(), None, false);
+    for event in Parser::new(doc) {
+        match event {
+            Event::Start(Tag::Heading { level: at, .. }) => level = Some(at),
+            Event::End(TagEnd::Heading(_)) => level = None,
+            Event::Text(text) if level == Some(HeadingLevel::H2) => in_map = &*text == "Code map",
+            Event::Code(text) => {
+                let in_a_heading = in_map && level == Some(HeadingLevel::H3);
+                let named = in_a_heading || roots.split(' ').any(|r| text.starts_with(r));
+                if named && !text.contains([' ', '<', '*', '…']) && !exists(&text) {
+                    problems.push(format!("`{text}` does not exist"));
+                }
+                if in_a_heading {
+                    mapped.insert(text.to_string());
+                }
+            }
+            _ => {}
+        }
     }
-    let tests: BTreeSet<String> = files
-        .iter()
-        .filter(|(path, _)| path.ends_with(".rs"))
-        .flat_map(|(path, text)| test_functions(path, text))
-        .map(|test| test.name)
-        .collect();
-    assert!(
-        tests.len() > 300,
-        "found only {} test functions",
-        tests.len()
-    );
-    tests
-}
-
-fn read(base: &Path, path: &str) -> String {
-    std::fs::read_to_string(base.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    let files = shared_sources().into_iter().map(|(file, _)| file);
+    let modules = files.map(|f| f.split(['/', '.']).next().unwrap().to_owned());
+    let modules: BTreeSet<String> = modules.collect();
+    for module in modules.iter().map(|m| format!("shared/src/{m}")) {
+        if !mapped.contains(&module) && module != "shared/src/lib" {
+            problems.push(format!("the code map has no heading for `{module}`"));
+        }
+    }
+    (mapped.len(), problems)
 }
 
 #[test]
 fn nm1_every_invariant_names_tests_that_exist() {
-    let base = root();
-    let doc = read(&base, DOC);
-    let (found, mut problems) = invariants(&doc);
-    problems.extend(missing_tests(&found, &workspace_tests(&base)));
-    assert_none(&problems, &format!("{DOC}: invariants without their tests"));
-    assert!(
-        found.len() >= MIN_INVARIANTS,
-        "{DOC} holds {} invariants; at least {MIN_INVARIANTS} are expected",
-        found.len()
-    );
+    let tests: BTreeSet<String> = workspace_tests().into_iter().map(|t| t.0).collect();
+    assert!(tests.len() > 300, "{} test functions", tests.len());
+    let (count, problems) = invariants(&read(DOC), &tests);
+    assert_none(problems, &format!("{DOC}: invariants without their tests"));
+    assert!(count >= 20, "{DOC} holds {count} invariants; at least 20");
 }
 
 #[test]
 fn nm1_every_module_and_path_the_map_names_exists_and_every_module_is_mapped() {
-    let base = root();
-    let doc = read(&base, DOC);
-    assert!(
-        mapped_paths(&doc).len() > 10,
-        "{DOC} has no code map of `###` headings"
-    );
-    assert_none(&map_problems(&base, &doc), &format!("{DOC}: the code map"));
+    let (mapped, problems) = map_problems(&read(DOC));
+    assert!(mapped > 10, "{DOC} has no code map of `###` headings");
+    assert_none(problems, &format!("{DOC}: the code map"));
 }
 
 #[test]
 fn nm1_the_reader_finds_a_misspelled_test_a_bare_mark_and_a_missing_module() {
     // The mark is spelled from its parts here, so this file holds no invariant of its own.
     let doc = "## Code map\n\n### `shared/src/http`, `shared/src/nowhere`\n\n\
-               - MARK one line (`nm1_every_invariant_names_tests_that_exist`).\n\
-               - MARK wraps over\n  two lines (`nm1_every_invariant_names_tests_that_exist`,\n  \
-               `nm1_every_invariant_names_tests_taht_exist`).\n\
+               - MARK one line (`a_test`).\n\
+               - MARK wraps over\n  two lines (`a_test`,\n  `a_tset`).\n\
                - MARK names no test at all.\n\
-               - MARK ends in prose (`a_test`) and more.\n\
+               - MARK ends in prose (`a_test`) and more.\n\n\
                A sentence that mentions MARK in passing.\n\n\
                MARK a paragraph (`a_b`, `c`)\n\n\
                ## Cross-cutting rules\n\n### `shared/src/ghost` is out of the map\n\n\
                See `shared/src/also_missing.rs`.\n"
         .replace("MARK", MARK);
-    let (found, problems) = invariants(&doc);
+    let tests = BTreeSet::from(["a_test", "a_b", "c"].map(str::to_owned));
+    let problems = [
+        "line 6: `a_tset` is no test function",
+        "line 9: the invariant does not end with its tests",
+        "line 10: the invariant does not end with its tests",
+        "line 12: the mark starts no paragraph or list item",
+    ];
     assert_eq!(
-        found,
-        [
-            Invariant {
-                line: 5,
-                tests: vec!["nm1_every_invariant_names_tests_that_exist".into()],
-            },
-            Invariant {
-                line: 6,
-                tests: vec![
-                    "nm1_every_invariant_names_tests_that_exist".into(),
-                    "nm1_every_invariant_names_tests_taht_exist".into(),
-                ],
-            },
-            Invariant {
-                line: 13,
-                tests: vec!["a_b".into(), "c".into()],
-            },
-        ]
+        invariants(&doc, &tests),
+        (5, problems.map(str::to_owned).into())
     );
-    assert_eq!(
-        problems,
-        [
-            "line 9: the invariant does not end with its tests, (`test_name`, …)",
-            "line 10: the invariant does not end with its tests, (`test_name`, …)",
-            "line 11: **Invariant:** must start a paragraph or list item",
-        ]
-    );
-    let tests: BTreeSet<String> = ["nm1_every_invariant_names_tests_that_exist", "a_b", "c"]
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
-    assert_eq!(
-        missing_tests(&found, &tests),
-        [format!(
-            "line 6: `nm1_every_invariant_names_tests_taht_exist` is no test function under {TEST_DIRS:?}"
-        )]
-    );
-    assert_eq!(
-        mapped_paths(&doc),
-        ["shared/src/http", "shared/src/nowhere"]
-    );
-    let problems = map_problems(&root(), &doc);
-    assert!(
-        problems.contains(&"the code map names `shared/src/nowhere`, which does not exist".into())
-    );
+    let (mapped, problems) = map_problems(&doc);
+    assert_eq!(mapped, 2, "{problems:?}");
+    assert!(problems.contains(&"`shared/src/nowhere` does not exist".into()));
     assert!(problems.contains(&"the code map has no heading for `shared/src/server`".into()));
     assert!(!problems.iter().any(|p| p.contains("`shared/src/http`")));
     assert!(problems.contains(&"`shared/src/also_missing.rs` does not exist".into()));
 }
 
-/// One relative link.
-#[derive(Debug, PartialEq)]
-struct Link {
-    /// `file:line` of the link.
-    at: String,
-    /// The file it points to, from the root (the linking file for a bare `#anchor`).
-    target: PathBuf,
-    /// Its anchor, if any.
-    anchor: Option<String>,
-}
-
-/// `path` with `.` and `..` resolved (`docs/../README.md` → `README.md`).
-fn normalized(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// `line` without its inline code spans.
-fn without_code(line: &str) -> String {
-    line.split('`').step_by(2).collect::<Vec<_>>().join(" ")
-}
-
-/// The link targets of one line: `[text](target)` and `[label]: target`.
-fn targets_in(line: &str) -> Vec<String> {
-    let line = without_code(line);
-    let mut found = Vec::new();
-    let definition = line
-        .strip_prefix('[')
-        .and_then(|rest| rest.split_once("]: "))
-        .map(|(_, target)| target.split_whitespace().next().unwrap_or_default());
-    found.extend(definition.map(str::to_owned));
-    for (at, _) in line.match_indices("](") {
-        let rest = &line[at + 2..];
-        let end = rest.find(')').unwrap_or(rest.len());
-        let target = rest[..end].split_whitespace().next().unwrap_or_default();
-        found.push(target.trim_matches(['<', '>']).to_owned());
-    }
-    found
-}
+/// A relative link: `path:line`, the file it points to from the root (the linking file for a
+/// bare `#anchor`), its anchor.
+type Link = (String, PathBuf, Option<String>);
 
 /// The relative links of one Markdown file (`path` from the root).
 fn links(path: &str, text: &str) -> Vec<Link> {
+    let parser = Parser::new(text).into_offset_iter();
+    let definitions = parser.reference_definitions().iter();
+    let mut targets: Vec<(usize, String)> = definitions
+        .map(|(_, definition)| (definition.span.start, definition.dest.to_string()))
+        .collect();
+    for (event, range) in parser {
+        let target = match event {
+            Event::Start(Tag::Link {
+                link_type: LinkType::Inline,
+                dest_url,
+                ..
+            }) => dest_url,
+            Event::Start(Tag::Image { dest_url, .. }) => dest_url,
+            _ => continue,
+        };
+        targets.push((range.start, target.to_string()));
+    }
+    targets.sort();
+    targets.retain(|(_, t)| !(t.is_empty() || t.contains("://") || t.starts_with("mailto:")));
     let dir = Path::new(path).parent().unwrap_or(Path::new(""));
-    let mut found = Vec::new();
-    let mut fenced = false;
-    for (number, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
-        for target in targets_in(line) {
-            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
-                continue;
+    let own_name = path.rsplit('/').next().unwrap();
+    let link = |(at, target): (usize, String)| {
+        let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+        let file = if file.is_empty() { own_name } else { file };
+        // The target with `.` and `..` resolved (`docs/../README.md` → `README.md`).
+        let mut resolved = PathBuf::new();
+        for part in dir.join(file).components() {
+            match part {
+                Component::CurDir => {}
+                Component::ParentDir if resolved.pop() => {}
+                other => resolved.push(other),
             }
-            let (file, anchor) = match target.split_once('#') {
-                Some((file, anchor)) => (file, Some(anchor.to_owned())),
-                None => (target.as_str(), None),
-            };
-            let target = if file.is_empty() {
-                PathBuf::from(path)
-            } else {
-                normalized(&dir.join(file))
-            };
-            found.push(Link {
-                at: format!("{path}:{}", number + 1),
-                target,
-                anchor,
-            });
         }
-    }
-    found
+        let anchor = target.contains('#').then(|| anchor.to_owned());
+        (format!("{path}:{}", line_at(text, at)), resolved, anchor)
+    };
+    targets.into_iter().map(link).collect()
 }
 
-/// A heading's anchor as GitHub makes it: lower case; letters, digits, `-` and `_` kept,
-/// spaces made `-`, everything else dropped; a link keeps its text only.
-fn slug(heading: &str) -> String {
-    let mut text = String::new();
-    let mut rest = heading;
-    while let Some(at) = rest.find("](") {
-        text.push_str(&rest[..at]);
-        rest = rest[at + 2..]
-            .split_once(')')
-            .map_or("", |(_, after)| after);
-    }
-    text.push_str(rest);
-    text.trim()
-        .chars()
-        .flat_map(char::to_lowercase)
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The anchors of a Markdown file's headings (a repeated one gets `-1`, `-2`, …).
+/// The anchors of a Markdown file's headings as GitHub makes them: the heading's text in
+/// lower case; letters, digits, `-` and `_` kept, spaces made `-`, everything else dropped; a
+/// repeated one gets `-1`, `-2`, ….
 fn anchors(text: &str) -> BTreeSet<String> {
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    let mut found = BTreeSet::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.starts_with("```") {
-            fenced = !fenced;
-            continue;
+    let (mut seen, mut found) = (BTreeMap::new(), BTreeSet::new());
+    let mut heading: Option<String> = None;
+    for event in Parser::new(text) {
+        match event {
+            Event::Start(Tag::Heading { .. }) => heading = Some(String::new()),
+            Event::Text(t) | Event::Code(t) => heading.iter_mut().for_each(|h| h.push_str(&t)),
+            Event::End(TagEnd::Heading(_)) => {
+                let slug: String = (heading.take().unwrap_or_default().trim().chars())
+                    .flat_map(char::to_lowercase)
+                    .filter(|c| c.is_alphanumeric() || ['-', '_', ' '].contains(c))
+                    .map(|c| if c == ' ' { '-' } else { c })
+                    .collect();
+                let count = seen.entry(slug.clone()).or_insert(0);
+                let anchor = format!("{slug}-{count}");
+                found.insert(anchor.strip_suffix("-0").unwrap_or(&anchor).to_owned());
+                *count += 1;
+            }
+            _ => {}
         }
-        let hashes = line.bytes().take_while(|b| *b == b'#').count();
-        if fenced || hashes == 0 || hashes > 6 || !line[hashes..].starts_with(' ') {
-            continue;
-        }
-        let base = slug(line[hashes..].trim_end_matches('#'));
-        let count = seen.entry(base.clone()).or_insert(0);
-        found.insert(if *count == 0 {
-            base
-        } else {
-            format!("{base}-{count}")
-        });
-        *count += 1;
     }
     found
 }
@@ -488,130 +234,71 @@ fn anchors(text: &str) -> BTreeSet<String> {
 /// file's text (`None`: it does not exist; a directory reads as empty).
 fn broken(links: &[Link], read: impl Fn(&Path) -> Option<String>) -> Vec<String> {
     let mut problems = Vec::new();
-    for link in links {
-        let shown = link.target.display();
-        let Some(text) = read(&link.target) else {
-            problems.push(format!("{}: `{shown}` does not exist", link.at));
-            continue;
-        };
-        if let Some(anchor) = &link.anchor
-            && !anchors(&text).contains(anchor)
-        {
-            problems.push(format!("{}: `{shown}` has no heading `#{anchor}`", link.at));
+    for (at, target, anchor) in links {
+        let shown = target.display();
+        match (read(target), anchor) {
+            (None, _) => problems.push(format!("{at}: `{shown}` does not exist")),
+            (Some(text), Some(anchor)) if !anchors(&text).contains(anchor) => {
+                problems.push(format!("{at}: `{shown}` has no heading `#{anchor}`"));
+            }
+            _ => {}
         }
     }
     problems
 }
 
-/// The documents whose links are checked: the README, CONTRIBUTING and `docs/*.md`.
-fn documents(base: &Path) -> Vec<String> {
-    let mut paths = vec!["README.md".to_owned(), "CONTRIBUTING.md".to_owned()];
-    let docs = std::fs::read_dir(base.join("docs")).expect("docs/");
-    let mut more: Vec<String> = docs
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".md"))
-        .map(|name| format!("docs/{name}"))
-        .collect();
-    more.sort();
-    paths.extend(more);
-    paths
-}
-
 #[test]
-fn nm3_the_readme_is_at_most_300_lines_and_links_the_deeper_documents() {
-    let base = root();
-    let readme = read(&base, "README.md");
-    let lines = readme.lines().count();
-    assert!(
-        lines <= README_MAX_LINES,
-        "README.md has {lines} lines; at most {README_MAX_LINES}"
-    );
-    let linked: BTreeSet<PathBuf> = links("README.md", &readme)
-        .into_iter()
-        .map(|link| link.target)
-        .collect();
-    let missing: Vec<&&str> = README_LINKS
-        .iter()
-        .filter(|path| !linked.contains(Path::new(path)))
-        .collect();
-    assert!(missing.is_empty(), "README.md does not link {missing:?}");
+fn nm3_the_readme_links_the_deeper_documents() {
+    let readme = links("README.md", &read("README.md"));
+    let linked: Vec<PathBuf> = readme.into_iter().map(|l| l.1).collect();
+    let deeper = "docs/clients.md docs/deploy.md docs/contract.md docs/architecture.md \
+                  BENCHMARKS.md";
+    let missing = deeper.split(' ').filter(|p| !linked.contains(&p.into()));
+    assert_none(missing, "README.md does not link");
 }
 
 #[test]
 fn nm3_every_relative_link_points_to_a_file_and_heading_that_exist() {
-    let base = root();
-    let mut all = Vec::new();
-    for path in documents(&base) {
-        all.extend(links(&path, &read(&base, &path)));
-    }
+    let docs = files_ending(&root().join("docs"), ".md").into_iter();
+    let paths = docs
+        .map(|p| from_root(&p))
+        .chain(["README.md", "CONTRIBUTING.md"].map(String::from));
+    let all: Vec<_> = paths.flat_map(|path| links(&path, &read(&path))).collect();
     assert!(all.len() > 30, "found only {} relative links", all.len());
-    let problems = broken(&all, |path| {
-        let full = base.join(path);
-        if full.is_dir() {
-            Some(String::new())
-        } else {
-            // An image (the README's screenshots) is a file too; its text has no headings.
-            std::fs::read(full)
-                .ok()
-                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-        }
+    // An image (the README's screenshots) is a file too; its text has no headings.
+    let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
+    let problems = broken(&all, |path| match root().join(path) {
+        full if full.is_dir() => Some(String::new()),
+        full => std::fs::read(full).ok().map(text),
     });
-    assert_none(&problems, "broken relative links");
+    assert_none(problems, "broken relative links");
 }
 
 #[test]
 fn nm3_the_link_check_finds_a_missing_file_and_a_missing_heading() {
-    assert_eq!(
-        slug("First run: `kobana-mcp check`"),
-        "first-run-kobana-mcp-check"
-    );
-    assert_eq!(slug("Browsers (CORS)"), "browsers-cors");
-    assert_eq!(slug("KC — Kobana's contract"), "kc--kobanas-contract");
-    assert_eq!(
-        slug("Confirmação de [tools](x.md) destrutivas"),
-        "confirmação-de-tools-destrutivas"
-    );
-    let target =
-        "# Title\n\n## Usage\n\n```\n## not a heading\n```\n\n## Usage\n### Stage times #\n";
-    assert_eq!(
-        anchors(target),
-        ["title", "usage", "usage-1", "stage-times"]
-            .into_iter()
-            .map(str::to_owned)
-            .collect()
-    );
+    let target = "# Title\n\n## Usage\n\n```\n## not a heading\n```\n\n## Usage\n### Stage times #\n\
+                  ## First run: `kobana-mcp check`\n## Browsers (CORS)\n## KC — Kobana's contract\n\
+                  ## Confirmação de [tools](x.md) destrutivas\n";
+    let expected = "title usage usage-1 stage-times first-run-kobana-mcp-check browsers-cors \
+                    kc--kobanas-contract confirmação-de-tools-destrutivas";
+    let expected: BTreeSet<String> = expected.split(' ').map(str::to_owned).collect();
+    assert_eq!(anchors(target), expected);
 
     let source = "# Title\nSee [the guide](../guide.md#usage-1) and [this](#title).\n\
                   [gone](missing.md), [bad anchor](../guide.md#nowhere), [web](https://x.y/#a)\n\
                   `[code](not-a-link.md)`\n```\n[fenced](not-a-link.md)\n```\n\
                   [ref]: ../guide.md#stage-times\n";
     let found = links("docs/page.md", source);
-    let targets: Vec<(&str, Option<&str>)> = found
-        .iter()
-        .map(|l| (l.target.to_str().unwrap_or_default(), l.anchor.as_deref()))
-        .collect();
-    assert_eq!(
-        targets,
-        [
-            ("guide.md", Some("usage-1")),
-            ("docs/page.md", Some("title")),
-            ("docs/missing.md", None),
-            ("guide.md", Some("nowhere")),
-            ("guide.md", Some("stage-times")),
-        ]
-    );
-    let files: BTreeMap<PathBuf, String> = [
-        (PathBuf::from("guide.md"), target.to_owned()),
-        (PathBuf::from("docs/page.md"), source.to_owned()),
-    ]
-    .into_iter()
-    .collect();
-    assert_eq!(
-        broken(&found, |path| files.get(path).cloned()),
-        [
-            "docs/page.md:3: `docs/missing.md` does not exist",
-            "docs/page.md:3: `guide.md` has no heading `#nowhere`",
-        ]
-    );
+    let shown = |(_, t, a): &Link| format!("{} {a:?}", t.display());
+    let targets: Vec<_> = found.iter().map(shown).collect();
+    let expected = "guide.md Some(\"usage-1\"), docs/page.md Some(\"title\"), \
+                    docs/missing.md None, guide.md Some(\"nowhere\"), guide.md Some(\"stage-times\")";
+    assert_eq!(targets.join(", "), expected);
+    let files = BTreeMap::from([("guide.md", target), ("docs/page.md", source)]);
+    let problems = broken(&found, |path| Some(files.get(path.to_str()?)?.to_string()));
+    let expected = [
+        "docs/page.md:3: `docs/missing.md` does not exist",
+        "docs/page.md:3: `guide.md` has no heading `#nowhere`",
+    ];
+    assert_eq!(problems, expected);
 }
