@@ -325,6 +325,10 @@ EXTERNAL_TESTS=(clients::matrix:: clients::sdks:: clients::sdk_flows:: clients::
 test_filter=()
 if [[ $QUICK == 1 ]]; then
   export KOBANA_MCP_QUICK=1
+  # Without the external clients the tests mostly wait (on loopback servers, moto, the
+  # processes they start): three per core halve the test stages' wall time. The gate keeps
+  # libtest's one per core, its Node and browser areas being CPU-bound.
+  export RUST_TEST_THREADS="${RUST_TEST_THREADS:-$(($(nproc) * 3))}"
   for name in "${EXTERNAL_TESTS[@]}"; do
     test_filter+=(--skip "$name")
   done

@@ -3,11 +3,11 @@
 //! curated ones (Kobana calls per call ≤ 2, 1 for a one-call operation, and CPU, #32).
 
 use fake_kobana::{FakeKobana, Fault, FaultKind};
-use kobana_mcp::catalog::{MAX_TOOLS_LIST_BYTES, Toolset};
+use kobana_mcp::catalog::MAX_TOOLS_LIST_BYTES;
 
 use super::*;
 
-/// Section 6: the `tools/list` answer's bytes in both eras, and per toolset.
+/// Section 6: the `tools/list` answer's bytes in both eras.
 pub fn context(bench: &Bench, ours: SocketAddr) -> Result<Report, String> {
     let mut r = Report::default();
     let mut sizes = Vec::new();
@@ -28,29 +28,6 @@ pub fn context(bench: &Bench, ours: SocketAddr) -> Result<Report, String> {
         "", "",
         format!("≤ {} B (40 KB; #32)", thousands(MAX_TOOLS_LIST_BYTES as f64)),
     ], Some(legacy.max(modern) <= MAX_TOOLS_LIST_BYTES));
-    let mut per_set = Vec::new();
-    for set in Toolset::ALL.map(Toolset::slug) {
-        let mut headers = http1::mcp_headers(&bench.token, "tools/list", None, false);
-        headers.push(("x-mcp-toolsets".into(), set.into()));
-        let body = http1::mcp_body("tools/list", json!({}), false);
-        let (status, answer) =
-            bench.send(ours, &http1::request("POST", ours, "/mcp", &headers, &body))?;
-        if status != 200 {
-            return Err(format!("tools/list X-MCP-Toolsets: {set}: {status}"));
-        }
-        per_set.push(format!("{set} {} B", thousands(answer.len() as f64)));
-    }
-    r.row(
-        6,
-        cells![
-            "`tools/list` per toolset (`X-MCP-Toolsets`, era 2025)",
-            per_set.join(" · "),
-            "",
-            "",
-            "info (#9)"
-        ],
-        None,
-    );
     Ok(r)
 }
 

@@ -33,26 +33,37 @@ pub fn assert_none<T: std::fmt::Display>(problems: impl IntoIterator<Item = T>, 
     assert!(lines.is_empty(), "{what}:\n{}", lines.join("\n"));
 }
 
-/// Every file under `dir` whose name ends with `ending`, in path order, skipping build output
-/// and results, VCS state, installed packages, fuzzing state and lock files.
+/// Every file under `dir` whose name ends with `ending`, in path order: the files the
+/// repository holds or would add (`git ls-files`: tracked, and untracked but not ignored, so
+/// no build output, installed package, fuzzing state or benchmark log), lock files aside.
 pub fn files_ending(dir: &Path, ending: &str) -> Vec<PathBuf> {
-    let skipped = "target results .aws-sam .git node_modules __pycache__ corpus artifacts \
-                   Cargo.lock package-lock.json";
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(path) = stack.pop() {
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if skipped.split_whitespace().any(|s| s == name) || name.starts_with(".venv") {
-            continue;
-        }
-        if path.is_dir() {
-            let entries = std::fs::read_dir(&path).into_iter().flatten().flatten();
-            stack.extend(entries.map(|e| e.path()));
-        } else if path.is_file() && name.ends_with(ending) {
-            out.push(path);
-        }
-    }
+    let git = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root())
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "--",
+        ])
+        .arg(dir)
+        .output()
+        .expect("git runs");
+    assert!(git.status.success(), "git ls-files: {git:?}");
+    let locks = ["Cargo.lock", "package-lock.json"];
+    let wanted = |p: &PathBuf| {
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        p.is_file() && name.ends_with(ending) && !locks.contains(&name.as_ref())
+    };
+    let names = git.stdout.split(|b| *b == 0).filter(|n| !n.is_empty());
+    let mut out: Vec<PathBuf> = names
+        .map(|n| root().join(String::from_utf8_lossy(n).as_ref()))
+        .filter(wanted)
+        .collect();
     out.sort();
+    out.dedup();
     out
 }
 
