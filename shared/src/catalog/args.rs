@@ -28,39 +28,23 @@ pub struct NoArgs {}
 /// into its own (`#[serde(flatten)] pub paging: Paging`), and their wire schema. Plain `//`
 /// comments where the model needs no text: a doc comment becomes a schema description.
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct Paging {
     // Page number, starting at 1 (default 1; 0 is refused in pt-BR).
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub page: Option<u32>,
     // Items per page, 1 to MAX_PER_PAGE (default DEFAULT_PER_PAGE; 0 is refused in pt-BR).
     #[schemars(range(max = super::context::MAX_PER_PAGE))]
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub per_page: Option<u32>,
     // A sortable field (billing_schemas_get lists them; a wrong one is refused naming them).
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub sort_by: Option<String>,
     // Sort direction (default desc).
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub sort_order: Option<SortOrder>,
     // The row's fields besides the compact row (`id` always comes); not in this schema: the
     // registry adds each list's own enum of names (see `catalog::lists::compact`).
     #[schemars(skip)]
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub fields: Option<Vec<String>>,
 }
 
@@ -68,10 +52,6 @@ pub struct Paging {
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[schemars(inline)]
 #[serde(rename_all = "lowercase")]
-#[allow(
-    missing_docs,
-    reason = "a doc comment here would be the schema's description"
-)]
 pub enum SortOrder {
     Asc,
     Desc,

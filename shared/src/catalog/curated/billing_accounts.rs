@@ -27,16 +27,16 @@ wire_enum! {
 
 // Arguments of `billing_accounts_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct ListArgs {
     /// Customer UUID.
     pub customer_id: Option<String>,
     /// Customer CPF/CNPJ.
     pub document_number: Option<String>,
     // Free text.
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub search: Option<String>,
     // Status.
     pub status: Option<AccountStatus>,
@@ -61,16 +61,16 @@ wire_enum! {
 // Arguments of `billing_accounts_credits`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct CreditsArgs {
     /// UUID.
     pub id: String,
     // Which credits.
     pub usage: Option<CreditUsage>,
     #[serde(flatten)]
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub paging: PageArgs,
 }
 

@@ -17,16 +17,16 @@ const KEY: &str = "statement";
 // Arguments of `billing_customers_statement`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct StatementArgs {
     /// UUID or external_id.
     pub id: String,
     /// Needed if the customer has several accounts.
     pub billing_account_id: Option<String>,
     #[serde(flatten)]
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub paging: PageArgs,
 }
 

@@ -39,16 +39,16 @@ impl CustomerKind {
 
 // Arguments of `billing_customers_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct ListArgs {
     /// Name, CPF/CNPJ or e-mail.
     pub search: Option<String>,
     /// natural: person; juridical: company.
     pub kind: Option<CustomerKind>,
     #[serde(flatten)]
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub paging: Paging,
 }
 
@@ -57,12 +57,12 @@ id_args!("UUID or external_id.");
 // A postal address.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct Address {
     // billing, shipping, …
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     // Street.
@@ -87,29 +87,21 @@ pub struct Address {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub postal_code: Option<String>,
     // Country code, e.g. BR.
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
 }
 
 /// Customer fields that can be set on create or update.
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct CustomerFields {
     // Name or razão social.
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     // Person (natural) or company (juridical).
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<CustomerKind>,
     /// CPF or CNPJ, mask allowed.
@@ -125,25 +117,13 @@ pub struct CustomerFields {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub external_id: Option<String>,
     // Free notes.
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
     // Tags (each kept once).
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = MAX_ARRAY_ITEMS))]
     pub tags: Option<Vec<String>>,
     // Addresses.
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = MAX_ARRAY_ITEMS))]
     pub addresses: Option<Vec<Address>>,
@@ -159,24 +139,16 @@ impl CustomerFields {
 
 // Arguments of `billing_customers_create`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct CreateArgs {
     #[serde(flatten)]
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub fields: CustomerFields,
     // Contact e-mail.
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub email: Option<String>,
     // Contact phone.
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub phone: Option<String>,
     /// Invoice e-mail (default: email).
     pub billing_email: Option<String>,
@@ -189,14 +161,14 @@ pub struct CreateArgs {
 
 // Arguments of `billing_customers_update`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct UpdateArgs {
     /// Customer UUID, or your own external_id.
     pub id: String,
     #[serde(flatten)]
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub fields: CustomerFields,
 }
 

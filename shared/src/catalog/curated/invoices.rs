@@ -90,12 +90,12 @@ id_args!("UUID.");
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(inline)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct LineItem {
     // What is billed.
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub description: String,
     /// Default 1.
     #[schemars(range(min = 1))]
@@ -107,15 +107,15 @@ pub struct LineItem {
 // Arguments of `billing_invoices_create`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct CreateArgs {
     /// Payer's billing account UUID.
     pub billing_account_id: String,
     // 1 to MAX_LINE_ITEMS lines.
     #[schemars(length(min = 1, max = MAX_LINE_ITEMS), description = LINE_ITEMS_TEXT)]
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub line_items: Vec<LineItem>,
     /// YYYY-MM-DD (default: payment terms).
     pub due_date: Option<String>,

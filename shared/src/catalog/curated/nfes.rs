@@ -50,12 +50,12 @@ wire_enum! {
 
 // Arguments of `billing_nfes_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct ListArgs {
     // Status (issued = authorized, error = rejected).
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub status: Option<NfeStatus>,
     /// Invoice UUID.
     pub invoice_id: Option<String>,
@@ -74,15 +74,15 @@ id_args!("UUID.");
 // Arguments of `billing_nfes_cancel`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct CancelArgs {
     /// UUID.
     pub id: String,
     // Why; at least MIN_CANCEL_REASON characters.
     #[schemars(length(min = MIN_CANCEL_REASON), description = REASON_TEXT)]
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub reason: String,
 }
 

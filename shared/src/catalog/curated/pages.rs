@@ -12,19 +12,15 @@ use crate::catalog::{ToolCtx, ToolError};
 
 /// Page and size of such a list (no sort, no `fields`: its rows are already small).
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct PageArgs {
     // Page number, starting at 1 (default 1; 0 is refused in pt-BR).
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub page: Option<u32>,
     // Items per page, 1 to MAX_PER_PAGE (default DEFAULT_PER_PAGE; 0 is refused in pt-BR).
     #[schemars(range(max = MAX_PER_PAGE))]
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub per_page: Option<u32>,
 }
 

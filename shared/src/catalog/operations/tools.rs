@@ -62,26 +62,18 @@ pub struct SearchArgs {
 /// Arguments of the three tools that run a row.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    missing_docs,
+    reason = "fields say what they are in `//` comments: a doc comment would be the schema's description"
+)]
 pub struct CallArgs {
     /// operationId (billing_operations_search).
     pub operation: String,
     // Path parameters (the tool's description names the three objects).
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub path: Option<Members>,
     // Query parameters.
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub query: Option<Members>,
     // JSON body.
-    #[allow(
-        missing_docs,
-        reason = "a doc comment here would be the schema's description"
-    )]
     pub body: Option<Members>,
 }
 
