@@ -18,38 +18,9 @@ use kobana_mcp::{App, Config};
 use serde_json::{Value, json};
 
 /// The 28 Kobana resources' slugs as they go on the wire (permissions, paths, list members):
-/// the first segment of every path of the document under `/v1`, spelled here independently of
-/// the code under test.
-pub const RESOURCES: [&str; 28] = [
-    "organization",
-    "customers",
-    "billing_accounts",
-    "plans",
-    "products",
-    "subscriptions",
-    "invoices",
-    "payments",
-    "nfes",
-    "plan_groups",
-    "product_groups",
-    "companies",
-    "certificates",
-    "coupons",
-    "credits",
-    "payment_methods",
-    "proposals",
-    "proposal_templates",
-    "plan_changes",
-    "subscription_changes",
-    "subscription_item_changes",
-    "usage",
-    "tax_rules",
-    "tax_periods",
-    "withholdings",
-    "service_items",
-    "dashboard_users",
-    "team_roles",
-];
+/// the fake's, which `fake::operations` checks against the first path segment of every
+/// operation of the contract, independently of the code under test.
+pub use fake_kobana::auth::RESOURCES;
 
 /// The client capabilities of a client that can show elicitation forms.
 pub const FORM: &str = r#"{"elicitation":{"form":{}}}"#;
