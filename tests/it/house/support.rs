@@ -33,10 +33,10 @@ pub fn assert_none<T: std::fmt::Display>(problems: impl IntoIterator<Item = T>, 
     assert!(lines.is_empty(), "{what}:\n{}", lines.join("\n"));
 }
 
-/// Every file under `dir` whose name ends with `ending`, in path order: the files the
-/// repository holds or would add (`git ls-files`: tracked, and untracked but not ignored, so
-/// no build output, installed package, fuzzing state or benchmark log), lock files aside.
-pub fn files_ending(dir: &Path, ending: &str) -> Vec<PathBuf> {
+/// The files the repository holds or would add, in path order (`git ls-files`: tracked, and
+/// untracked but not ignored, so no build output, installed package, fuzzing state or
+/// benchmark log), lock files aside. Listed once per test process.
+static REPOSITORY: LazyLock<Vec<PathBuf>> = LazyLock::new(|| {
     let git = std::process::Command::new("git")
         .arg("-C")
         .arg(root())
@@ -46,25 +46,31 @@ pub fn files_ending(dir: &Path, ending: &str) -> Vec<PathBuf> {
             "--cached",
             "--others",
             "--exclude-standard",
-            "--",
         ])
-        .arg(dir)
         .output()
         .expect("git runs");
     assert!(git.status.success(), "git ls-files: {git:?}");
     let locks = ["Cargo.lock", "package-lock.json"];
-    let wanted = |p: &PathBuf| {
-        let name = p.file_name().unwrap_or_default().to_string_lossy();
-        p.is_file() && name.ends_with(ending) && !locks.contains(&name.as_ref())
-    };
     let names = git.stdout.split(|b| *b == 0).filter(|n| !n.is_empty());
-    let mut out: Vec<PathBuf> = names
+    let mut files: Vec<PathBuf> = names
         .map(|n| root().join(String::from_utf8_lossy(n).as_ref()))
-        .filter(wanted)
+        .filter(|p| p.is_file() && !locks.iter().any(|lock| p.ends_with(lock)))
         .collect();
-    out.sort();
-    out.dedup();
-    out
+    files.sort();
+    files.dedup();
+    files
+});
+
+/// Every file of [`REPOSITORY`] under `dir` whose name ends with `ending`, in path order.
+pub fn files_ending(dir: &Path, ending: &str) -> Vec<PathBuf> {
+    let wanted = |p: &&PathBuf| {
+        p.starts_with(dir)
+            && p.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .ends_with(ending)
+    };
+    REPOSITORY.iter().filter(wanted).cloned().collect()
 }
 
 /// Every `.rs` file under `dir` (see [`files_ending`]).
