@@ -38,8 +38,7 @@ pub fn assert_none<T: std::fmt::Display>(problems: impl IntoIterator<Item = T>, 
 /// benchmark log), lock files aside. Listed once per test process.
 static REPOSITORY: LazyLock<Vec<PathBuf>> = LazyLock::new(|| {
     let git = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root())
+        .current_dir(root())
         .args([
             "ls-files",
             "-z",
@@ -61,15 +60,9 @@ static REPOSITORY: LazyLock<Vec<PathBuf>> = LazyLock::new(|| {
     files
 });
 
-/// Every file of [`REPOSITORY`] under `dir` whose name ends with `ending`, in path order.
+/// Every file of [`REPOSITORY`] under `dir` whose name ends with `ending` (no `/` in it).
 pub fn files_ending(dir: &Path, ending: &str) -> Vec<PathBuf> {
-    let wanted = |p: &&PathBuf| {
-        p.starts_with(dir)
-            && p.file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .ends_with(ending)
-    };
+    let wanted = |p: &&PathBuf| p.starts_with(dir) && p.to_string_lossy().ends_with(ending);
     REPOSITORY.iter().filter(wanted).cloned().collect()
 }
 
