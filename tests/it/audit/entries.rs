@@ -341,15 +341,7 @@ async fn au2_a_completion_the_store_refuses_leaves_the_entry_unknown_and_the_res
 /// the retention, and its policy allows exactly the store's operations, on it alone.
 #[test]
 fn au3_the_template_creates_the_table_the_store_needs_and_iam_allows_only_its_operations() {
-    let root = crate::house::support::root();
-    let template = std::fs::read_to_string(root.join("template.yaml")).expect("template.yaml");
-    let lines: Vec<&str> = template.lines().map(str::trim).collect();
-    let at = |text: &str| {
-        lines
-            .iter()
-            .position(|l| *l == text)
-            .unwrap_or_else(|| panic!("template.yaml lacks `{text}`"))
-    };
+    let (lines, at) = (&*common::TEMPLATE, common::template_at);
     let table = at("AuditTable:");
     let body: Vec<&str> = lines[table..]
         .iter()
@@ -395,7 +387,8 @@ fn au3_the_template_creates_the_table_the_store_needs_and_iam_allows_only_its_op
         at(env);
     }
     // The statements on the table: exactly the store's requests.
-    let source = std::fs::read_to_string(root.join("shared/src/audit/dynamo.rs")).unwrap();
+    let source =
+        std::fs::read_to_string(common::root().join("shared/src/audit/dynamo.rs")).unwrap();
     let requests: Vec<&str> = source
         .lines()
         .filter_map(|l| l.trim().strip_prefix('.')?.strip_suffix("()"))
@@ -490,7 +483,7 @@ async fn au6_the_export_script_reads_the_trail_back_as_json_lines() {
     assert_eq!(items.len(), 3);
     let export = |extra: &[&str]| {
         let output = std::process::Command::new(common::python())
-            .arg(crate::house::support::root().join("scripts/audit_export.py"))
+            .arg(common::root().join("scripts/audit_export.py"))
             .args(["--table", &rig.table])
             .args(extra)
             // boto3 reads the region from here; the SDK's AWS_REGION is already set.

@@ -19,19 +19,12 @@ use fake_kobana::fixtures::ids::{BA_PADARIA, INV_OPEN, PADARIA};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use common::{DOC_URL, Stack, clients_doc, doc_snippet, run_with_input, succeeded};
+use common::{DOC_URL, Stack, clients_doc, doc_snippet, root, run_with_input, succeeded};
 use fake_kobana::{DocKind, full_token, readonly_token};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 const PDF_SIZE: usize = 9_900_000;
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ is inside the workspace")
-        .to_path_buf()
-}
 
 fn matrix_dir() -> PathBuf {
     common::clients_dir().join("matrix")
@@ -39,7 +32,7 @@ fn matrix_dir() -> PathBuf {
 
 /// The interpreter of one matrix venv (`.venv-matrix-NAME`, made by `scripts/setup.sh`).
 fn matrix_python(name: &str) -> PathBuf {
-    workspace().join(format!(".venv-matrix-{name}/bin/python"))
+    root().join(format!(".venv-matrix-{name}/bin/python"))
 }
 
 /// What every library is asked to do.

@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::common::root;
 use crate::common::{mcp_post, read};
-use crate::lambda::support::function::workspace;
 
 /// The demo binary (`kobana-mcp` built with the `demo` feature).
 fn demo_binary() -> PathBuf {
     let bin = std::env::var_os("KOBANA_MCP_DEMO_BIN")
         .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/debug/kobana-mcp-demo"));
+        .unwrap_or_else(|| root().join("target/debug/kobana-mcp-demo"));
     assert!(
         bin.is_file(),
         "demo binary {} not found: run `cargo build --workspace --features kobana-mcp/demo` and \
@@ -512,7 +512,7 @@ print("ran", ran)
 /// uses: it runs on its own, as a newcomer would paste it.
 #[tokio::test]
 async fn fh4_every_python_library_snippet_runs_on_its_own() {
-    let dir = workspace().join("clients/matrix");
+    let dir = root().join("clients/matrix");
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();

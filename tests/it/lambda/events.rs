@@ -312,22 +312,15 @@ async fn a4_a_pdf_over_6_mb_streams_whole_through_the_runtime_api() {
 
 #[test]
 fn a4_template_routes_every_event_path_in_stream_mode() {
-    let template = std::fs::read_to_string(
-        crate::lambda::support::function::workspace().join("template.yaml"),
-    )
-    .expect("template.yaml at the workspace root");
+    let template = crate::common::TEMPLATE.iter();
     let paths: Vec<&str> = template
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("Path: "))
+        .clone()
+        .filter_map(|l| l.strip_prefix("Path: "))
         .collect();
     assert_eq!(paths, ROUTES, "the Api events of template.yaml");
-    let apis = template.lines().filter(|l| l.trim() == "Type: Api").count();
+    let apis = template.clone().filter(|l| **l == "Type: Api").count();
     let streamed = template
-        .lines()
-        .filter(|l| {
-            l.trim()
-                .starts_with("ResponseTransferMode: RESPONSE_STREAM")
-        })
+        .filter(|l| l.starts_with("ResponseTransferMode: RESPONSE_STREAM"))
         .count();
     assert_eq!(
         (apis, streamed),
@@ -462,11 +455,9 @@ fn a4_the_deployed_binary_carries_no_demo_and_says_how_to_get_one() {
 /// the store makes, on that table only. `samconfig.toml` deploys it with IAM capabilities.
 #[test]
 fn a4_template_table_has_the_stores_ttl_and_iam_allows_only_its_operations() {
-    let root = crate::lambda::support::function::workspace();
-    let template = std::fs::read_to_string(root.join("template.yaml")).expect("template.yaml");
+    let (root, lines) = (crate::common::root(), &*crate::common::TEMPLATE);
     let store = std::fs::read_to_string(root.join("shared/src/confirm/dynamo.rs"))
         .expect("the DynamoDB store's source");
-    let lines: Vec<&str> = template.lines().map(str::trim).collect();
 
     let ttl = lines
         .iter()

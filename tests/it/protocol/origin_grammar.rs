@@ -278,27 +278,12 @@ async fn n8_origins_outside_the_grammar_get_no_cors_and_403() {
     );
 }
 
-/// `AllowedOrigins`' default in template.yaml.
-fn template_default_origins() -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../template.yaml");
-    let template = std::fs::read_to_string(path).unwrap();
-    let mut lines = template
-        .lines()
-        .skip_while(|l| l.trim() != "AllowedOrigins:");
-    lines
-        .find_map(|l| l.trim().strip_prefix("Default:"))
-        .expect("AllowedOrigins has a Default")
-        .trim()
-        .trim_matches('"')
-        .to_owned()
-}
-
 #[tokio::test]
 async fn n7_the_templates_empty_allowed_origins_refuses_every_browser_origin() {
-    let default = template_default_origins();
+    let default = crate::common::template_default("AllowedOrigins");
     assert_eq!(default, "", "the template's default");
     let config =
-        Config::from_lookup(|name| (name == "MCP_ALLOWED_ORIGINS").then(|| default.clone()))
+        Config::from_lookup(|name| (name == "MCP_ALLOWED_ORIGINS").then(|| default.to_owned()))
             .unwrap();
     assert!(
         config.allowed_origins.is_empty(),

@@ -242,8 +242,6 @@ async fn no_emf_lines_when_metrics_are_off() {
 fn the_template_alarms_read_the_metrics_the_function_writes() {
     use kobana_mcp::telemetry::emf;
     use kobana_mcp::telemetry::record::{Fields, KobanaCall};
-    let root = crate::lambda::support::function::workspace();
-    let template = std::fs::read_to_string(root.join("template.yaml")).expect("template.yaml");
     let fields = Fields {
         kobana: vec![KobanaCall {
             status: Some(502),
@@ -251,14 +249,10 @@ fn the_template_alarms_read_the_metrics_the_function_writes() {
         }],
         ..Fields::default()
     };
-    let lines = emf::lines(&fields, "f", "r", 1.0, 1_700_000_000_000);
-    let kobana: Value = serde_json::from_str(&lines[1]).unwrap();
-    let lines: Vec<&str> = template.lines().map(str::trim).collect();
-    let alarm = lines
-        .iter()
-        .position(|l| *l == "Kobana5xxRateAlarm:")
-        .expect("the Kobana alarm");
-    let body = &lines[alarm..];
+    let documents = emf::lines(&fields, "f", "r", 1.0, 1_700_000_000_000);
+    let kobana: Value = serde_json::from_str(&documents[1]).unwrap();
+    let lines = &*crate::common::TEMPLATE;
+    let body = &lines[crate::common::template_at("Kobana5xxRateAlarm:")..];
     let body = &body[..body
         .iter()
         .position(|l| l.starts_with("OKActions:"))

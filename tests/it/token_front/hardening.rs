@@ -385,23 +385,9 @@ async fn tf8_tf9_the_token_states_its_consent_and_the_metadata_varies_on_the_hos
 /// each limit a parameter with its documented default.
 #[test]
 fn tf4_hd4_the_template_throttles_the_stage_and_the_token_front_lower() {
-    let template = std::fs::read_to_string(crate::house::support::root().join("template.yaml"))
-        .expect("template.yaml");
-    let lines: Vec<&str> = template.lines().map(str::trim).collect();
-    let at = |text: &str| {
-        lines
-            .iter()
-            .position(|l| *l == text)
-            .unwrap_or_else(|| panic!("template.yaml lacks `{text}`"))
-    };
-    let default = |parameter: &str| -> u32 {
-        let start = at(&format!("{parameter}:"));
-        let line = lines[start..start + 4]
-            .iter()
-            .find_map(|l| l.strip_prefix("Default: "))
-            .unwrap_or_else(|| panic!("{parameter} has no default"));
-        line.parse().unwrap()
-    };
+    use crate::common::{TEMPLATE as lines, template_at as at};
+    let default =
+        |parameter: &str| -> u32 { crate::common::template_default(parameter).parse().unwrap() };
     let (rate, burst) = (default("ThrottleRateLimit"), default("ThrottleBurstLimit"));
     let (front_rate, front_burst) = (
         default("TokenFrontRateLimit"),
@@ -422,8 +408,7 @@ fn tf4_hd4_the_template_throttles_the_stage_and_the_token_front_lower() {
             "ThrottlingBurstLimit: !Ref TokenFrontBurstLimit",
         ]
     );
-    let docs =
-        std::fs::read_to_string(crate::house::support::root().join("docs/deploy.md")).unwrap();
+    let docs = std::fs::read_to_string(crate::common::root().join("docs/deploy.md")).unwrap();
     for parameter in [
         "ThrottleRateLimit",
         "ThrottleBurstLimit",

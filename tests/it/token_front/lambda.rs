@@ -140,17 +140,7 @@ async fn ht1_under_lambda_the_front_refuses_to_start_without_its_shared_key() {
 /// the front on; the function may read that one secret and do nothing else with it.
 #[test]
 fn ht1_the_template_grants_get_secret_value_on_its_own_key_only_with_the_front_on() {
-    let template = std::fs::read_to_string(
-        crate::lambda::support::function::workspace().join("template.yaml"),
-    )
-    .expect("template.yaml");
-    let lines: Vec<&str> = template.lines().map(str::trim).collect();
-    let at = |text: &str| {
-        lines
-            .iter()
-            .position(|l| *l == text)
-            .unwrap_or_else(|| panic!("template.yaml lacks `{text}`"))
-    };
+    let (lines, at) = (&*crate::common::TEMPLATE, crate::common::template_at);
     let parameter = at("TokenFront:");
     assert_eq!(lines[parameter + 2], "Default: \"off\"");
     assert!(lines.contains(&"TokenFrontOn: !Equals [!Ref TokenFront, \"on\"]"));

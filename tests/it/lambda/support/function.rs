@@ -8,13 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-/// The workspace root (`tests/` is one of its members).
-pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ is inside the workspace")
-        .to_path_buf()
-}
+use crate::common::root;
 
 /// `KOBANA_MCP_BIN`, else `kobana-mcp` in the profile directory this test was built into
 /// (`<target>/debug/deps/lambda-…` → `<target>/debug/kobana-mcp`).
@@ -26,7 +20,7 @@ pub fn binary() -> PathBuf {
     exe.parent()
         .and_then(Path::parent)
         .map(|profile| profile.join("kobana-mcp"))
-        .unwrap_or_else(|| workspace().join("target/debug/kobana-mcp"))
+        .unwrap_or_else(|| root().join("target/debug/kobana-mcp"))
 }
 
 fn newest_source(dir: &Path) -> Option<SystemTime> {
@@ -45,7 +39,7 @@ fn newest_source(dir: &Path) -> Option<SystemTime> {
 
 fn warn_if_stale(bin: &Path) {
     let built = std::fs::metadata(bin).and_then(|m| m.modified()).ok();
-    let root = workspace();
+    let root = root();
     let sources = ["functions/mcp/src", "shared/src", "tests/src"]
         .iter()
         .filter_map(|d| newest_source(&root.join(d)))

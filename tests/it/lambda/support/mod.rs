@@ -16,7 +16,7 @@ const INVOKE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The event files in `events/`, sorted by name: `(file stem, parsed JSON)`.
 pub fn event_files() -> Vec<(String, Value)> {
-    let dir = function::workspace().join("events");
+    let dir = crate::common::root().join("events");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .map(|entry| entry.unwrap().path())
