@@ -221,6 +221,16 @@ impl FakeKobana {
         self.app.lock().calls.clone()
     }
 
+    /// The requests received so far that change something (every method but GET), in order.
+    pub fn writes(&self) -> Vec<RecordedCall> {
+        let app = self.app.lock();
+        app.calls
+            .iter()
+            .filter(|c| c.method != "GET")
+            .cloned()
+            .collect()
+    }
+
     /// Forgets the recorded requests.
     pub fn clear_calls(&self) {
         self.app.lock().calls.clear();

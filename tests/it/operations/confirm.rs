@@ -48,12 +48,7 @@ impl Rig {
 
     /// The requests the fake received that change something.
     fn writes(&self) -> Vec<RecordedCall> {
-        self.stack
-            .fake
-            .calls()
-            .into_iter()
-            .filter(|c| c.method != "GET")
-            .collect()
+        self.stack.fake.writes()
     }
 
     /// First call: must ask and send nothing. Answers the question and the state.

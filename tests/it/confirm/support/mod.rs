@@ -89,12 +89,7 @@ impl Rig {
 
     /// The requests the fake received that change something.
     pub fn writes(&self) -> Vec<RecordedCall> {
-        self.stack
-            .fake
-            .calls()
-            .into_iter()
-            .filter(|c| c.method != "GET")
-            .collect()
+        self.stack.fake.writes()
     }
 }
 
