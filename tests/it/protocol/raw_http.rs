@@ -577,6 +577,7 @@ async fn t1_toolset_and_read_only_headers_narrow_but_never_widen() {
             ],
         )
         .await;
+    assert_eq!(body["error"]["code"], -32600, "{body}");
     assert!(
         body["error"]["message"]
             .as_str()
